@@ -1,0 +1,202 @@
+package dev.delayq;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnector;
+import dev.delayq.redis.ServerCheck;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The producer API: puts jobs on a queue to run after a delay or at an instant. Due times
+ * are computed from the Redis server's clock (for delays), so producers with skewed clocks
+ * still get their jobs on time. Thread-safe.
+ *
+ * <pre>{@code
+ * try (DelayQueue queue = DelayQueue.connect(ConfigLoader.fromEnvironment())) {
+ *   queue.delay("order_close", Map.of("order_id", 1001), Duration.ofMinutes(30),
+ *       JobOptions.withId("order-1001"));
+ * }
+ * }</pre>
+ */
+public final class DelayQueue implements AutoCloseable {
+  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
+  private static final int BATCH = 1000;
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private final RedisBroker broker;
+  private final int maxPayloadBytes;
+  private final int defaultMaxAttempts;
+  private final UnifiedJedis owned;
+
+  /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
+  public static DelayQueue connect(DelayqConfig config) {
+    JedisPooled redis = RedisConnector.open(config.redisUrl(), "delayq-producer", 16,
+        config.redis().connectTimeout(), config.redis().socketTimeout());
+    try {
+      ServerCheck.verify(redis, config.redis().requireNoeviction());
+      RedisBroker broker = new RedisBroker(redis,
+          new Keys(config.queue().keyPrefix(), config.queue().name()));
+      broker.scripts().loadAll();
+      return new DelayQueue(broker, config.queue().maxPayloadBytes(),
+          config.retry().maxAttempts(), redis);
+    } catch (RuntimeException e) {
+      redis.close();
+      throw e;
+    }
+  }
+
+  /** A producer over an existing broker (its connections stay the caller's). */
+  public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null);
+  }
+
+  private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
+      UnifiedJedis owned) {
+    this.broker = broker;
+    this.maxPayloadBytes = maxPayloadBytes;
+    this.defaultMaxAttempts = defaultMaxAttempts;
+    this.owned = owned;
+  }
+
+  /** Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). */
+  public EnqueueResult delay(String type, Object payload, Duration delay) {
+    return delay(type, payload, delay, JobOptions.defaults());
+  }
+
+  public EnqueueResult delay(String type, Object payload, Duration delay, JobOptions options) {
+    return enqueue(new JobRequest(type, payload, delay, null, options));
+  }
+
+  /** Runs a job of {@code type} at {@code at} (at once when that is past). */
+  public EnqueueResult schedule(String type, Object payload, Instant at) {
+    return schedule(type, payload, at, JobOptions.defaults());
+  }
+
+  public EnqueueResult schedule(String type, Object payload, Instant at, JobOptions options) {
+    return enqueue(new JobRequest(type, payload, null, at, options));
+  }
+
+  public EnqueueResult enqueue(JobRequest request) {
+    RedisBroker.NewJob job = prepare(request);
+    return result(job, broker.enqueue(job));
+  }
+
+  /**
+   * Enqueues many jobs, pipelined in batches of 1,000 (one round trip each). Every request is
+   * checked before anything is sent, so a bad one rejects the whole call and enqueues nothing.
+   */
+  public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
+    List<RedisBroker.NewJob> jobs = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      try {
+        jobs.add(prepare(requests.get(i)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("job " + i + " of the batch: " + e.getMessage(), e);
+      }
+    }
+    List<EnqueueResult> results = new ArrayList<>(jobs.size());
+    for (int from = 0; from < jobs.size(); from += BATCH) {
+      List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
+      List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
+      for (int k = 0; k < slice.size(); k++) {
+        results.add(result(slice.get(k), replies.get(k)));
+      }
+    }
+    return results;
+  }
+
+  /** Withdraws a job; true while it was still delayed or ready (false once it started). */
+  public boolean cancel(String id) {
+    Objects.requireNonNull(id, "id");
+    return broker.cancel(id);
+  }
+
+  private RedisBroker.NewJob prepare(JobRequest r) {
+    checkType(r.type());
+    String payload = payloadJson(r.payload());
+    int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
+    String id = r.options().id() == null ? newId() : r.options().id();
+    String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
+    if (r.delay() != null) {
+      if (r.delay().isNegative()) {
+        throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
+      }
+      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false);
+    }
+    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true);
+  }
+
+  private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
+    return new EnqueueResult(job.id(), e.accepted(), e.accepted() ? Instant.ofEpochMilli(e.dueAt()) : null);
+  }
+
+  static void checkType(String type) {
+    if (type == null || type.isEmpty()) {
+      throw new IllegalArgumentException("job type is empty");
+    }
+    if (!TYPE.matcher(type).matches()) {
+      throw new IllegalArgumentException("job type '" + type
+          + "' is not valid: use 1 to 64 of the characters a-z 0-9 _ . : -");
+    }
+  }
+
+  /** The payload as compact JSON text, checked for being JSON and within the size limit. */
+  String payloadJson(Object payload) {
+    String json;
+    if (payload instanceof String text) {
+      JsonNode parsed;
+      try {
+        parsed = JSON.readTree(text);
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("payload is not JSON: " + e.getOriginalMessage());
+      }
+      if (parsed == null || parsed.isMissingNode()) {
+        throw new IllegalArgumentException("payload is not JSON: it is empty");
+      }
+      json = parsed.toString();
+    } else {
+      try {
+        json = JSON.writeValueAsString(payload);
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("payload cannot be written as JSON: " + e.getOriginalMessage());
+      }
+    }
+    int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > maxPayloadBytes) {
+      throw new IllegalArgumentException("payload is " + bytes + " bytes, over the limit of "
+          + maxPayloadBytes + " bytes (queue.maxPayloadBytes)");
+    }
+    return json;
+  }
+
+  /** 120 random bits, URL-safe: short, so each of the three places an id sits in stays small. */
+  static String newId() {
+    byte[] bytes = new byte[15];
+    RANDOM.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  @Override
+  public void close() {
+    if (owned != null) {
+      owned.close();
+    }
+  }
+}

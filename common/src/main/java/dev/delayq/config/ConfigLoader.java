@@ -1,0 +1,194 @@
+package dev.delayq.config;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the configuration: the defaults shipped in the jar (a copy of conf/delayq.yml), then
+ * the operator's file, then DELAYQ_* environment variables, each over the one before.
+ */
+public final class ConfigLoader {
+  private static final String DEFAULTS = "/dev/delayq/config/delayq.yml";
+  private static final Map<String, String> ALIASES = Map.of(
+      "DELAYQ_REDIS_URL", "redis.url",
+      "DELAYQ_QUEUE", "queue.name");
+
+  private final ObjectMapper yaml;
+
+  public ConfigLoader() {
+    SimpleModule durations = new SimpleModule().addDeserializer(Duration.class, new DurationReader());
+    yaml = new ObjectMapper(new YAMLFactory())
+        .registerModule(durations)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+  }
+
+  /** The defaults with the process environment applied (no file). */
+  public static DelayqConfig fromEnvironment() {
+    return new ConfigLoader().load(null, System.getenv());
+  }
+
+  /** Loads {@code file} (null: defaults only) with {@code env} on top. */
+  public DelayqConfig load(Path file, Map<String, String> env) {
+    ObjectNode tree = readDefaults();
+    if (file != null) {
+      merge(tree, readFile(file), "");
+    }
+    applyEnvironment(tree, env);
+    return convert(tree, file);
+  }
+
+  private ObjectNode readDefaults() {
+    try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS)) {
+      if (in == null) {
+        throw new IllegalStateException("the defaults " + DEFAULTS + " are missing from the jar");
+      }
+      return (ObjectNode) yaml.readTree(in);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the built-in defaults", e);
+    }
+  }
+
+  private JsonNode readFile(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new ConfigException("config file " + file + ": not found");
+    }
+    try {
+      JsonNode node = yaml.readTree(file.toFile());
+      if (node == null || node.isMissingNode() || node.isNull()) {
+        return yaml.createObjectNode();
+      }
+      if (!node.isObject()) {
+        throw new ConfigException("config file " + file + ": must be a YAML mapping of sections");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new ConfigException("config file " + file + ": not valid YAML: " + e.getMessage().split("\n")[0]);
+    }
+  }
+
+  /** Copies {@code from} over {@code into}; keys unknown to the defaults fail with their path. */
+  private static void merge(ObjectNode into, JsonNode from, String path) {
+    Iterator<Map.Entry<String, JsonNode>> fields = from.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      String key = path + field.getKey();
+      JsonNode known = into.get(field.getKey());
+      if (known == null) {
+        throw new ConfigException("config key " + key + ": unknown (known here: "
+            + knownKeys(into) + ")");
+      }
+      if (known.isObject()) {
+        if (!field.getValue().isObject()) {
+          throw new ConfigException("config key " + key + ": must be a section, got " + field.getValue());
+        }
+        merge((ObjectNode) known, field.getValue(), key + ".");
+      } else {
+        into.set(field.getKey(), field.getValue().isNull() ? new TextNode("") : field.getValue());
+      }
+    }
+  }
+
+  private static String knownKeys(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return String.join(", ", names);
+  }
+
+  private static void applyEnvironment(ObjectNode tree, Map<String, String> env) {
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      String path = ALIASES.getOrDefault(e.getKey(), pathOf(tree, e.getKey()));
+      if (path != null) {
+        String[] parts = path.split("\\.");
+        ((ObjectNode) tree.get(parts[0])).set(parts[1], new TextNode(e.getValue()));
+      }
+    }
+  }
+
+  /** worker.drainTimeout for DELAYQ_WORKER_DRAIN_TIMEOUT; null when no key has that name. */
+  private static String pathOf(JsonNode tree, String variable) {
+    if (!variable.startsWith("DELAYQ_")) {
+      return null;
+    }
+    for (Iterator<String> sections = tree.fieldNames(); sections.hasNext(); ) {
+      String section = sections.next();
+      for (Iterator<String> keys = tree.get(section).fieldNames(); keys.hasNext(); ) {
+        String key = keys.next();
+        if (variable.equals("DELAYQ_" + snake(section) + "_" + snake(key))) {
+          return section + "." + key;
+        }
+      }
+    }
+    return null;
+  }
+
+  static String snake(String camel) {
+    return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase();
+  }
+
+  private DelayqConfig convert(ObjectNode tree, Path file) {
+    try {
+      return yaml.treeToValue(tree, DelayqConfig.class);
+    } catch (JsonMappingException e) {
+      throw new ConfigException(describe(e, tree, file));
+    } catch (IOException e) {
+      throw new ConfigException("config: " + e.getMessage());
+    }
+  }
+
+  private static String describe(JsonMappingException e, ObjectNode tree, Path file) {
+    String section = e.getPath().stream()
+        .map(JsonMappingException.Reference::getFieldName)
+        .filter(n -> n != null)
+        .collect(Collectors.joining("."));
+    String where = file == null ? "" : " (" + file + " or its DELAYQ_* variable)";
+    Throwable cause = e.getCause();
+    if (cause instanceof IllegalArgumentException bad) {
+      // a record constructor refused a value: its message starts with the key inside the section
+      String key = bad.getMessage().split(":", 2)[0];
+      String path = section.isEmpty() ? key : section + "." + key;
+      JsonNode value = tree.at("/" + path.replace('.', '/'));
+      return "config key " + path + " = " + value + ": "
+          + bad.getMessage().substring(key.length() + 1).trim() + where;
+    }
+    if (e instanceof UnrecognizedPropertyException u) {
+      return "config key " + section + ": unknown" + where;
+    }
+    JsonNode value = tree.at("/" + section.replace('.', '/'));
+    String why = e.getOriginalMessage().split("\n")[0];
+    return "config key " + section + " = " + value + ": " + why + where;
+  }
+
+  /** Reads "30s"-style durations; the message names the text when it is not one. */
+  private static final class DurationReader extends JsonDeserializer<Duration> {
+    @Override
+    public Duration deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+      String text = p.getValueAsString();
+      try {
+        return Durations.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw JsonMappingException.from(p, e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package dev.delayq.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The whole configuration, one immutable record per section of {@code conf/delayq.yml}.
+ * Each canonical constructor checks its values; {@link ConfigLoader} names the key on failure.
+ */
+public record DelayqConfig(
+    Redis redis, Queue queue, Scheduler scheduler, Worker worker, Retry retry,
+    Supervisor supervisor, Jvm jvm) {
+
+  /** Where the jobs live. An empty url means "the supervisor's embedded redis-server". */
+  public record Redis(String url, int embeddedPort, boolean requireNoeviction,
+      Duration connectTimeout, Duration socketTimeout) {
+    public Redis {
+      url = url == null ? "" : url.trim();
+      Check.port("embeddedPort", embeddedPort);
+      Check.positive("connectTimeout", connectTimeout);
+      Check.positive("socketTimeout", socketTimeout);
+      if (!url.isEmpty() && !url.startsWith("redis://") && !url.startsWith("rediss://")) {
+        throw new IllegalArgumentException(
+            "url: must start with redis:// or rediss:// (or be empty for the embedded Redis)");
+      }
+    }
+
+    public boolean embedded() {
+      return url.isEmpty();
+    }
+
+    public String embeddedUrl() {
+      return "redis://127.0.0.1:" + embeddedPort;
+    }
+  }
+
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes) {
+    public Queue {
+      Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
+      Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
+      Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
+    }
+  }
+
+  public record Scheduler(int batchSize, Duration leaseTtl, Duration recoverInterval) {
+    public Scheduler {
+      // Lua's unpack() takes at most a few thousand values.
+      Check.between("batchSize", batchSize, 1, 5000);
+      Check.atLeastDuration("leaseTtl", leaseTtl, Duration.ofSeconds(1));
+      Check.positive("recoverInterval", recoverInterval);
+    }
+  }
+
+  public record Worker(int processes, int threads, Duration pollTimeout,
+      Duration heartbeatInterval, Duration heartbeatTtl, Duration jobTimeout,
+      Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir) {
+    public Worker {
+      Check.between("processes", processes, 0, 256);
+      Check.between("threads", threads, 1, 1024);
+      Check.positive("pollTimeout", pollTimeout);
+      Check.positive("heartbeatInterval", heartbeatInterval);
+      Check.positive("heartbeatTtl", heartbeatTtl);
+      if (heartbeatTtl.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
+        throw new IllegalArgumentException("heartbeatTtl: must be at least twice heartbeatInterval ("
+            + heartbeatInterval.multipliedBy(2).toMillis() + "ms), or live consumers get recovered");
+      }
+      Check.positive("jobTimeout", jobTimeout);
+      Check.positive("interruptGrace", interruptGrace);
+      Check.atLeast("poisonPillAfter", poisonPillAfter, 1);
+      Check.positive("drainTimeout", drainTimeout);
+      jobsDir = jobsDir == null ? "jobs" : jobsDir;
+    }
+  }
+
+  public record Retry(int maxAttempts, Duration baseDelay, Duration maxDelay, double jitter) {
+    public Retry {
+      Check.between("maxAttempts", maxAttempts, 1, 1000);
+      Check.positive("baseDelay", baseDelay);
+      Check.positive("maxDelay", maxDelay);
+      if (!(jitter >= 0 && jitter < 1)) {
+        throw new IllegalArgumentException("jitter: must be a fraction from 0 up to (not including) 1");
+      }
+    }
+  }
+
+  public record Supervisor(Duration stopTimeout, Duration restartBackoffMin,
+      Duration restartBackoffMax, Duration restartResetAfter, int restartIntensity,
+      Duration restartPeriod, String runDir, String logDir, String dataDir) {
+    public Supervisor {
+      Check.positive("stopTimeout", stopTimeout);
+      Check.atLeastDuration("restartBackoffMin", restartBackoffMin, Duration.ofSeconds(1));
+      Check.atLeastDuration("restartBackoffMax", restartBackoffMax, restartBackoffMin);
+      Check.positive("restartResetAfter", restartResetAfter);
+      Check.atLeast("restartIntensity", restartIntensity, 1);
+      Check.positive("restartPeriod", restartPeriod);
+      Check.matches("runDir", runDir, ".+");
+      Check.matches("logDir", logDir, ".+");
+      Check.matches("dataDir", dataDir, ".+");
+    }
+  }
+
+  /** JVM options of each child role, as one space-separated string each. */
+  public record Jvm(String scheduler, String worker) {
+    public Jvm {
+      scheduler = scheduler == null ? "" : scheduler;
+      worker = worker == null ? "" : worker;
+    }
+
+    public List<String> schedulerOptions() {
+      return split(scheduler);
+    }
+
+    public List<String> workerOptions() {
+      return split(worker);
+    }
+
+    private static List<String> split(String options) {
+      return options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
+    }
+  }
+
+  public DelayqConfig {
+    Check.present("redis", redis);
+    Check.present("queue", queue);
+    Check.present("scheduler", scheduler);
+    Check.present("worker", worker);
+    Check.present("retry", retry);
+    Check.present("supervisor", supervisor);
+    Check.present("jvm", jvm);
+  }
+
+  /** The Redis URL processes connect to: the configured one, else the embedded server's. */
+  public String redisUrl() {
+    return redis.embedded() ? redis.embeddedUrl() : redis.url();
+  }
+}

@@ -1,0 +1,97 @@
+package dev.delayq.job;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One delivery of a job, as its handler sees it. Immutable; safe to hand to other threads.
+ * The payload is plain JSON: no class named by a payload is ever loaded.
+ */
+public final class JobContext {
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  private final String id;
+  private final String type;
+  private final String payloadJson;
+  private final int attempt;
+  private final int maxAttempts;
+  private final Instant createdAt;
+  private final Instant dueAt;
+
+  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
+      Instant createdAt, Instant dueAt) {
+    this.id = Objects.requireNonNull(id, "id");
+    this.type = Objects.requireNonNull(type, "type");
+    this.payloadJson = Objects.requireNonNull(payloadJson, "payloadJson");
+    this.attempt = attempt;
+    this.maxAttempts = maxAttempts;
+    this.createdAt = createdAt;
+    this.dueAt = dueAt;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String type() {
+    return type;
+  }
+
+  /** The payload as the JSON text it was enqueued with. */
+  public String payloadJson() {
+    return payloadJson;
+  }
+
+  /** The payload as a Jackson tree. */
+  public JsonNode payload() {
+    try {
+      return JSON.readTree(payloadJson);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("payload of job " + id + " is not JSON", e);
+    }
+  }
+
+  /** The payload bound to {@code type} (unknown JSON properties are ignored). */
+  public <T> T payloadAs(Class<T> type) {
+    try {
+      return JSON.readValue(payloadJson, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "payload of job " + id + " does not bind to " + type.getSimpleName() + ": "
+              + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** 1 on the first delivery, 2 on the first retry, and so on. */
+  public int attempt() {
+    return attempt;
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** True when a failure now dead-letters the job instead of retrying it. */
+  public boolean isLastAttempt() {
+    return attempt >= maxAttempts;
+  }
+
+  public Instant createdAt() {
+    return createdAt;
+  }
+
+  /** When the job was due; its start minus this is its lateness. */
+  public Instant dueAt() {
+    return dueAt;
+  }
+
+  @Override
+  public String toString() {
+    return type + " " + id + " (attempt " + attempt + "/" + maxAttempts + ")";
+  }
+}

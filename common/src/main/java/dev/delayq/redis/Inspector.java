@@ -1,0 +1,160 @@
+package dev.delayq.redis;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * The read and admin side of the Redis contract: queue depths and the consistency check.
+ * Kept apart from {@link RedisBroker}, which is the hot path.
+ */
+public final class Inspector {
+  private final UnifiedJedis redis;
+  private final Keys keys;
+
+  public Inspector(UnifiedJedis redis, Keys keys) {
+    this.redis = redis;
+    this.keys = keys;
+  }
+
+  /** How many jobs are in each place, read in one transaction. */
+  public record Depths(long delayed, long ready, long inFlight, long dead, long records) {}
+
+  public Depths depths() {
+    List<String> lists = inFlightKeys();
+    try (AbstractTransaction tx = redis.multi()) {
+      Response<Long> delayed = tx.zcard(keys.delayed());
+      Response<Long> ready = tx.llen(keys.ready());
+      Response<Long> dead = tx.zcard(keys.dead());
+      Response<Long> records = tx.hlen(keys.jobs());
+      List<Response<Long>> inFlight = new ArrayList<>();
+      for (String l : lists) {
+        inFlight.add(tx.llen(l));
+      }
+      tx.exec();
+      long sum = inFlight.stream().mapToLong(Response::get).sum();
+      return new Depths(delayed.get(), ready.get(), sum, dead.get(), records.get());
+    }
+  }
+
+  /** One breach of the invariant "every job is in exactly one place, with its record". */
+  public record Breach(String id, Kind kind, List<String> places) {
+    public enum Kind {
+      /** A record in jobs whose id is in no structure: the article's orphan. */
+      ORPHAN_RECORD,
+      /** An id in a structure with no record in jobs. */
+      MISSING_RECORD,
+      /** An id in two structures, or twice in one. */
+      SEVERAL_PLACES
+    }
+
+    @Override
+    public String toString() {
+      return switch (kind) {
+        case ORPHAN_RECORD -> id + ": record in jobs but the id is in no structure";
+        case MISSING_RECORD -> id + ": in " + String.join(", ", places) + " without a record";
+        case SEVERAL_PLACES -> id + ": in several places at once: " + String.join(", ", places);
+      };
+    }
+  }
+
+  /**
+   * Checks the invariant over the whole queue. A breach must show in three snapshots taken a
+   * moment apart to be reported, so jobs moving under a live system are not mistaken for one.
+   */
+  public List<Breach> check() {
+    Map<String, Breach> persistent = null;
+    for (int round = 0; round < 3; round++) {
+      Map<String, Breach> found = new LinkedHashMap<>();
+      for (Breach b : checkOnce()) {
+        found.put(b.id() + "/" + b.kind(), b);
+      }
+      if (persistent == null) {
+        persistent = found;
+      } else {
+        persistent.keySet().retainAll(found.keySet());
+      }
+      if (persistent.isEmpty()) {
+        break;
+      }
+      sleepQuietly(50);
+    }
+    return new ArrayList<>(persistent.values());
+  }
+
+  List<Breach> checkOnce() {
+    List<String> lists = inFlightKeys();
+    Map<String, List<String>> places = new HashMap<>();
+    Set<String> records;
+    try (AbstractTransaction tx = redis.multi()) {
+      Response<Set<String>> jobIds = tx.hkeys(keys.jobs());
+      Response<List<String>> delayed = tx.zrange(keys.delayed(), 0, -1);
+      Response<List<String>> ready = tx.lrange(keys.ready(), 0, -1);
+      Response<List<String>> dead = tx.zrange(keys.dead(), 0, -1);
+      Map<String, Response<List<String>>> inFlight = new LinkedHashMap<>();
+      for (String l : lists) {
+        inFlight.put(l, tx.lrange(l, 0, -1));
+      }
+      tx.exec();
+      records = jobIds.get();
+      note(places, "delayed", delayed.get());
+      note(places, "ready", ready.get());
+      note(places, "dead", dead.get());
+      inFlight.forEach((key, ids) -> note(places, key.substring(key.lastIndexOf("}:") + 2), ids.get()));
+    }
+    List<Breach> breaches = new ArrayList<>();
+    for (String id : records) {
+      if (!places.containsKey(id)) {
+        breaches.add(new Breach(id, Breach.Kind.ORPHAN_RECORD, List.of()));
+      }
+    }
+    places.forEach((id, where) -> {
+      if (!records.contains(id)) {
+        breaches.add(new Breach(id, Breach.Kind.MISSING_RECORD, where));
+      } else if (where.size() > 1) {
+        breaches.add(new Breach(id, Breach.Kind.SEVERAL_PLACES, where));
+      }
+    });
+    return breaches;
+  }
+
+  private static void note(Map<String, List<String>> places, String place, List<String> ids) {
+    for (String id : ids) {
+      places.computeIfAbsent(id, k -> new ArrayList<>(1)).add(place);
+    }
+  }
+
+  /** Every in-flight list: those of registered consumers and any other found by SCAN. */
+  public List<String> inFlightKeys() {
+    Set<String> found = new LinkedHashSet<>();
+    for (String consumer : redis.zrange(keys.consumers(), 0, -1)) {
+      found.add(keys.inFlight(consumer));
+    }
+    ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = redis.scan(cursor, params);
+      found.addAll(page.getResult());
+      cursor = page.getCursor();
+    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+    return found.stream().sorted().collect(Collectors.toList());
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

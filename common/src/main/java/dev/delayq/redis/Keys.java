@@ -1,0 +1,64 @@
+package dev.delayq.redis;
+
+/**
+ * The Redis keyspace of one queue: every key is {@code <prefix>:{<queue>}:<suffix>}, so one
+ * queue lives in one Redis Cluster slot and each script touches a single slot. No key string
+ * is built anywhere else.
+ */
+public record Keys(String prefix, String queue) {
+
+  public Keys {
+    if (prefix == null || prefix.isEmpty() || queue == null || queue.isEmpty()) {
+      throw new IllegalArgumentException("key prefix and queue name must not be empty");
+    }
+  }
+
+  private String key(String suffix) {
+    return prefix + ":{" + queue + "}:" + suffix;
+  }
+
+  /** ZSET: job id -> due time in epoch milliseconds. */
+  public String delayed() {
+    return key("delayed");
+  }
+
+  /** HASH: job id -> JSON record (type, attempt, maxAttempts, createdAt, dueAt, …, payload last). */
+  public String jobs() {
+    return key("jobs");
+  }
+
+  /** LIST: ids that are due; pushed on the left, claimed from the right. */
+  public String ready() {
+    return key("ready");
+  }
+
+  /** LIST: the ids one consumer has claimed and not yet finished. */
+  public String inFlight(String consumerId) {
+    return key("inflight:" + consumerId);
+  }
+
+  /** The SCAN pattern that matches every consumer's in-flight list. */
+  public String inFlightPattern() {
+    return key("inflight:*");
+  }
+
+  /** ZSET: consumer id -> heartbeat expiry in epoch milliseconds. */
+  public String consumers() {
+    return key("consumers");
+  }
+
+  /** ZSET: job id -> time it was dead-lettered, epoch milliseconds. */
+  public String dead() {
+    return key("dead");
+  }
+
+  /** LIST: at most one token, pushed when a job becomes the earliest due: wakes the scheduler. */
+  public String wake() {
+    return key("wake");
+  }
+
+  /** STRING with TTL: the id of the scheduler holding the leader lease. */
+  public String leader() {
+    return key("leader");
+  }
+}

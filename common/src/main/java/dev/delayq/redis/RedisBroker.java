@@ -1,0 +1,237 @@
+package dev.delayq.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.args.ListDirection;
+
+/**
+ * The hot path of the Redis contract: one typed method per script (plus the blocking claim),
+ * used by producers, the scheduler, workers and the supervisor's recovery. Thread-safe; each
+ * call borrows a pooled connection.
+ */
+public final class RedisBroker {
+  private final UnifiedJedis redis;
+  private final Keys keys;
+  private final Scripts scripts;
+
+  public RedisBroker(UnifiedJedis redis, Keys keys) {
+    this.redis = redis;
+    this.keys = keys;
+    this.scripts = new Scripts(redis);
+  }
+
+  public Keys keys() {
+    return keys;
+  }
+
+  public UnifiedJedis redis() {
+    return redis;
+  }
+
+  public Scripts scripts() {
+    return scripts;
+  }
+
+  // ---- producers ------------------------------------------------------------------------
+
+  /** Due time of an accepted job; {@link #duplicate()} when its id already existed. */
+  public record Enqueued(boolean accepted, long dueAt) {
+    public boolean duplicate() {
+      return !accepted;
+    }
+  }
+
+  /** One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time. */
+  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {}
+
+  public Enqueued enqueue(NewJob job) {
+    return toEnqueued(scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(job)));
+  }
+
+  /** Enqueues many jobs in one pipeline (one round trip per call of this method). */
+  public List<Enqueued> enqueueAll(List<NewJob> jobs) {
+    List<String> keyList = enqueueKeys();
+    List<Scripts.Call> calls = new ArrayList<>(jobs.size());
+    for (NewJob j : jobs) {
+      calls.add(new Scripts.Call(keyList, enqueueArgs(j)));
+    }
+    List<Enqueued> out = new ArrayList<>(jobs.size());
+    for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
+      out.add(toEnqueued(reply));
+    }
+    return out;
+  }
+
+  private List<String> enqueueKeys() {
+    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake());
+  }
+
+  private static List<String> enqueueArgs(NewJob j) {
+    return List.of(j.id(), j.recordHead(), j.payloadJson(), Long.toString(j.when()),
+        j.absolute() ? "at" : "delay");
+  }
+
+  private static Enqueued toEnqueued(Object reply) {
+    List<?> r = (List<?>) reply;
+    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
+  }
+
+  /** True when the job was delayed or ready and is now gone. */
+  public boolean cancel(String id) {
+    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready()), List.of(id));
+    return ((Long) r) == 1L;
+  }
+
+  // ---- scheduler -------------------------------------------------------------------------
+
+  /** What one forward call did; {@code nextDueAt} is empty when nothing is delayed. */
+  public record Forwarded(int moved, OptionalLong nextDueAt, long redisNow) {}
+
+  public Forwarded moveDueToReady(int limit) {
+    List<?> r = (List<?>) scripts.eval(Script.MOVE_DUE_TO_READY,
+        List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+    long next = (Long) r.get(1);
+    return new Forwarded(((Long) r.get(0)).intValue(),
+        next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(2));
+  }
+
+  /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */
+  public boolean awaitWake(double timeoutSeconds) {
+    return redis.blpop(timeoutSeconds, keys.wake()) != null;
+  }
+
+  public boolean holdLease(String owner, long ttlMs) {
+    return ((Long) scripts.eval(Script.HOLD_LEASE, List.of(keys.leader()),
+        List.of(owner, Long.toString(ttlMs)))) == 1L;
+  }
+
+  public boolean releaseLease(String owner) {
+    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.leader()), List.of(owner))) == 1L;
+  }
+
+  /** Consumers whose heartbeat expiry is at or before {@code redisNowMs}. */
+  public List<String> expiredConsumers(long redisNowMs, int limit) {
+    return redis.zrangeByScore(keys.consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
+  }
+
+  /** All registered consumers, alive or not. */
+  public List<String> consumers() {
+    return redis.zrange(keys.consumers(), 0, -1);
+  }
+
+  /** The result of taking back a consumer's jobs. */
+  public record Requeued(int requeued, int deadLettered, boolean consumerAlive) {}
+
+  /** Why a consumer's jobs are taken back: it went silent, or its process is known to be gone. */
+  public enum RequeueMode {
+    EXPIRED("expired"), GONE("gone");
+
+    private final String arg;
+
+    RequeueMode(String arg) {
+      this.arg = arg;
+    }
+  }
+
+  /**
+   * Takes back every in-flight job of {@code consumerId} (in bounded batches), each with
+   * attempt + 1; past its attempts or the poison-pill limit a job goes to dead.
+   */
+  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
+    int requeued = 0;
+    int dead = 0;
+    List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
+        keys.ready(), keys.dead());
+    List<String> args = List.of(consumerId, "1000", mode.arg, reason, Integer.toString(poisonAt));
+    while (true) {
+      List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
+      long first = (Long) r.get(0);
+      if (first < 0) {
+        return new Requeued(requeued, dead, true);
+      }
+      requeued += (int) first;
+      dead += ((Long) r.get(1)).intValue();
+      if ((Long) r.get(2) == 0L) {
+        return new Requeued(requeued, dead, false);
+      }
+    }
+  }
+
+  /**
+   * Takes back the jobs of every consumer whose id starts with {@code consumerPrefix} (all
+   * consumers of one worker process), unconditionally: the caller knows that process is gone.
+   */
+  public Requeued requeueConsumersOf(String consumerPrefix, String reason, int poisonAt) {
+    int requeued = 0;
+    int dead = 0;
+    for (String consumer : consumers()) {
+      if (consumer.startsWith(consumerPrefix)) {
+        Requeued r = requeueInFlight(consumer, RequeueMode.GONE, reason, poisonAt);
+        requeued += r.requeued();
+        dead += r.deadLettered();
+      }
+    }
+    return new Requeued(requeued, dead, false);
+  }
+
+  // ---- workers ---------------------------------------------------------------------------
+
+  /** A claimed job: its id and raw record (null when the id had no record and was dropped). */
+  public record Claimed(String id, String rawRecord) {}
+
+  /**
+   * Waits up to {@code timeoutSeconds} for a due job and moves it atomically into the
+   * consumer's in-flight list (BLMOVE), then reads its record and re-registers the consumer.
+   */
+  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
+    String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
+        ListDirection.LEFT, timeoutSeconds);
+    if (id == null) {
+      return Optional.empty();
+    }
+    Object raw = scripts.eval(Script.CLAIM,
+        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers()),
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+    return Optional.of(new Claimed(id, raw instanceof String s ? s : null));
+  }
+
+  /** True when acknowledged; false when fenced (the job was taken back from this consumer). */
+  public boolean ack(String consumerId, String id) {
+    return ((Long) scripts.eval(Script.ACK, List.of(keys.inFlight(consumerId), keys.jobs()),
+        List.of(id))) == 1L;
+  }
+
+  /** What a move to delayed did. */
+  public enum Moved { MOVED, FENCED, MALFORMED }
+
+  public Moved retry(String consumerId, String id, long delayMs, String error) {
+    return moveToDelayed(consumerId, id, delayMs, "retry", error);
+  }
+
+  public Moved reschedule(String consumerId, String id, long delayMs) {
+    return moveToDelayed(consumerId, id, delayMs, "reschedule", "");
+  }
+
+  private Moved moveToDelayed(String consumerId, String id, long delayMs, String mode, String error) {
+    long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake()),
+        List.of(id, Long.toString(delayMs), mode, error));
+    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.MALFORMED;
+  }
+
+  /** True when dead-lettered; false when fenced. */
+  public boolean deadLetter(String consumerId, String id, String error) {
+    return ((Long) scripts.eval(Script.DEAD_LETTER,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()), List.of(id, error))) == 1L;
+  }
+
+  public void heartbeat(List<String> consumerIds, long ttlMs) {
+    List<String> args = new ArrayList<>(consumerIds.size() + 1);
+    args.add(Long.toString(ttlMs));
+    args.addAll(consumerIds);
+    scripts.eval(Script.HEARTBEAT, List.of(keys.consumers()), args);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.delayq.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Lua scripts, one per state change, kept as resources under {@code dev/delayq/lua/}.
+ * A line {@code --@include name} is replaced by {@code include/name.lua}. The SHA-1 is computed
+ * here, so a call goes straight to EVALSHA and loads the script only on NOSCRIPT.
+ */
+public enum Script {
+  ENQUEUE("enqueue"),
+  MOVE_DUE_TO_READY("moveDueToReady"),
+  CLAIM("claim"),
+  ACK("ack"),
+  MOVE_TO_DELAYED("moveToDelayed"),
+  DEAD_LETTER("deadLetter"),
+  CANCEL("cancel"),
+  REQUEUE_IN_FLIGHT("requeueInFlight"),
+  HEARTBEAT("heartbeat"),
+  HOLD_LEASE("holdLease"),
+  RELEASE_LEASE("releaseLease");
+
+  private static final Pattern INCLUDE = Pattern.compile("(?m)^--@include (\\w+)$");
+
+  private final String fileName;
+  private final String source;
+  private final String sha;
+
+  Script(String fileName) {
+    this.fileName = fileName;
+    this.source = expandIncludes(read(fileName + ".lua"));
+    this.sha = sha1(source);
+  }
+
+  public String source() {
+    return source;
+  }
+
+  public String sha() {
+    return sha;
+  }
+
+  @Override
+  public String toString() {
+    return fileName + ".lua";
+  }
+
+  private static String expandIncludes(String text) {
+    Matcher m = INCLUDE.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(read("include/" + m.group(1) + ".lua")));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  private static String read(String name) {
+    String path = "/dev/delayq/lua/" + name;
+    try (InputStream in = Script.class.getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("script resource " + path + " is missing");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String sha1(String text) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.delayq.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Checks, at every process's start, that the Redis server can keep jobs: version 6.2 or later
+ * (BLMOVE, LPOS) and a maxmemory-policy of noeviction (any other policy deletes jobs silently
+ * when memory runs out).
+ */
+public final class ServerCheck {
+  private static final Logger log = LoggerFactory.getLogger(ServerCheck.class);
+
+  /** A server delayq must not run on; the message says why. */
+  public static final class UnfitServerException extends RuntimeException {
+    UnfitServerException(String message) {
+      super(message);
+    }
+  }
+
+  private ServerCheck() {}
+
+  /**
+   * Throws {@link UnfitServerException} for a server that is too old, or whose eviction policy
+   * is not noeviction when {@code requireNoeviction}; otherwise only warns about the latter.
+   */
+  public static void verify(UnifiedJedis redis, boolean requireNoeviction) {
+    Map<String, String> info = info(redis, "server");
+    info.putAll(info(redis, "memory"));
+    String version = info.getOrDefault("redis_version", "0");
+    if (!atLeast(version, 6, 2)) {
+      throw new UnfitServerException("Redis " + version + " is too old: delayq needs 6.2 or later "
+          + "(for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
+    }
+    String policy = info.getOrDefault("maxmemory_policy", "noeviction");
+    if (!policy.equals("noeviction")) {
+      String message = "Redis maxmemory-policy is " + policy + ": when memory runs out it would "
+          + "silently delete jobs. Set maxmemory-policy noeviction";
+      if (requireNoeviction) {
+        throw new UnfitServerException(message
+            + " (or set redis.requireNoeviction: false to run anyway)");
+      }
+      log.warn("{} (running anyway: redis.requireNoeviction is false)", message);
+    }
+  }
+
+  static boolean atLeast(String version, int major, int minor) {
+    String[] parts = version.split("\\.");
+    try {
+      int ma = Integer.parseInt(parts[0]);
+      int mi = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+      return ma > major || (ma == major && mi >= minor);
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** INFO of one section as a map. */
+  public static Map<String, String> info(UnifiedJedis redis, String section) {
+    Object reply = redis.sendCommand(Protocol.Command.INFO, section);
+    String text = reply instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(reply);
+    Map<String, String> out = new HashMap<>();
+    for (String line : text.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && !line.startsWith("#")) {
+        out.put(line.substring(0, colon), line.substring(colon + 1).trim());
+      }
+    }
+    return out;
+  }
+}

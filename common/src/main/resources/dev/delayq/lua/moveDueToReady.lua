@@ -1,0 +1,22 @@
+--[[ moveDueToReady: the scheduler's forward step.
+  KEYS[1] delayed (ZSET)  id -> due time, epoch ms
+  KEYS[2] ready   (LIST)  due ids; pushed on the left, consumers take from the right
+  ARGV[1] most ids to move in this call (bounded so no call blocks Redis for long)
+  Returns {moved, nextDueAt or -1 when nothing is delayed, now}: the caller loops at once
+  while moved == ARGV[1], else sleeps until nextDueAt on its own clock (now lets it correct
+  for the offset between its clock and Redis's).
+  Invariant: each id leaves delayed and enters ready in the same call; its record is untouched.
+]]
+--@include now
+local delayedKey, readyKey = KEYS[1], KEYS[2]
+local limit = tonumber(ARGV[1])
+local now = nowMs()
+
+local ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, limit)
+if #ids > 0 then
+  redis.call('ZREM', delayedKey, unpack(ids))
+  -- ids come in due order; pushing each on the left leaves the earliest at the right end
+  redis.call('LPUSH', readyKey, unpack(ids))
+end
+local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')[2] or -1
+return {#ids, tonumber(nextDue), now}
