@@ -1,0 +1,79 @@
+package dev.delayq.worker;
+
+import dev.delayq.job.JobHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The job handlers this worker can run, by type: every {@link JobHandler} that
+ * {@link ServiceLoader} finds on the classpath and in the jars of the jobs directory. Adding a
+ * job type is dropping a jar there; no config names types.
+ */
+final class HandlerRegistry {
+  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
+
+  private final Map<String, JobHandler> byType;
+
+  private HandlerRegistry(Map<String, JobHandler> byType) {
+    this.byType = byType;
+  }
+
+  /** Loads the handlers; two handlers of one type, or a malformed type, stop start-up. */
+  static HandlerRegistry load(Path jobsDir) {
+    ClassLoader loader = jarLoader(jobsDir);
+    Map<String, JobHandler> found = new TreeMap<>();
+    for (JobHandler h : ServiceLoader.load(JobHandler.class, loader)) {
+      String type = h.type();
+      if (type == null || !TYPE.matcher(type).matches()) {
+        throw new IllegalStateException(h.getClass().getName() + " declares job type '" + type
+            + "', which does not match [a-z0-9_.:-]{1,64}");
+      }
+      JobHandler before = found.putIfAbsent(type, h);
+      if (before != null && before.getClass() != h.getClass()) {
+        throw new IllegalStateException("job type '" + type + "' has two handlers: "
+            + before.getClass().getName() + " and " + h.getClass().getName());
+      }
+    }
+    return new HandlerRegistry(found);
+  }
+
+  private static ClassLoader jarLoader(Path jobsDir) {
+    ClassLoader parent = HandlerRegistry.class.getClassLoader();
+    if (!Files.isDirectory(jobsDir)) {
+      return parent;
+    }
+    List<URL> jars = new ArrayList<>();
+    try (Stream<Path> files = Files.list(jobsDir)) {
+      for (Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".jar")).sorted()::iterator) {
+        jars.add(p.toUri().toURL());
+      }
+    } catch (MalformedURLException e) {
+      throw new IllegalStateException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list the jobs directory " + jobsDir, e);
+    }
+    return jars.isEmpty() ? parent : new URLClassLoader(jars.toArray(URL[]::new), parent);
+  }
+
+  Optional<JobHandler> find(String type) {
+    return Optional.ofNullable(byType.get(type));
+  }
+
+  /** The known types, sorted, for log lines and error messages. */
+  String types() {
+    return String.join(", ", byType.keySet());
+  }
+}

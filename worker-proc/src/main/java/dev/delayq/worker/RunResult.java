@@ -1,0 +1,20 @@
+package dev.delayq.worker;
+
+import dev.delayq.job.JobResult;
+import java.time.Duration;
+
+/** How one run of a handler ended, as {@link JobRunner} saw it. */
+sealed interface RunResult {
+
+  /** The handler returned. */
+  record Returned(JobResult result) implements RunResult {}
+
+  /** The handler threw (any Throwable, OutOfMemoryError included). */
+  record Threw(Throwable error) implements RunResult {}
+
+  /** The time limit passed; the handler stopped when interrupted. */
+  record TimedOut(Duration limit) implements RunResult {}
+
+  /** The handler ignored its interruption past the grace period: its thread is lost. */
+  record Stuck(Duration limit, Duration grace) implements RunResult {}
+}

@@ -1,0 +1,179 @@
+package dev.delayq.worker;
+
+import dev.delayq.config.ConfigException;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.RetryPolicy;
+import dev.delayq.process.ChildEnvironment;
+import dev.delayq.process.ProcessArgs;
+import dev.delayq.process.RedisOutage;
+import dev.delayq.process.ShutdownSignal;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnector;
+import dev.delayq.redis.ServerCheck;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The worker process: C consumer threads, a heartbeat, and the drain on shutdown.
+ *
+ * <p>Exit codes: 0 after a drain (SIGTERM, SIGINT, the supervisor's death); 1 when start-up
+ * is refused (bad config, unfit Redis, broken handlers); 70 when a handler ignored its
+ * interruption; 71 when something else ended the JVM (a handler calling System.exit).
+ */
+public final class WorkerMain {
+  private static final Logger log = LoggerFactory.getLogger(WorkerMain.class);
+  static final int EXIT_REFUSED = 1;
+  static final int EXIT_STUCK_HANDLER = 70;
+  static final int EXIT_UNEXPECTED = 71;
+
+  private WorkerMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    ChildEnvironment child = ChildEnvironment.read(System.getenv(), "worker");
+    DelayqConfig config;
+    JedisPooled redis;
+    HandlerRegistry handlers;
+    try {
+      config = ProcessArgs.loadConfig(args);
+      handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
+      redis = RedisConnector.open(config.redisUrl(), child.name(), config.worker().threads() + 4,
+          config.redis().connectTimeout(), config.redis().socketTimeout());
+      ServerCheck.verify(redis, config.redis().requireNoeviction());
+    } catch (ConfigException | IllegalArgumentException | IllegalStateException
+        | ServerCheck.UnfitServerException e) {
+      log.error("{}: cannot start: {}", child.name(), e.getMessage());
+      System.exit(EXIT_REFUSED);
+      return;
+    } catch (JedisException e) {
+      log.error("{}: cannot start: Redis unreachable: {}", child.name(), e.getMessage());
+      System.exit(EXIT_REFUSED);
+      return;
+    }
+    new WorkerMain.Run(child, config, redis, handlers).run();
+  }
+
+  /** One worker run, from the first heartbeat to the exit. */
+  private static final class Run {
+    private final ChildEnvironment child;
+    private final DelayqConfig config;
+    private final JedisPooled redis;
+    private final HandlerRegistry handlers;
+    private final RedisBroker broker;
+    private final ShutdownSignal shutdown;
+    private final List<String> consumerIds = new ArrayList<>();
+    private volatile int exitCode = 0;
+    private volatile boolean exiting;
+    private volatile boolean abandonResults;
+
+    Run(ChildEnvironment child, DelayqConfig config, JedisPooled redis, HandlerRegistry handlers) {
+      this.child = child;
+      this.config = config;
+      this.redis = redis;
+      this.handlers = handlers;
+      this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
+      this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
+    }
+
+    void run() throws InterruptedException {
+      broker.scripts().loadAll();
+      long pid = ProcessHandle.current().pid();
+      int threads = config.worker().threads();
+      for (int i = 1; i <= threads; i++) {
+        consumerIds.add(child.name() + ":" + pid + ":" + i);
+      }
+      Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
+          config.worker().heartbeatTtl().toMillis(), child.name());
+      heartbeat.start(config.worker().heartbeatInterval().toMillis());
+      Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
+
+      List<Thread> threadList = startConsumers();
+      log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
+          threads, config.queue().name(), RedisConnector.redact(config.redisUrl()), pid, handlers.types());
+
+      shutdown.await();
+      log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", child.name(),
+          config.worker().drainTimeout().toMillis());
+      long deadline = System.nanoTime() + config.worker().drainTimeout().toNanos();
+      for (Thread t : threadList) {
+        t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
+      abandonResults = true;
+      for (Thread t : threadList) {
+        if (t.isAlive()) {
+          t.interrupt();
+        }
+      }
+      for (Thread t : threadList) {
+        t.join(2_000);
+      }
+      requeueOwnJobs(exitCode == EXIT_STUCK_HANDLER
+          ? "worker " + child.name() + " exited: a handler ignored its interruption"
+          : "worker " + child.name() + " stopped before the job finished (drain timeout)");
+      heartbeat.close();
+      log.info("{}: stopped ({}), exit {}", child.name(), shutdown.reason(), exitCode);
+      exiting = true;
+      redis.close();
+      System.exit(exitCode);
+    }
+
+    private List<Thread> startConsumers() {
+      RedisOutage finisherOutage = new RedisOutage(child.name() + "/finisher");
+      Finisher finisher = new Finisher(broker, finisherOutage, () -> abandonResults);
+      RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
+          config.retry().jitter());
+      Consumer.Settings settings = new Consumer.Settings(
+          config.worker().pollTimeout().toMillis() / 1000.0,
+          config.worker().heartbeatTtl().toMillis(), config.worker().jobTimeout(),
+          config.worker().interruptGrace(), retry);
+      List<Thread> threads = new ArrayList<>();
+      for (String id : consumerIds) {
+        Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
+            this::onStuckHandler);
+        Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
+            + id.substring(id.lastIndexOf(':') + 1));
+        t.setDaemon(true);
+        t.start();
+        threads.add(t);
+      }
+      return threads;
+    }
+
+    private void onStuckHandler() {
+      exitCode = EXIT_STUCK_HANDLER;
+      shutdown.request("a handler ignored its interruption");
+    }
+
+    /** Puts back whatever is still in this worker's in-flight lists, each as a lost delivery. */
+    private void requeueOwnJobs(String reason) {
+      try {
+        for (String id : consumerIds) {
+          RedisBroker.Requeued r = broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
+              config.worker().poisonPillAfter());
+          if (r.requeued() + r.deadLettered() > 0) {
+            log.warn("{}: put back {} unfinished job(s) ({} to dead as poison pills)", id,
+                r.requeued() + r.deadLettered(), r.deadLettered());
+          }
+        }
+      } catch (JedisException e) {
+        log.error("{}: could not put back unfinished jobs ({}); the scheduler recovers them "
+            + "when their heartbeat expires", child.name(), e.getMessage());
+      }
+    }
+
+    /** A JVM exit that did not come from the drain above, e.g. a handler calling System.exit. */
+    private void onUnexpectedExit() {
+      if (exiting) {
+        return;
+      }
+      log.error("{}: the JVM is exiting outside the drain (did a handler call System.exit?); "
+          + "putting back in-flight jobs and exiting with {}", child.name(), EXIT_UNEXPECTED);
+      requeueOwnJobs("worker " + child.name() + " exited unexpectedly (System.exit in a handler?)");
+      Runtime.getRuntime().halt(EXIT_UNEXPECTED);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package dev.delayq.worker.handlers;
+
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The article's second example: stock held for an unpaid order is released. Like
+ * {@link OrderCloseHandler} it only logs what it would do, on {@code delayq.jobs}.
+ * Payload: {@code {"sku": "A-1", "quantity": 2}}.
+ */
+public final class StockReleaseHandler implements JobHandler {
+  private static final Logger jobs = LoggerFactory.getLogger("delayq.jobs");
+
+  @Override
+  public String type() {
+    return "stock_release";
+  }
+
+  @Override
+  public JobResult handle(JobContext ctx) {
+    long lateMs = System.currentTimeMillis() - ctx.dueAt().toEpochMilli();
+    jobs.info("stock_release: releasing {} of {} (job {}, attempt {}, started {} ms after due)",
+        ctx.payload().path("quantity").asInt(1), ctx.payload().path("sku").asText("?"), ctx.id(),
+        ctx.attempt(), lateMs);
+    return JobResult.done();
+  }
+}
