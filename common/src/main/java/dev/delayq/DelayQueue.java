@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -37,8 +38,12 @@ public final class DelayQueue implements AutoCloseable {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
   private static final SecureRandom RANDOM = new SecureRandom();
+  // BigDecimal nodes, kept exact: a double would round 0.1000000000000000055 and turn 1E+400
+  // into the string "Infinity"; the payload's numbers must reach the handler as they were sent.
   private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
   private final RedisBroker broker;
   private final int maxPayloadBytes;

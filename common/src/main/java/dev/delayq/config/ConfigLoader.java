@@ -95,8 +95,8 @@ public final class ConfigLoader {
       String key = path + field.getKey();
       JsonNode known = into.get(field.getKey());
       if (known == null) {
-        throw new ConfigException("config key " + key + ": unknown (known here: "
-            + knownKeys(into) + ")");
+        throw new ConfigException("config key " + key + " = " + field.getValue()
+            + ": unknown (known here: " + knownKeys(into) + ")");
       }
       if (known.isObject()) {
         if (!field.getValue().isObject()) {

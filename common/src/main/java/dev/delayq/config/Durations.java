@@ -16,19 +16,18 @@ public final class Durations {
     String t = text == null ? "" : text.trim().toLowerCase();
     Matcher m = SHORT.matcher(t);
     if (m.matches()) {
-      long n;
       try {
-        n = Long.parseLong(m.group(1));
-      } catch (NumberFormatException e) {
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          case "m" -> Duration.ofMinutes(n);
+          case "h" -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        };
+      } catch (NumberFormatException | ArithmeticException e) {
         throw new IllegalArgumentException("'" + text + "' is too large a duration");
       }
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      };
     }
     if (t.startsWith("pt") || t.startsWith("p")) {
       try {

@@ -28,8 +28,6 @@ public enum Script {
   HOLD_LEASE("holdLease"),
   RELEASE_LEASE("releaseLease");
 
-  private static final Pattern INCLUDE = Pattern.compile("(?m)^--@include (\\w+)$");
-
   private final String fileName;
   private final String source;
   private final String sha;
@@ -54,7 +52,8 @@ public enum Script {
   }
 
   private static String expandIncludes(String text) {
-    Matcher m = INCLUDE.matcher(text);
+    // compiled here, not in a static field: enum constants are built before the enum's statics
+    Matcher m = Pattern.compile("(?m)^--@include (\\w+)$").matcher(text);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       m.appendReplacement(out, Matcher.quoteReplacement(read("include/" + m.group(1) + ".lua")));

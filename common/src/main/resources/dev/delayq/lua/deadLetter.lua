@@ -16,7 +16,9 @@ local id, err = ARGV[1], ARGV[2]
 if redis.call('LREM', inflightKey, 1, id) == 0 then return 0 end
 local now = nowMs()
 local raw = redis.call('HGET', jobsKey, id) or ''
-local head, tail = splitRecord(raw)
+local head, tail = nil, nil
+-- the whole record must parse: a readable head in front of a broken payload is still unreadable
+if pcall(cjson.decode, raw) then head, tail = splitRecord(raw) end
 if head then
   head.lastError = err
   head.deadAt = now

@@ -1,0 +1,192 @@
+package dev.delayq.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** {@link ConfigLoader}: shipped defaults, file and environment overrides, and refusals. */
+class ConfigLoaderTest {
+  private final ConfigLoader loader = new ConfigLoader();
+
+  @TempDir
+  Path dir;
+
+  private Path yaml(String text) throws IOException {
+    Path file = dir.resolve("delayq.yml");
+    Files.writeString(file, text);
+    return file;
+  }
+
+  /** Loads and expects a refusal whose message contains each part. */
+  private ConfigException refused(Path file, Map<String, String> env, String... parts) {
+    ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file, env));
+    for (String part : parts) {
+      assertTrue(e.getMessage().contains(part), "'" + e.getMessage() + "' should contain '" + part + "'");
+    }
+    return e;
+  }
+
+  @Test
+  void defaultsAreTheDesignDefaults() {
+    DelayqConfig c = loader.load(null, Map.of());
+
+    assertEquals(1000, c.scheduler().batchSize());
+    assertEquals(Duration.ofSeconds(5), c.worker().heartbeatInterval());
+    assertEquals(Duration.ofSeconds(30), c.worker().heartbeatTtl());
+    assertEquals(Duration.ofSeconds(60), c.worker().jobTimeout());
+    assertEquals(Duration.ofSeconds(10), c.worker().interruptGrace());
+    assertEquals(3, c.worker().poisonPillAfter());
+    assertEquals(Duration.ofSeconds(25), c.worker().drainTimeout());
+    assertEquals(Duration.ofSeconds(30), c.supervisor().stopTimeout());
+    assertEquals(Duration.ofSeconds(1), c.supervisor().restartBackoffMin());
+    assertEquals(Duration.ofSeconds(60), c.supervisor().restartBackoffMax());
+    assertEquals(Duration.ofMinutes(10), c.supervisor().restartResetAfter());
+    assertEquals(5, c.supervisor().restartIntensity());
+    assertEquals(Duration.ofSeconds(60), c.supervisor().restartPeriod());
+    assertEquals(5, c.retry().maxAttempts());
+    assertEquals(Duration.ofSeconds(2), c.retry().baseDelay());
+    assertEquals(1_048_576, c.queue().maxPayloadBytes());
+  }
+
+  @Test
+  void defaultsRunAnEmbeddedRedisOnTheDefaultQueue() {
+    DelayqConfig c = loader.load(null, Map.of());
+
+    assertTrue(c.redis().embedded());
+    assertEquals("redis://127.0.0.1:6390", c.redisUrl());
+    assertTrue(c.redis().requireNoeviction());
+    assertEquals("default", c.queue().name());
+    assertEquals("delayq", c.queue().keyPrefix());
+    assertEquals(List.of("-Xms32m", "-Xmx128m", "-XX:+UseSerialGC"), c.jvm().schedulerOptions());
+  }
+
+  @Test
+  void fileOverridesOnlyTheKeysItNames() throws IOException {
+    Path file = yaml("""
+        queue:
+          name: orders
+        worker:
+          threads: 3
+          drainTimeout: 40s
+        """);
+
+    DelayqConfig c = loader.load(file, Map.of());
+
+    assertEquals("orders", c.queue().name());
+    assertEquals(3, c.worker().threads());
+    assertEquals(Duration.ofSeconds(40), c.worker().drainTimeout());
+    assertEquals(2, c.worker().processes(), "untouched keys keep their defaults");
+    assertEquals("delayq", c.queue().keyPrefix());
+  }
+
+  @Test
+  void emptyFileMeansDefaults() throws IOException {
+    assertEquals(loader.load(null, Map.of()), loader.load(yaml(""), Map.of()));
+  }
+
+  @Test
+  void environmentOverridesTheFile() throws IOException {
+    Path file = yaml("""
+        redis:
+          url: redis://file-host:6379
+        queue:
+          name: from-file
+        worker:
+          threads: 3
+        """);
+
+    DelayqConfig c = loader.load(file, Map.of(
+        "DELAYQ_REDIS_URL", "redis://env-host:6380/2",
+        "DELAYQ_QUEUE", "from-env",
+        "DELAYQ_WORKER_THREADS", "12",
+        "DELAYQ_WORKER_DRAIN_TIMEOUT", "40s",
+        "DELAYQ_REDIS_REQUIRE_NOEVICTION", "false",
+        "PATH", "/usr/bin",
+        "DELAYQ_TEST_REDIS_URL", "ignored: not a config key"));
+
+    assertEquals("redis://env-host:6380/2", c.redisUrl());
+    assertEquals("from-env", c.queue().name());
+    assertEquals(12, c.worker().threads());
+    assertEquals(Duration.ofSeconds(40), c.worker().drainTimeout());
+    assertFalse(c.redis().requireNoeviction());
+  }
+
+  @Test
+  void environmentNamesAreUpperSnakeCaseOfSectionAndKey() {
+    assertEquals("DRAIN_TIMEOUT", ConfigLoader.snake("drainTimeout"));
+    assertEquals("MAX_PAYLOAD_BYTES", ConfigLoader.snake("maxPayloadBytes"));
+    assertEquals("WORKER", ConfigLoader.snake("worker"));
+  }
+
+  @Test
+  void zeroThreadsIsRefusedWithKeyValueAndWhy() throws IOException {
+    refused(yaml("worker:\n  threads: 0\n"), Map.of(), "worker.threads", "= 0", "must be between 1 and 1024");
+  }
+
+  @Test
+  void durationThatIsNotOneIsRefusedWithKeyValueAndWhy() throws IOException {
+    refused(yaml("worker:\n  drainTimeout: soon\n"), Map.of(),
+        "worker.drainTimeout", "soon", "is not a duration", "30s");
+  }
+
+  @Test
+  void nonRedisUrlIsRefusedWithKeyValueAndWhy() throws IOException {
+    refused(yaml("redis:\n  url: \"http://x\"\n"), Map.of(), "redis.url", "http://x", "redis://");
+  }
+
+  @Test
+  void unknownKeyIsRefusedWithKeyValueAndWhy() throws IOException {
+    refused(yaml("worker:\n  threadz: 4\n"), Map.of(), "worker.threadz", "4", "unknown", "threads");
+  }
+
+  @Test
+  void unknownSectionIsRefusedWithKeyAndWhy() throws IOException {
+    refused(yaml("workers:\n  threads: 4\n"), Map.of(), "workers", "unknown", "worker");
+  }
+
+  @Test
+  void badEnvironmentValueIsRefusedWithKeyValueAndWhy() {
+    refused(null, Map.of("DELAYQ_WORKER_THREADS", "lots"), "worker.threads", "lots", "int");
+    refused(null, Map.of("DELAYQ_REDIS_URL", "http://x"), "redis.url", "http://x", "redis://");
+  }
+
+  @Test
+  void badValueInAFileNamesTheFile() throws IOException {
+    Path file = yaml("worker:\n  threads: 0\n");
+
+    refused(file, Map.of(), file.toString());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "worker:\\n  heartbeatInterval: 20s\\n | worker.heartbeatTtl | at least twice heartbeatInterval",
+      "scheduler:\\n  batchSize: 5001\\n | scheduler.batchSize | between 1 and 5000",
+      "queue:\\n  name: \"has space\"\\n | queue.name | does not match",
+      "retry:\\n  jitter: 1.5\\n | retry.jitter | fraction",
+      "supervisor:\\n  restartBackoffMin: 500ms\\n | supervisor.restartBackoffMin | at least 1s",
+      "worker: 3\\n | worker | must be a section",
+      "worker:\\n  threads: [1, 2]\\n | worker.threads | int",
+      "redis:\\n  url: [unclosed\\n | not valid YAML | delayq.yml"})
+  void otherBadValuesAreRefusedNamingTheKey(String text, String key, String why) throws IOException {
+    refused(yaml(text.replace("\\n", "\n")), Map.of(), key, why);
+  }
+
+  @Test
+  void missingFileIsRefused() {
+    Path missing = dir.resolve("nope.yml");
+
+    refused(missing, Map.of(), missing.toString(), "not found");
+  }
+}

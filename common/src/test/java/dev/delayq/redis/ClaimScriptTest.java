@@ -1,0 +1,89 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** claim.lua through {@link RedisBroker#claim} (BLMOVE, then the script). */
+class ClaimScriptTest {
+  private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
+  private final QueueProbe probe = new QueueProbe(broker);
+
+  @Test
+  void claimMovesTheIdToTheConsumerAndReturnsItsRecord() {
+    probe.seedReady("j1");
+    String record = probe.rawRecord("j1");
+
+    long before = probe.redisNowMs();
+    Optional<RedisBroker.Claimed> claimed = broker.claim("c1", 1.0, 30_000);
+    long after = probe.redisNowMs();
+
+    assertEquals(new RedisBroker.Claimed("j1", record), claimed.orElseThrow());
+    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
+    assertEquals(record, probe.rawRecord("j1"), "the record stays while the job runs");
+    long expiry = probe.consumerExpiry("c1");
+    assertTrue(expiry >= before + 30_000 && expiry <= after + 30_000, "registered until now + ttl");
+    assertEquals(List.of(), probe.readyIds());
+  }
+
+  @Test
+  void claimTakesTheOldestReadyIdFirst() {
+    probe.seedReady("first");
+    probe.seedReady("second");
+
+    assertEquals("first", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+    assertEquals(List.of("second"), probe.readyIds());
+    assertEquals(List.of("first"), probe.inFlightIds("c1"));
+  }
+
+  @Test
+  void idWithoutARecordIsDroppedAndTheConsumerStillRegistered() {
+    broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
+
+    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+
+    assertEquals("ghost", claimed.id());
+    assertNull(claimed.rawRecord());
+    assertEquals(List.of(), probe.placesOf("ghost"));
+    assertTrue(probe.consumerExpiry("c1") != null);
+  }
+
+  @Test
+  void claimOnAnEmptyQueueTimesOutWithNothing() {
+    assertEquals(Optional.empty(), broker.claim("c1", 0.05, 30_000));
+
+    assertEquals(List.of(), probe.inFlightIds("c1"));
+    assertNull(probe.consumerExpiry("c1"));
+  }
+
+  @Test
+  void claimReRegistersAConsumerTheRecovererRemoved() {
+    probe.seedInFlight("c1", "j1");
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker exited", 3);
+    assertNull(probe.consumerExpiry("c1"));
+
+    assertEquals("j1", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+
+    assertTrue(probe.consumerExpiry("c1") != null);
+    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
+  }
+
+  @Test
+  void eachClaimTakesADifferentJob() {
+    probe.seedReady("j1");
+    probe.seedReady("j2");
+
+    String a = broker.claim("c1", 1.0, 30_000).orElseThrow().id();
+    String b = broker.claim("c2", 1.0, 30_000).orElseThrow().id();
+
+    assertEquals(List.of("j1", "j2"), List.of(a, b));
+    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
+    assertEquals(List.of("inflight:c2"), probe.placesOf("j2"));
+  }
+}

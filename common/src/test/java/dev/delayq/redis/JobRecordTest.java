@@ -1,0 +1,43 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@link JobRecord#parse}: the record as workers read it. */
+class JobRecordTest {
+
+  @Test
+  void fullRecordIsRead() throws Exception {
+    JobRecord r = JobRecord.parse("j1", "{\"type\":\"order_close\",\"maxAttempts\":5,\"attempt\":2,"
+        + "\"createdAt\":1700000000000,\"dueAt\":1700000060000,\"lastError\":\"boom\",\"lost\":1,"
+        + "\"deadAt\":1700000070000,\"payload\":{\"order_id\":1001}}");
+
+    assertEquals(new JobRecord("j1", "order_close", 2, 5, 1_700_000_000_000L, 1_700_000_060_000L, "boom", 1,
+        1_700_000_070_000L, "{\"order_id\":1001}"), r);
+  }
+
+  @Test
+  void absentOptionalFieldsAreZeroOrNull() throws Exception {
+    JobRecord r = JobRecord.parse("j1", "{\"type\":\"t\",\"payload\":[1,2]}");
+
+    assertEquals(1, r.attempt());
+    assertNull(r.lastError());
+    assertEquals(0, r.lost());
+    assertEquals(0, r.deadAt());
+    assertEquals("[1,2]", r.payloadJson());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"not json", "[1,2]", "{\"payload\":{}}", "{\"type\":7,\"payload\":{}}", "{\"type\":\"t\"}"})
+  void unreadableRecordIsRefusedNamingTheJob(String raw) {
+    JobRecord.MalformedRecordException e =
+        assertThrows(JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j1", raw));
+    assertTrue(e.getMessage().startsWith("record of j1 "), e.getMessage());
+  }
+}

@@ -1,0 +1,147 @@
+package dev.delayq.redis;
+
+import static dev.delayq.testing.QueueProbe.delayed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** moveToDelayed.lua through {@link RedisBroker#retry} and {@link RedisBroker#reschedule}. */
+class MoveToDelayedScriptTest {
+  /** A 20-digit number cjson would round, non-ASCII text, and the script's split marker in a string. */
+  static final String TRICKY_PAYLOAD = "{\"big\":12345678901234567890,\"text\":\"zß 日本 ✓ \uD83D\uDE80\","
+      + "\"marker\":\",\\\"payload\\\":\",\"f\":1.50,\"e\":-2E+3,\"huge\":1E+400,\"nested\":{\"payload\":[true,null]}}";
+
+  private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
+  private final QueueProbe probe = new QueueProbe(broker);
+
+  /** Puts a retried job back in the consumer's hands: forward it once due, then claim it. */
+  private void claimAgain(String consumer, String id) {
+    probe.awaitRedisTimePast(probe.dueAt(id));
+    assertEquals(1, broker.moveDueToReady(1000).moved());
+    assertEquals(id, broker.claim(consumer, 1.0, 30_000).orElseThrow().id());
+  }
+
+  @Test
+  void retryIncrementsAttemptAndRecordsTheErrorAndDueTime() {
+    probe.seedInFlight("c1", "j1");
+    JsonNode before = probe.record("j1");
+
+    long t0 = probe.redisNowMs();
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 5_000, "boom"));
+    long t1 = probe.redisNowMs();
+
+    assertEquals(List.of("delayed"), probe.placesOf("j1"));
+    JsonNode after = probe.record("j1");
+    assertEquals(2, after.get("attempt").asInt());
+    assertEquals("boom", after.get("lastError").asText());
+    long dueAt = after.get("dueAt").asLong();
+    assertEquals(dueAt, probe.dueAt("j1"));
+    assertTrue(dueAt >= t0 + 5_000 && dueAt <= t1 + 5_000, "due at Redis now + delay");
+    assertEquals(before.get("createdAt"), after.get("createdAt"));
+    assertEquals(before.get("type"), after.get("type"));
+    assertEquals(before.get("maxAttempts"), after.get("maxAttempts"));
+    assertEquals(List.of(), probe.inFlightIds("c1"));
+    assertEquals(List.of(), probe.readyIds());
+  }
+
+  @Test
+  void retryKeepsThePayloadByteForByte() throws Exception {
+    probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
+    String tail = ",\"payload\":" + TRICKY_PAYLOAD + "}";
+    assertTrue(probe.rawRecord("j1").endsWith(tail));
+
+    String error = "IllegalStateException: \"quoted\" ,\"payload\": a/b ✗";
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 0, error));
+    assertTrue(probe.rawRecord("j1").endsWith(tail), probe.rawRecord("j1"));
+    assertEquals(error, probe.record("j1").get("lastError").asText());
+
+    claimAgain("c1", "j1");
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 0, "again"));
+
+    String raw = probe.rawRecord("j1");
+    assertTrue(raw.endsWith(tail), raw);
+    JobRecord parsed = JobRecord.parse("j1", raw);
+    assertEquals(3, parsed.attempt());
+    assertEquals("again", parsed.lastError());
+    assertEquals("12345678901234567890", probe.record("j1").get("payload").get("big").bigIntegerValue().toString());
+  }
+
+  @Test
+  void rescheduleResetsAttemptAndClearsLastError() {
+    probe.seedInFlight("c1", "j1");
+    broker.retry("c1", "j1", 0, "boom");
+    claimAgain("c1", "j1");
+    assertEquals(2, probe.record("j1").get("attempt").asInt());
+
+    long t0 = probe.redisNowMs();
+    assertEquals(RedisBroker.Moved.MOVED, broker.reschedule("c1", "j1", 30_000));
+
+    JsonNode r = probe.record("j1");
+    assertEquals(1, r.get("attempt").asInt());
+    assertFalse(r.has("lastError"), "lastError cleared: " + r);
+    assertEquals(2, r.get("runs").asInt());
+    assertTrue(r.get("dueAt").asLong() >= t0 + 30_000);
+    assertEquals(r.get("dueAt").asLong(), probe.dueAt("j1"));
+    assertEquals(List.of("delayed"), probe.placesOf("j1"));
+  }
+
+  @Test
+  void rescheduleKeepsThePayloadByteForByte() {
+    probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
+
+    broker.reschedule("c1", "j1", 1_000);
+
+    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + TRICKY_PAYLOAD + "}"));
+  }
+
+  @Test
+  void retryIsFencedWhenTheIdIsNotInTheConsumersList() {
+    probe.seedInFlight("c1", "j1");
+    String record = probe.rawRecord("j1");
+
+    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c2", "j1", 1_000, "boom"));
+    assertEquals(RedisBroker.Moved.FENCED, broker.reschedule("c2", "j1", 1_000));
+
+    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
+    assertEquals(record, probe.rawRecord("j1"));
+    assertEquals(0, probe.wakeTokens());
+  }
+
+  @Test
+  void unreadableRecordIsReportedAndLeftForTheDeadLetter() {
+    probe.seedInFlight("c1", "j1");
+    broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+
+    assertEquals(RedisBroker.Moved.MALFORMED, broker.retry("c1", "j1", 1_000, "boom"));
+
+    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
+    assertEquals("{\"type\":\"x\" garbage", probe.rawRecord("j1"));
+  }
+
+  @Test
+  void retryThatBecomesTheHeadWakesTheScheduler() {
+    probe.seedInFlight("c1", "j1");
+
+    broker.retry("c1", "j1", 60_000, "boom");
+
+    assertEquals(1, probe.wakeTokens());
+  }
+
+  @Test
+  void retryBehindAnEarlierDelayedJobDoesNotWakeTheScheduler() {
+    probe.seedInFlight("c1", "j1");
+    probe.seedDelayed("earlier", 10_000);
+    assertTrue(broker.awaitWake(1.0));
+
+    broker.retry("c1", "j1", 60_000, "boom");
+
+    assertEquals(0, probe.wakeTokens());
+    assertEquals(List.of("earlier", "j1"), probe.delayedIds());
+  }
+}

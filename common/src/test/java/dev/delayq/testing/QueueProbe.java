@@ -1,0 +1,220 @@
+package dev.delayq.testing;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.LPosParams;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * Seeds one queue through its {@link RedisBroker} and reads back every structure the invariant
+ * names (delayed, jobs, ready, in-flight lists, dead) plus the wake list and consumer registry,
+ * so a script test can assert the whole state after one call.
+ */
+public final class QueueProbe {
+  public static final String TYPE = "test_job";
+  public static final int MAX_ATTEMPTS = 5;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final RedisBroker broker;
+  private final UnifiedJedis redis;
+  private final Keys keys;
+
+  public QueueProbe(RedisBroker broker) {
+    this.broker = broker;
+    this.redis = broker.redis();
+    this.keys = broker.keys();
+  }
+
+  // ---- seeds -------------------------------------------------------------------------------
+
+  /** The record head DelayQueue would build, e.g. {"type":"test_job","maxAttempts":5 */
+  public static String head(String type, int maxAttempts) {
+    return "{\"type\":\"" + type + "\",\"maxAttempts\":" + maxAttempts;
+  }
+
+  /** A job due {@code delayMs} after Redis's now. */
+  public static RedisBroker.NewJob delayed(String id, String payload, long delayMs) {
+    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, delayMs, false);
+  }
+
+  /** A job due at {@code dueAtMs} (epoch ms). */
+  public static RedisBroker.NewJob at(String id, String payload, long dueAtMs) {
+    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, dueAtMs, true);
+  }
+
+  /** Enqueues a job due in {@code delayMs}; returns its due time. */
+  public long seedDelayed(String id, long delayMs) {
+    RedisBroker.Enqueued e = broker.enqueue(delayed(id, "{\"n\":1}", delayMs));
+    require(e.accepted() && placesOf(id).equals(List.of("delayed")), id + " did not land in delayed");
+    return e.dueAt();
+  }
+
+  /** Enqueues an already-due job; it must land in ready (so nothing due may wait in delayed). */
+  public void seedReady(String id) {
+    seedReady(broker.enqueue(at(id, "{\"n\":1}", redisNowMs() - 1_000)).accepted(), id);
+  }
+
+  public void seedReady(RedisBroker.NewJob job) {
+    seedReady(broker.enqueue(job).accepted(), job.id());
+  }
+
+  private void seedReady(boolean accepted, String id) {
+    require(accepted && placesOf(id).equals(List.of("ready")), id + " did not land in ready");
+  }
+
+  /** Enqueues an already-due job and claims it for {@code consumer}; ready must be empty before. */
+  public void seedInFlight(String consumer, String id) {
+    seedReady(id);
+    claimExactly(consumer, id);
+  }
+
+  public void seedInFlight(String consumer, RedisBroker.NewJob job) {
+    seedReady(job);
+    claimExactly(consumer, job.id());
+  }
+
+  private void claimExactly(String consumer, String id) {
+    Optional<RedisBroker.Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
+    require(claimed.isPresent() && claimed.get().id().equals(id), consumer + " did not claim " + id);
+  }
+
+  /** Enqueues, claims and dead-letters a job. */
+  public void seedDead(String consumer, String id, String error) {
+    seedInFlight(consumer, id);
+    require(broker.deadLetter(consumer, id, error), id + " was not dead-lettered");
+  }
+
+  private static void require(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalStateException("seeding failed: " + message);
+    }
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** The Redis server's clock, epoch milliseconds (the clock every script uses). */
+  public long redisNowMs() {
+    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
+    long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
+    long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
+    return seconds * 1000 + micros / 1000;
+  }
+
+  /** Blocks (polling Redis TIME) until Redis's clock is past {@code epochMs}. */
+  public void awaitRedisTimePast(long epochMs) {
+    Awaitility.await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(5)).until(() -> redisNowMs() > epochMs);
+  }
+
+  /** Delayed ids in due order. */
+  public List<String> delayedIds() {
+    return redis.zrange(keys.delayed(), 0, -1);
+  }
+
+  /** The due time of a delayed id, or null. */
+  public Long dueAt(String id) {
+    Double score = redis.zscore(keys.delayed(), id);
+    return score == null ? null : score.longValue();
+  }
+
+  /** Ready ids from left to right; consumers take from the right end. */
+  public List<String> readyIds() {
+    return redis.lrange(keys.ready(), 0, -1);
+  }
+
+  public List<String> inFlightIds(String consumer) {
+    return redis.lrange(keys.inFlight(consumer), 0, -1);
+  }
+
+  public List<String> deadIds() {
+    return redis.zrange(keys.dead(), 0, -1);
+  }
+
+  public Long deadAt(String id) {
+    Double score = redis.zscore(keys.dead(), id);
+    return score == null ? null : score.longValue();
+  }
+
+  /** The record text exactly as stored, or null. */
+  public String rawRecord(String id) {
+    return redis.hget(keys.jobs(), id);
+  }
+
+  public JsonNode record(String id) {
+    String raw = rawRecord(id);
+    if (raw == null) {
+      throw new AssertionError("no record for " + id);
+    }
+    try {
+      return JSON.readTree(raw);
+    } catch (JsonProcessingException e) {
+      throw new AssertionError("record of " + id + " is not JSON: " + raw, e);
+    }
+  }
+
+  public long recordCount() {
+    return redis.hlen(keys.jobs());
+  }
+
+  public long wakeTokens() {
+    return redis.llen(keys.wake());
+  }
+
+  /** A consumer's heartbeat expiry, or null when it is not registered. */
+  public Long consumerExpiry(String consumer) {
+    Double score = redis.zscore(keys.consumers(), consumer);
+    return score == null ? null : score.longValue();
+  }
+
+  /**
+   * Every place the id sits in, once per occurrence: "delayed", "ready", "inflight:<consumer>",
+   * "dead". The invariant wants exactly one for a job with a record, none for one without.
+   */
+  public List<String> placesOf(String id) {
+    List<String> places = new ArrayList<>();
+    if (redis.zscore(keys.delayed(), id) != null) {
+      places.add("delayed");
+    }
+    for (int i = 0; i < occurrences(keys.ready(), id); i++) {
+      places.add("ready");
+    }
+    for (String list : inFlightKeys()) {
+      for (int i = 0; i < occurrences(list, id); i++) {
+        places.add(list.substring(list.lastIndexOf("}:") + 2));
+      }
+    }
+    if (redis.zscore(keys.dead(), id) != null) {
+      places.add("dead");
+    }
+    return places;
+  }
+
+  private int occurrences(String list, String id) {
+    return redis.lpos(list, id, LPosParams.lPosParams(), 0).size();
+  }
+
+  private List<String> inFlightKeys() {
+    List<String> found = new ArrayList<>();
+    ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = redis.scan(cursor, params);
+      found.addAll(page.getResult());
+      cursor = page.getCursor();
+    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+    found.sort(null);
+    return found;
+  }
+}
