@@ -1,0 +1,50 @@
+package dev.delayq.e2e;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.redis.Inspector;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.testing.RedisFixture;
+import java.util.UUID;
+
+/** A fresh queue on the test Redis, with a producer, an inspector and a run log for it. */
+final class QueueUnderTest {
+  final RedisFixture redis = RedisFixture.get();
+  final String queue = RedisFixture.freshQueue();
+  final Keys keys = new Keys("delayq", queue);
+  final RedisBroker broker = redis.broker(keys);
+  final DelayQueue producer = new DelayQueue(broker, 1 << 20, 5);
+  final Inspector inspector = new Inspector(redis.redis(), keys);
+  final RunLog log = new RunLog(redis.redis(), "e2e:" + queue + ":runs:" + UUID.randomUUID());
+
+  JvmProcesses processes(String testName) {
+    return new JvmProcesses(testName, redis.url(), queue);
+  }
+
+  /** A payload that makes the test handlers record their runs in {@link #log}. */
+  String payload(String extra) {
+    return "{\"log\":\"" + log.key() + "\"" + (extra.isEmpty() ? "" : "," + extra) + "}";
+  }
+
+  String payload() {
+    return payload("");
+  }
+
+  /** The job's record as JSON text, or null once it is gone. */
+  String record(String id) {
+    return redis.redis().hget(keys.jobs(), id);
+  }
+
+  /** A field of the job's record as text ("" when absent); the record is parsed as JSON. */
+  String recordField(String id, String field) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(record(id)).path(field).asText();
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new AssertionError("record of " + id + " is not JSON: " + record(id), e);
+    }
+  }
+
+  boolean isDead(String id) {
+    return redis.redis().zscore(keys.dead(), id) != null;
+  }
+}

@@ -1,0 +1,33 @@
+package dev.delayq.e2e;
+
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What the test handlers recorded: one entry per handler start, in start order, pushed to a
+ * Redis list named by the job's payload ("log").
+ */
+record RunLog(UnifiedJedis redis, String key) {
+
+  /** One start of a handler, as {@link dev.delayq.e2e.handlers.Recorder} writes it. */
+  record Run(String id, int attempt, long startMs, long dueMs, long pid) {
+    long latenessMs() {
+      return startMs - dueMs;
+    }
+  }
+
+  List<Run> runs() {
+    List<Run> out = new ArrayList<>();
+    for (String line : redis.lrange(key, 0, -1)) {
+      String[] f = line.split(",");
+      out.add(new Run(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+          Long.parseLong(f[4])));
+    }
+    return out;
+  }
+
+  long size() {
+    return redis.llen(key);
+  }
+}

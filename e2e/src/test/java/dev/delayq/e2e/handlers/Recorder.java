@@ -1,0 +1,37 @@
+package dev.delayq.e2e.handlers;
+
+import dev.delayq.job.JobContext;
+import redis.clients.jedis.JedisPooled;
+
+/** Writes one line per handler start to the Redis list the payload names ("log"). */
+final class Recorder {
+  private static volatile JedisPooled redis;
+
+  private Recorder() {}
+
+  static void record(JobContext ctx) {
+    String log = ctx.payload().path("log").asText();
+    if (log.isEmpty()) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    redis().rpush(log, ctx.id() + "," + ctx.attempt() + "," + now + "," + ctx.dueAt().toEpochMilli()
+        + "," + ProcessHandle.current().pid());
+  }
+
+  /** Increments and returns a counter. */
+  static long count(String key) {
+    return redis().incr(key);
+  }
+
+  private static JedisPooled redis() {
+    if (redis == null) {
+      synchronized (Recorder.class) {
+        if (redis == null) {
+          redis = new JedisPooled(java.net.URI.create(System.getenv("DELAYQ_REDIS_URL")));
+        }
+      }
+    }
+    return redis;
+  }
+}
