@@ -26,10 +26,11 @@ public final class RedisBinary {
         }
       }
     }
-    return extractShipped();
+    return shipped();
   }
 
-  private static Path extractShipped() {
+  /** The redis-server embedded-redis ships for this OS, extracted to the temp directory. */
+  public static Path shipped() {
     String resource = shippedResource();
     Path target = Path.of(System.getProperty("java.io.tmpdir"), "delayq-" + resource);
     if (Files.isExecutable(target)) {
