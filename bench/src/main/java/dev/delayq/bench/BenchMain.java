@@ -1,0 +1,136 @@
+package dev.delayq.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code delayq bench}: measures what users of a delayed queue care about, with real worker
+ * processes on a private Redis, and prints a table plus the same figures as JSON.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory.",
+        "Starts a private redis-server (no persistence) unless --redis is given, and real",
+        "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
+public final class BenchMain implements Callable<Integer> {
+
+  @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
+      description = "enqueue, forward, drain, precision, memory or all (default: all)")
+  String measure;
+
+  @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
+  int n;
+
+  @Option(names = "--workers", defaultValue = "1", description = "worker processes for drain (default 1)")
+  int workers;
+
+  @Option(names = "--threads", defaultValue = "50", description = "consumer threads per worker (default 50)")
+  int threads;
+
+  @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
+  int payloadBytes;
+
+  @Option(names = "--runs", defaultValue = "3", description = "repetitions of enqueue, forward, drain, memory (default 3)")
+  int runs;
+
+  @Option(names = "--sustain-seconds", description = "length of the sustained 5,000 jobs/s precision run (default 30; 3 when --n < 10000)")
+  Integer sustainSeconds;
+
+  @Option(names = "--redis", description = "use this Redis instead of a private one (its data is not touched outside bench-* queues)")
+  String redisUrl;
+
+  @Option(names = "--json", description = "also write the figures to this file")
+  Path json;
+
+  @Option(names = "--home", description = "delayq home with the built jars (default: $DELAYQ_HOME or the working directory)")
+  Path home;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    List<String> wanted = measure.equals("all")
+        ? List.of("enqueue", "forward", "drain", "precision", "memory")
+        : List.of(measure);
+    for (String m : wanted) {
+      if (!List.of("enqueue", "forward", "drain", "precision", "memory").contains(m)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
+            + "' (enqueue, forward, drain, precision, memory, all)");
+      }
+    }
+    Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
+    Path work = Files.createTempDirectory("delayq-bench");
+    Map<String, Object> results = new LinkedHashMap<>();
+    try (BenchRedis redis = BenchRedis.start(redisUrl)) {
+      Measures measures = new Measures(redis, root, work, payloadBytes);
+      results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
+          "redis_version", redis.version(), "java", System.getProperty("java.version")));
+      int sustain = sustainSeconds != null ? sustainSeconds : (n < 10_000 ? 3 : 30);
+      for (String m : wanted) {
+        System.err.println("bench: " + m + " ...");
+        results.put(m, switch (m) {
+          case "enqueue" -> Medians.of(runs, () -> measures.enqueue(n, 50));
+          case "forward" -> Medians.of(runs, () -> measures.forward(n, 1000));
+          case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
+          case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
+          default -> Medians.of(runs, () -> measures.memory(n));
+        });
+      }
+    }
+    System.out.print(Report.table(results));
+    if (json != null) {
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), results);
+      System.out.println("figures written to " + json);
+    }
+    System.out.println("worker logs: " + work.resolve("logs"));
+    return 0;
+  }
+
+  /** Medians of repeated runs, key by key. */
+  static final class Medians {
+    interface Run {
+      Map<String, Object> once() throws Exception;
+    }
+
+    static Map<String, Object> of(int runs, Run run) throws Exception {
+      List<Map<String, Object>> all = new ArrayList<>();
+      for (int i = 0; i < runs; i++) {
+        all.add(run.once());
+      }
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (String key : all.get(0).keySet()) {
+        List<Double> values = new ArrayList<>();
+        for (Map<String, Object> r : all) {
+          if (r.get(key) instanceof Number num) {
+            values.add(num.doubleValue());
+          }
+        }
+        if (values.size() == all.size()) {
+          values.sort(Double::compare);
+          double median = values.get(values.size() / 2);
+          out.put(key, median == Math.rint(median) ? (Object) Math.round(median) : (Object) median);
+        } else {
+          out.put(key, all.get(0).get(key));
+        }
+      }
+      if (runs > 1) {
+        out.put("runs", runs);
+      }
+      return out;
+    }
+  }
+}

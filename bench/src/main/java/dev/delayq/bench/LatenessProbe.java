@@ -1,0 +1,39 @@
+package dev.delayq.bench;
+
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
+import java.net.URI;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
+ * list the payload names ("log"). The bench drops its own jar into the workers' jobs
+ * directory, so this also exercises handler discovery from jobs/.
+ */
+public final class LatenessProbe implements JobHandler {
+  private static volatile JedisPooled redis;
+
+  @Override
+  public String type() {
+    return "bench_probe";
+  }
+
+  @Override
+  public JobResult handle(JobContext ctx) {
+    long lateness = System.currentTimeMillis() - ctx.dueAt().toEpochMilli();
+    redis().rpush(ctx.payload().path("log").asText(), Long.toString(lateness));
+    return JobResult.done();
+  }
+
+  private static JedisPooled redis() {
+    if (redis == null) {
+      synchronized (LatenessProbe.class) {
+        if (redis == null) {
+          redis = new JedisPooled(URI.create(System.getenv("DELAYQ_REDIS_URL")));
+        }
+      }
+    }
+    return redis;
+  }
+}

@@ -1,0 +1,327 @@
+package dev.delayq.bench;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.JobRequest;
+import dev.delayq.redis.Inspector;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The measures of {@code delayq bench}. Each runs on a fresh queue of the bench Redis and
+ * returns its figures under stable keys (jobs_per_s, lateness_ms, bytes_per_job, …).
+ */
+final class Measures {
+  private final BenchRedis redis;
+  private final Path home;
+  private final Path workDir;
+  private final int payloadBytes;
+
+  Measures(BenchRedis redis, Path home, Path workDir, int payloadBytes) {
+    this.redis = redis;
+    this.home = home;
+    this.workDir = workDir;
+    this.payloadBytes = payloadBytes;
+  }
+
+  /** A fresh queue: its keys, broker and producer. */
+  private record Queue(String name, Keys keys, RedisBroker broker, DelayQueue producer) {}
+
+  private Queue freshQueue() {
+    String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    Keys keys = new Keys("delayq", name);
+    RedisBroker broker = new RedisBroker(redis.redis(), keys);
+    broker.scripts().loadAll();
+    return new Queue(name, keys, broker, new DelayQueue(broker, 1 << 20, 5));
+  }
+
+  /** A JSON object of about {@code payloadBytes} bytes, like the anchors' ~100-byte payload. */
+  String payload() {
+    String base = "{\"order_id\":1001,\"user_id\":4242,\"amount\":\"19.99\",\"currency\":\"EUR\",\"note\":\"";
+    StringBuilder sb = new StringBuilder(base);
+    while (sb.length() < payloadBytes - 2) {
+      sb.append('x');
+    }
+    return sb.append("\"}").toString();
+  }
+
+  // ---- enqueue ---------------------------------------------------------------------------
+
+  Map<String, Object> enqueue(int n, int inFlight) throws Exception {
+    String payload = payload();
+    Queue batched = freshQueue();
+    List<JobRequest> jobs = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      jobs.add(JobRequest.delay("noop", payload, Duration.ofMillis(ThreadLocalRandom.current().nextLong(60_000) + 60_000)));
+    }
+    long t0 = System.nanoTime();
+    batched.producer().enqueueAll(jobs);
+    double batchedRate = n / seconds(t0);
+    clear(batched);
+
+    Queue single = freshQueue();
+    ExecutorService pool = Executors.newFixedThreadPool(inFlight);
+    long t1 = System.nanoTime();
+    List<Future<?>> futures = new ArrayList<>();
+    int perThread = n / inFlight;
+    for (int t = 0; t < inFlight; t++) {
+      futures.add(pool.submit(() -> {
+        for (int i = 0; i < perThread; i++) {
+          single.producer().delay("noop", payload,
+              Duration.ofMillis(ThreadLocalRandom.current().nextLong(60_000) + 60_000));
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : futures) {
+      f.get();
+    }
+    double singleRate = (double) perThread * inFlight / seconds(t1);
+    pool.shutdown();
+    clear(single);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("jobs_per_s", Math.round(Math.max(batchedRate, singleRate)));
+    out.put("batched_jobs_per_s", Math.round(batchedRate));
+    out.put("one_by_one_jobs_per_s", Math.round(singleRate));
+    out.put("one_by_one_in_flight", inFlight);
+    return out;
+  }
+
+  // ---- forward ---------------------------------------------------------------------------
+
+  Map<String, Object> forward(int n, int batchSize) throws Exception {
+    Queue q = freshQueue();
+    seedDue(q, n, "noop", payload(), Math.max(1500, n / 20));
+    long longestNanos = 0;
+    long t0 = System.nanoTime();
+    int moved = 0;
+    while (moved < n) {
+      long c0 = System.nanoTime();
+      RedisBroker.Forwarded f = q.broker().moveDueToReady(batchSize);
+      longestNanos = Math.max(longestNanos, System.nanoTime() - c0);
+      moved += f.moved();
+      if (f.moved() == 0) {
+        throw new IllegalStateException("forward moved nothing with " + (n - moved) + " left");
+      }
+    }
+    double rate = n / seconds(t0);
+    clear(q);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("jobs_per_s", Math.round(rate));
+    out.put("longest_call_ms", round2(longestNanos / 1e6));
+    out.put("batch_size", batchSize);
+    return out;
+  }
+
+  // ---- drain -----------------------------------------------------------------------------
+
+  Map<String, Object> drain(int n, int workers, int threads) throws Exception {
+    Queue q = freshQueue();
+    try (Children children = children(q)) {
+      startWorkers(children, q, workers, threads);
+      children.scheduler();
+      long dueAt = seedDue(q, n, "noop", payload(), Math.max(2000, n / 20));
+      Inspector inspector = new Inspector(redis.redis(), q.keys());
+      while (redis.redis().hlen(q.keys().jobs()) > 0) {
+        Thread.sleep(2);
+      }
+      long doneAt = redisNowMs();
+      double rate = n * 1000.0 / Math.max(1, doneAt - dueAt);
+      List<Inspector.Breach> breaches = inspector.check();
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("jobs_per_s", Math.round(rate));
+      out.put("workers", workers);
+      out.put("threads", threads);
+      out.put("consistency_breaches", breaches.size());
+      return out;
+    } finally {
+      clear(q);
+    }
+  }
+
+  // ---- precision -------------------------------------------------------------------------
+
+  Map<String, Object> precision(int n, int spreadSeconds, int workers, int threads,
+      int sustainRate, int sustainSeconds) throws Exception {
+    Map<String, Object> out = new LinkedHashMap<>();
+    Queue q = freshQueue();
+    try (Children children = children(q)) {
+      startWorkers(children, q, workers, threads);
+      children.scheduler();
+      String log = "bench:lateness:" + q.name();
+      String payload = "{\"log\":\"" + log + "\"}";
+      List<JobRequest> jobs = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        long delay = 1000 + (long) i * spreadSeconds * 1000 / n;
+        jobs.add(JobRequest.delay("bench_probe", payload, Duration.ofMillis(delay)));
+      }
+      q.producer().enqueueAll(jobs);
+      out.put("spread", lateness(log, n, spreadSeconds + 30));
+
+      redis.redis().del(log);
+      long total = (long) sustainRate * sustainSeconds;
+      long t0 = System.nanoTime();
+      long sent = 0;
+      while (sent < total) {
+        long shouldHave = Math.min(total, (System.nanoTime() - t0) * sustainRate / 1_000_000_000L);
+        if (shouldHave > sent) {
+          List<JobRequest> chunk = new ArrayList<>();
+          for (long i = sent; i < shouldHave; i++) {
+            chunk.add(JobRequest.delay("bench_probe", payload, Duration.ofMillis(500)));
+          }
+          q.producer().enqueueAll(chunk);
+          sent = shouldHave;
+        } else {
+          Thread.sleep(1);
+        }
+      }
+      out.put("sustained", lateness(log, (int) total, 60));
+      out.put("sustained_rate", sustainRate);
+      out.put("sustained_seconds", sustainSeconds);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> spread = (Map<String, Object>) out.get("spread");
+      out.put("lateness_ms", spread.get("lateness_ms"));
+      return out;
+    } finally {
+      clear(q);
+    }
+  }
+
+  private Map<String, Object> lateness(String log, int n, int timeoutSeconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+    while (redis.redis().llen(log) < n) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("only " + redis.redis().llen(log) + " of " + n + " probes ran");
+      }
+      Thread.sleep(20);
+    }
+    Histogram h = new Histogram(3_600_000L, 3);
+    long early = 0;
+    long min = Long.MAX_VALUE;
+    for (String v : redis.redis().lrange(log, 0, -1)) {
+      long ms = Long.parseLong(v);
+      min = Math.min(min, ms);
+      if (ms < 0) {
+        early++;
+      }
+      h.recordValue(Math.max(0, ms));
+    }
+    Map<String, Object> l = new LinkedHashMap<>();
+    l.put("p50", h.getValueAtPercentile(50));
+    l.put("p90", h.getValueAtPercentile(90));
+    l.put("p99", h.getValueAtPercentile(99));
+    l.put("max", h.getMaxValue());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("jobs", n);
+    out.put("lateness_ms", l);
+    out.put("min_ms", min);
+    out.put("early", early);
+    return out;
+  }
+
+  // ---- memory ----------------------------------------------------------------------------
+
+  Map<String, Object> memory(int n) throws Exception {
+    Queue q = freshQueue();
+    String payload = payload();
+    List<JobRequest> jobs = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      jobs.add(JobRequest.delay("noop", payload, Duration.ofMillis(3_600_000L + i)));
+    }
+    long before = redis.usedMemory();
+    q.producer().enqueueAll(jobs);
+    long after = redis.usedMemory();
+    clear(q);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("bytes_per_job", Math.round((after - before) / (double) n));
+    out.put("payload_bytes", payload.length());
+    out.put("jobs", n);
+    return out;
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  private Children children(Queue q) {
+    return new Children(home, workDir.resolve("logs"), Map.of(
+        "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(), "DELAYQ_HOME", home.toString()));
+  }
+
+  private void startWorkers(Children children, Queue q, int workers, int threads) throws Exception {
+    Path jobsDir = workDir.resolve("jobs");
+    Files.createDirectories(jobsDir);
+    Path self = Path.of(Measures.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    if (Files.isRegularFile(self)) {
+      Files.copy(self, jobsDir.resolve("bench-probe.jar"), StandardCopyOption.REPLACE_EXISTING);
+    }
+    for (int w = 1; w <= workers; w++) {
+      children.worker(w, threads, jobsDir);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (q.broker().consumers().size() < workers * threads) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("workers did not register; see " + workDir.resolve("logs"));
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Enqueues n jobs due together {@code inMs} from now (Redis clock); returns their due time. */
+  private long seedDue(Queue q, int n, String type, String payload, long inMs) throws InterruptedException {
+    long dueAt = redisNowMs() + inMs;
+    List<JobRequest> jobs = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      jobs.add(JobRequest.at(type, payload, java.time.Instant.ofEpochMilli(dueAt)));
+    }
+    q.producer().enqueueAll(jobs);
+    long wait = dueAt - redisNowMs();
+    if (wait < 0) {
+      throw new IllegalStateException("seeding " + n + " jobs took longer than " + inMs + " ms; "
+          + "they did not all go to delayed");
+    }
+    Thread.sleep(wait + 1);
+    return dueAt;
+  }
+
+  long redisNowMs() {
+    return redis.nowMs();
+  }
+
+  private void clear(Queue q) {
+    Keys k = q.keys();
+    redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader());
+    for (String key : new Inspector(redis.redis(), k).inFlightKeys()) {
+      redis.redis().del(key);
+    }
+  }
+
+  private static double seconds(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static double round2(double v) {
+    return Math.round(v * 100) / 100.0;
+  }
+
+  Path home() {
+    return home;
+  }
+
+  BenchRedis redis() {
+    return redis;
+  }
+
+}

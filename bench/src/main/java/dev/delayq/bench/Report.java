@@ -1,0 +1,43 @@
+package dev.delayq.bench;
+
+import java.util.Map;
+
+/** The table {@code delayq bench} prints, beside the anchors' BullMQ figures. */
+final class Report {
+  private Report() {}
+
+  @SuppressWarnings("unchecked")
+  static String table(Map<String, Object> r) {
+    StringBuilder out = new StringBuilder();
+    out.append(String.format("%n%-44s %14s %14s %8s%n", "measure", "delayq", "BullMQ 6.7", "ratio"));
+    line(out, r, "enqueue", "enqueue jobs/s (best of batched, 50 in flight)", "jobs_per_s", 44_812);
+    line(out, r, "enqueue", "  batched x1000", "batched_jobs_per_s", 30_814);
+    line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
+    line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
+    line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
+    line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
+    if (r.get("precision") instanceof Map<?, ?> p) {
+      Map<String, Object> spread = (Map<String, Object>) p.get("spread");
+      Map<String, Object> l = (Map<String, Object>) spread.get("lateness_ms");
+      out.append(String.format("%-44s %14s %14s%n", "lateness p50/p90/p99/max ms (2,000 over 10 s)",
+          l.get("p50") + "/" + l.get("p90") + "/" + l.get("p99") + "/" + l.get("max"), "52/-/100/106"));
+      out.append(String.format("%-44s %14s%n", "  started early", spread.get("early")));
+      Map<String, Object> s = (Map<String, Object>) p.get("sustained");
+      Map<String, Object> sl = (Map<String, Object>) s.get("lateness_ms");
+      out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, sustained "
+          + p.get("sustained_rate") + "/s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
+          + "/" + sl.get("max")));
+    }
+    line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
+    return out.toString();
+  }
+
+  private static void line(StringBuilder out, Map<String, Object> r, String measure, String label,
+      String key, double bullmq) {
+    if (!(r.get(measure) instanceof Map<?, ?> m) || !(m.get(key) instanceof Number v)) {
+      return;
+    }
+    String ratio = bullmq > 0 ? String.format("%.2fx", v.doubleValue() / bullmq) : "";
+    out.append(String.format("%-44s %14s %14s %8s%n", label, v, bullmq > 0 ? Long.toString((long) bullmq) : "-", ratio));
+  }
+}
