@@ -105,7 +105,7 @@ final class Measures {
 
   Map<String, Object> forward(int n, int batchSize) throws Exception {
     Queue q = freshQueue();
-    seedDue(q, n, "noop", payload(), Math.max(1500, n / 20));
+    seedDue(q, n, "noop", payload(), 2000 + n / 10);
     long longestNanos = 0;
     long t0 = System.nanoTime();
     int moved = 0;
@@ -134,7 +134,7 @@ final class Measures {
     try (Children children = children(q)) {
       startWorkers(children, q, workers, threads);
       children.scheduler();
-      long dueAt = seedDue(q, n, "noop", payload(), Math.max(2000, n / 20));
+      long dueAt = seedDue(q, n, "noop", payload(), 2000 + n / 10);
       Inspector inspector = new Inspector(redis.redis(), q.keys());
       while (redis.redis().hlen(q.keys().jobs()) > 0) {
         Thread.sleep(2);

@@ -51,13 +51,14 @@ public record DelayqConfig(
     }
   }
 
-  public record Worker(int processes, int threads, Duration pollTimeout,
+  public record Worker(int processes, int threads, Duration pollTimeout, int prefetch,
       Duration heartbeatInterval, Duration heartbeatTtl, Duration jobTimeout,
       Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir) {
     public Worker {
       Check.between("processes", processes, 0, 256);
       Check.between("threads", threads, 1, 1024);
       Check.positive("pollTimeout", pollTimeout);
+      Check.between("prefetch", prefetch, 1, 1000);
       Check.positive("heartbeatInterval", heartbeatInterval);
       Check.positive("heartbeatTtl", heartbeatTtl);
       if (heartbeatTtl.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {

@@ -47,20 +47,31 @@ public final class RedisBroker {
   /** One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time. */
   public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {}
 
+  /** Jobs per script call in {@link #enqueueAll}: amortises the call, keeps each call short. */
+  private static final int JOBS_PER_CALL = 100;
+
   public Enqueued enqueue(NewJob job) {
-    return toEnqueued(scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(job)));
+    List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(List.of(job)));
+    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
   }
 
-  /** Enqueues many jobs in one pipeline (one round trip per call of this method). */
+  /**
+   * Enqueues many jobs in one pipeline (one round trip per call of this method), a hundred
+   * jobs per script call.
+   */
   public List<Enqueued> enqueueAll(List<NewJob> jobs) {
     List<String> keyList = enqueueKeys();
-    List<Scripts.Call> calls = new ArrayList<>(jobs.size());
-    for (NewJob j : jobs) {
-      calls.add(new Scripts.Call(keyList, enqueueArgs(j)));
+    List<Scripts.Call> calls = new ArrayList<>(jobs.size() / JOBS_PER_CALL + 1);
+    for (int from = 0; from < jobs.size(); from += JOBS_PER_CALL) {
+      calls.add(new Scripts.Call(keyList,
+          enqueueArgs(jobs.subList(from, Math.min(jobs.size(), from + JOBS_PER_CALL)))));
     }
     List<Enqueued> out = new ArrayList<>(jobs.size());
     for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
-      out.add(toEnqueued(reply));
+      List<?> r = (List<?>) reply;
+      for (int i = 0; i + 1 < r.size(); i += 2) {
+        out.add(new Enqueued(((Long) r.get(i)) == 1L, (Long) r.get(i + 1)));
+      }
     }
     return out;
   }
@@ -69,14 +80,16 @@ public final class RedisBroker {
     return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake());
   }
 
-  private static List<String> enqueueArgs(NewJob j) {
-    return List.of(j.id(), j.recordHead(), j.payloadJson(), Long.toString(j.when()),
-        j.absolute() ? "at" : "delay");
-  }
-
-  private static Enqueued toEnqueued(Object reply) {
-    List<?> r = (List<?>) reply;
-    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
+  private static List<String> enqueueArgs(List<NewJob> jobs) {
+    List<String> args = new ArrayList<>(jobs.size() * 5);
+    for (NewJob j : jobs) {
+      args.add(j.id());
+      args.add(j.recordHead());
+      args.add(j.payloadJson());
+      args.add(Long.toString(j.when()));
+      args.add(j.absolute() ? "at" : "delay");
+    }
+    return args;
   }
 
   /** True when the job was delayed or ready and is now gone. */
@@ -198,10 +211,34 @@ public final class RedisBroker {
     return Optional.of(new Claimed(id, raw instanceof String s ? s : null));
   }
 
+  /**
+   * Takes up to {@code most} due jobs at once without blocking (a fair share: no more than
+   * ready's length over the registered consumers); empty when nothing is ready.
+   */
+  public List<Claimed> claimReady(String consumerId, long heartbeatTtlMs, int most) {
+    List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
+        List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers()),
+        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most)));
+    List<Claimed> out = new ArrayList<>(r.size() / 2);
+    for (int i = 0; i + 1 < r.size(); i += 2) {
+      out.add(new Claimed((String) r.get(i), r.get(i + 1) instanceof String s ? s : null));
+    }
+    return out;
+  }
+
   /** True when acknowledged; false when fenced (the job was taken back from this consumer). */
   public boolean ack(String consumerId, String id) {
-    return ((Long) scripts.eval(Script.ACK, List.of(keys.inFlight(consumerId), keys.jobs()),
-        List.of(id))) == 1L;
+    return ackAll(consumerId, List.of(id))[0];
+  }
+
+  /** Acknowledges several jobs of one consumer in one call; false where fenced. */
+  public boolean[] ackAll(String consumerId, List<String> ids) {
+    List<?> r = (List<?>) scripts.eval(Script.ACK, List.of(keys.inFlight(consumerId), keys.jobs()), ids);
+    boolean[] acked = new boolean[r.size()];
+    for (int i = 0; i < acked.length; i++) {
+      acked[i] = ((Long) r.get(i)) == 1L;
+    }
+    return acked;
   }
 
   /** What a move to delayed did. */

@@ -19,6 +19,7 @@ public enum Script {
   ENQUEUE("enqueue"),
   MOVE_DUE_TO_READY("moveDueToReady"),
   CLAIM("claim"),
+  CLAIM_READY("claimReady"),
   ACK("ack"),
   MOVE_TO_DELAYED("moveToDelayed"),
   DEAD_LETTER("deadLetter"),

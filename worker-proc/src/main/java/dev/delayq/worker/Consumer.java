@@ -2,12 +2,15 @@ package dev.delayq.worker;
 
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
@@ -16,16 +19,20 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * A Consumer is one thread of a worker: it claims a due job into its own in-flight list
- * (BLMOVE, so a crash at any moment leaves the job recoverable), runs its handler through
- * the {@link JobRunner}, and hands the outcome to the {@link Finisher}. It stops claiming when
- * told to be quiet, after finishing the job in hand.
+ * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
+ * share of the backlog in one call, or one job with BLMOVE when nothing waits), runs each
+ * handler on this thread under the {@link Watchdog}'s time limit, and hands outcomes to the
+ * {@link Finisher}, acknowledging finished jobs together. A crash at any moment leaves its
+ * jobs in its in-flight list, where they are recovered. It stops claiming when told to be
+ * quiet, after finishing the jobs in hand.
  */
 final class Consumer implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(Consumer.class);
+  /** Finished jobs wait at most this long for their batched ack. */
+  private static final long ACK_DELAY_NANOS = 50_000_000;
 
   /** The settings a consumer runs by. */
-  record Settings(double pollSeconds, long heartbeatTtlMs, Duration jobTimeout, Duration grace,
+  record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch, Duration jobTimeout,
       RetryPolicy retryPolicy) {}
 
   private final String id;
@@ -34,18 +41,19 @@ final class Consumer implements Runnable {
   private final Finisher finisher;
   private final Settings settings;
   private final BooleanSupplier quiet;
-  private final Runnable onStuck;
+  private final Watchdog watchdog;
   private final RedisOutage outage;
+  private volatile Watchdog.Slot slot;
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
-      Settings settings, BooleanSupplier quiet, Runnable onStuck) {
+      Settings settings, BooleanSupplier quiet, Watchdog watchdog) {
     this.id = id;
     this.broker = broker;
     this.handlers = handlers;
     this.finisher = finisher;
     this.settings = settings;
     this.quiet = quiet;
-    this.onStuck = onStuck;
+    this.watchdog = watchdog;
     this.outage = new RedisOutage(id);
   }
 
@@ -53,73 +61,115 @@ final class Consumer implements Runnable {
     return id;
   }
 
+  /** True when this consumer's thread is lost in a handler that ignored its interruption. */
+  boolean isStuck() {
+    Watchdog.Slot s = slot;
+    return s != null && s.isStuck();
+  }
+
   @Override
   public void run() {
-    try (JobRunner runner = new JobRunner(id + "/runner")) {
+    slot = watchdog.register(id, Thread.currentThread());
+    try {
       while (!quiet.getAsBoolean()) {
-        Optional<RedisBroker.Claimed> claimed;
+        List<RedisBroker.Claimed> batch;
         try {
-          claimed = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs());
+          batch = claim();
           outage.succeeded();
         } catch (JedisException e) {
           Thread.sleep(outage.failed(e));
           continue;
         }
-        if (claimed.isPresent() && !process(claimed.get(), runner)) {
-          return;
-        }
+        runBatch(batch);
       }
     } catch (InterruptedException e) {
-      log.warn("{}: interrupted at shutdown; its job in hand stays in flight and is recovered", id);
+      log.warn("{}: interrupted at shutdown; its jobs in hand stay in flight and are put back", id);
     } catch (RuntimeException e) {
-      log.error("{}: stopped by an unexpected error; its job in hand is recovered", id, e);
+      log.error("{}: stopped by an unexpected error; its jobs in hand are put back", id, e);
     }
   }
 
-  /** Runs one claimed job to its outcome; false when the handler is stuck and this thread lost. */
-  private boolean process(RedisBroker.Claimed claimed, JobRunner runner) throws InterruptedException {
+  private List<RedisBroker.Claimed> claim() {
+    List<RedisBroker.Claimed> batch = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch());
+    if (!batch.isEmpty()) {
+      return batch;
+    }
+    return broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs())
+        .map(List::of).orElse(List.of());
+  }
+
+  private void runBatch(List<RedisBroker.Claimed> batch) throws InterruptedException {
+    List<String> finished = new ArrayList<>(batch.size());
+    long firstFinished = 0;
+    for (RedisBroker.Claimed claimed : batch) {
+      if (!finished.isEmpty() && System.nanoTime() - firstFinished > ACK_DELAY_NANOS) {
+        finisher.ackAll(id, finished);
+        finished.clear();
+      }
+      Outcome outcome = process(claimed);
+      if (slot.isStuck()) {
+        return;
+      }
+      if (outcome instanceof Outcome.Ack) {
+        if (finished.isEmpty()) {
+          firstFinished = System.nanoTime();
+        }
+        finished.add(claimed.id());
+      } else if (outcome != null) {
+        finisher.finish(id, claimed.id(), outcome);
+      }
+    }
+    if (!finished.isEmpty()) {
+      finisher.ackAll(id, finished);
+    }
+  }
+
+  /** Runs one claimed job; returns what to do with it (null when there is nothing to do). */
+  private Outcome process(RedisBroker.Claimed claimed) {
     String jobId = claimed.id();
     if (claimed.rawRecord() == null) {
       log.error("{}: job {} was in ready without a record (an invariant breach); dropped", id, jobId);
-      return true;
+      return null;
     }
     JobRecord job;
     try {
       job = JobRecord.parse(jobId, claimed.rawRecord());
     } catch (JobRecord.MalformedRecordException e) {
       log.error("{}: {}; dead-lettered", id, e.getMessage());
-      finisher.finish(id, jobId, new Outcome.DeadLetter("malformed record: " + e.getMessage()));
-      return true;
+      return new Outcome.DeadLetter("malformed record: " + e.getMessage());
     }
     Optional<JobHandler> handler = handlers.find(job.type());
     if (handler.isEmpty()) {
       String error = "no handler for job type '" + job.type() + "' in " + id
           + " (known: " + handlers.types() + ")";
       log.error("{}: job {}: {}; dead-lettered", id, jobId, error);
-      finisher.finish(id, jobId, new Outcome.DeadLetter(error));
-      return true;
+      return new Outcome.DeadLetter(error);
     }
     JobHandler h = handler.get();
     Duration limit = h.timeLimit().orElse(settings.jobTimeout());
     JobContext context = new JobContext(jobId, job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
-    if (log.isDebugEnabled()) {
-      log.debug("{}: job {} {} started {} ms after due", id, jobId, job.type(),
-          System.currentTimeMillis() - job.dueAt());
-    }
-    RunResult result = runner.run(h, context, limit, settings.grace());
-    if (result instanceof RunResult.Stuck stuck) {
-      log.error("{}: job {} {} ignored its interruption at the {} ms time limit for {} ms more; "
-          + "this worker exits so it can be replaced, and the job is recovered", id, jobId,
-          job.type(), stuck.limit().toMillis(), stuck.grace().toMillis());
-      onStuck.run();
-      return false;
-    }
+    RunResult result = run(h, context, limit);
     Outcome outcome = Outcome.decide(job, result,
         h.retryPolicy().orElse(settings.retryPolicy()), ThreadLocalRandom.current().nextDouble());
     logOutcome(jobId, job, outcome);
-    finisher.finish(id, jobId, outcome);
-    return true;
+    return outcome;
+  }
+
+  private RunResult run(JobHandler h, JobContext context, Duration limit) {
+    RunResult result;
+    slot.begin(context.id(), limit.toNanos());
+    boolean timedOut;
+    try {
+      JobResult r = h.handle(context);
+      result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
+          h.getClass().getName() + ".handle returned null instead of a JobResult"));
+    } catch (Throwable t) {
+      result = new RunResult.Threw(t);
+    } finally {
+      timedOut = slot.end();
+    }
+    return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
   }
 
   private void logOutcome(String jobId, JobRecord job, Outcome outcome) {

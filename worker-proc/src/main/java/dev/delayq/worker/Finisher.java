@@ -2,6 +2,7 @@ package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,32 @@ final class Finisher {
           log.error("{}: giving up the {} of job {}: Redis still unreachable at shutdown; "
               + "the job stays in flight and is recovered", consumer, name(outcome), id);
           return false;
+        }
+        Thread.sleep(wait);
+      }
+    }
+  }
+
+  /** Acknowledges finished jobs together (one script call), retrying through outages. */
+  void ackAll(String consumer, List<String> ids) throws InterruptedException {
+    while (true) {
+      try {
+        boolean[] acked = broker.ackAll(consumer, ids);
+        outage.succeeded();
+        for (int i = 0; i < acked.length; i++) {
+          if (!acked[i]) {
+            log.warn("{}: job {} was taken back from this consumer before its ack could land "
+                + "(heartbeat expired or worker presumed dead); it runs again elsewhere",
+                consumer, ids.get(i));
+          }
+        }
+        return;
+      } catch (JedisException e) {
+        long wait = outage.failed(e);
+        if (abandon.getAsBoolean()) {
+          log.error("{}: giving up the ack of {} job(s): Redis still unreachable at shutdown; "
+              + "they stay in flight and are recovered", consumer, ids.size());
+          return;
         }
         Thread.sleep(wait);
       }

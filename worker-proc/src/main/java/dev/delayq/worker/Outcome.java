@@ -33,10 +33,9 @@ sealed interface Outcome {
     String error;
     if (run instanceof RunResult.Threw t) {
       error = describe(t.error());
-    } else if (run instanceof RunResult.TimedOut t) {
-      error = "timed out after " + t.limit().toMillis() + " ms (the handler was interrupted)";
     } else {
-      throw new IllegalStateException("no outcome for " + run + ": the worker exits instead");
+      RunResult.TimedOut t = (RunResult.TimedOut) run;
+      error = "timed out after " + t.limit().toMillis() + " ms (the handler was interrupted)";
     }
     return failed(job, error, policy, random);
   }

@@ -3,7 +3,7 @@ package dev.delayq.worker;
 import dev.delayq.job.JobResult;
 import java.time.Duration;
 
-/** How one run of a handler ended, as {@link JobRunner} saw it. */
+/** How one run of a handler ended. */
 sealed interface RunResult {
 
   /** The handler returned. */
@@ -14,7 +14,4 @@ sealed interface RunResult {
 
   /** The time limit passed; the handler stopped when interrupted. */
   record TimedOut(Duration limit) implements RunResult {}
-
-  /** The handler ignored its interruption past the grace period: its thread is lost. */
-  record Stuck(Duration limit, Duration grace) implements RunResult {}
 }

@@ -66,6 +66,8 @@ public final class WorkerMain {
     private final RedisBroker broker;
     private final ShutdownSignal shutdown;
     private final List<String> consumerIds = new ArrayList<>();
+    private final List<Consumer> consumers = new ArrayList<>();
+    private final List<Thread> consumerThreads = new ArrayList<>();
     private volatile int exitCode = 0;
     private volatile boolean exiting;
     private volatile boolean abandonResults;
@@ -91,26 +93,24 @@ public final class WorkerMain {
       heartbeat.start(config.worker().heartbeatInterval().toMillis());
       Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
 
-      List<Thread> threadList = startConsumers();
+      Watchdog watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
+      watchdog.start();
+      startConsumers(watchdog);
       log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
           threads, config.queue().name(), RedisConnector.redact(config.redisUrl()), pid, handlers.types());
 
       shutdown.await();
       log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", child.name(),
           config.worker().drainTimeout().toMillis());
-      long deadline = System.nanoTime() + config.worker().drainTimeout().toNanos();
-      for (Thread t : threadList) {
-        t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-      }
+      awaitConsumers(System.nanoTime() + config.worker().drainTimeout().toNanos());
       abandonResults = true;
-      for (Thread t : threadList) {
-        if (t.isAlive()) {
-          t.interrupt();
+      for (int i = 0; i < consumers.size(); i++) {
+        if (consumerThreads.get(i).isAlive() && !consumers.get(i).isStuck()) {
+          consumerThreads.get(i).interrupt();
         }
       }
-      for (Thread t : threadList) {
-        t.join(2_000);
-      }
+      awaitConsumers(System.nanoTime() + 2_000_000_000L);
+      watchdog.close();
       requeueOwnJobs(exitCode == EXIT_STUCK_HANDLER
           ? "worker " + child.name() + " exited: a handler ignored its interruption"
           : "worker " + child.name() + " stopped before the job finished (drain timeout)");
@@ -121,26 +121,38 @@ public final class WorkerMain {
       System.exit(exitCode);
     }
 
-    private List<Thread> startConsumers() {
+    private void startConsumers(Watchdog watchdog) {
       RedisOutage finisherOutage = new RedisOutage(child.name() + "/finisher");
       Finisher finisher = new Finisher(broker, finisherOutage, () -> abandonResults);
       RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
           config.retry().jitter());
       Consumer.Settings settings = new Consumer.Settings(
           config.worker().pollTimeout().toMillis() / 1000.0,
-          config.worker().heartbeatTtl().toMillis(), config.worker().jobTimeout(),
-          config.worker().interruptGrace(), retry);
-      List<Thread> threads = new ArrayList<>();
+          config.worker().heartbeatTtl().toMillis(), config.worker().prefetch(),
+          config.worker().jobTimeout(), retry);
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            this::onStuckHandler);
+            watchdog);
         Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
             + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);
+        consumers.add(c);
+        consumerThreads.add(t);
         t.start();
-        threads.add(t);
       }
-      return threads;
+    }
+
+    /** Waits until every consumer not lost in a stuck handler has finished, or the deadline. */
+    private void awaitConsumers(long deadlineNanos) throws InterruptedException {
+      for (int i = 0; i < consumers.size(); i++) {
+        while (consumerThreads.get(i).isAlive() && !consumers.get(i).isStuck()) {
+          long left = deadlineNanos - System.nanoTime();
+          if (left <= 0) {
+            return;
+          }
+          consumerThreads.get(i).join(Math.max(1, Math.min(100, left / 1_000_000)));
+        }
+      }
     }
 
     private void onStuckHandler() {

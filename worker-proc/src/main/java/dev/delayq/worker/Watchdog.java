@@ -1,0 +1,116 @@
+package dev.delayq.worker;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Enforces handlers' time limits for all consumers of a worker from one thread, so a job runs
+ * on its consumer's own thread with no hand-off. Past its limit a handler's thread is
+ * interrupted; still running a grace period later, it is declared stuck (a JVM cannot kill a
+ * thread): the worker then exits so it can be replaced, and the job is recovered.
+ */
+final class Watchdog implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+  private static final long CHECK_EVERY_MS = 10;
+
+  /** One consumer's current run, as the watchdog sees it. */
+  static final class Slot {
+    private final String consumer;
+    private final Thread thread;
+    private volatile long deadlineNanos;
+    private volatile long interruptedAtNanos;
+    private volatile boolean stuck;
+    private volatile String job;
+    private long limitMs;
+
+    Slot(String consumer, Thread thread) {
+      this.consumer = consumer;
+      this.thread = thread;
+    }
+
+    /** Called by the consumer before a handler runs. */
+    void begin(String jobId, long limitNanos) {
+      job = jobId;
+      limitMs = limitNanos / 1_000_000;
+      interruptedAtNanos = 0;
+      deadlineNanos = System.nanoTime() + limitNanos;
+    }
+
+    /**
+     * Called by the consumer after the handler returned or threw; true when it had been
+     * interrupted for its time limit. Clears the interrupt so it cannot leak into the next job.
+     */
+    boolean end() {
+      deadlineNanos = 0;
+      boolean timedOut = interruptedAtNanos != 0;
+      Thread.interrupted();
+      return timedOut;
+    }
+
+    boolean isStuck() {
+      return stuck;
+    }
+  }
+
+  private final List<Slot> slots = new CopyOnWriteArrayList<>();
+  private final long graceNanos;
+  private final Runnable onStuck;
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  Watchdog(long graceNanos, Runnable onStuck) {
+    this.graceNanos = graceNanos;
+    this.onStuck = onStuck;
+    this.thread = new Thread(this::watch, "watchdog");
+    thread.setDaemon(true);
+  }
+
+  Slot register(String consumer, Thread consumerThread) {
+    Slot s = new Slot(consumer, consumerThread);
+    slots.add(s);
+    return s;
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  private void watch() {
+    while (running) {
+      long now = System.nanoTime();
+      for (Slot s : slots) {
+        check(s, now);
+      }
+      try {
+        Thread.sleep(CHECK_EVERY_MS);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  void check(Slot s, long now) {
+    long deadline = s.deadlineNanos;
+    if (deadline == 0 || now - deadline < 0 || s.stuck) {
+      return;
+    }
+    if (s.interruptedAtNanos == 0) {
+      s.interruptedAtNanos = now;
+      s.thread.interrupt();
+    } else if (now - s.interruptedAtNanos >= graceNanos && s.deadlineNanos == deadline) {
+      s.stuck = true;
+      log.error("{}: job {} ignored its interruption at the {} ms time limit for {} ms more; this "
+          + "worker exits so it can be replaced, and the job is recovered", s.consumer, s.job,
+          s.limitMs, graceNanos / 1_000_000);
+      onStuck.run();
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+  }
+}
