@@ -150,6 +150,20 @@ public final class Inspector {
     return found.stream().sorted().collect(Collectors.toList());
   }
 
+  /** Consumers that have an in-flight list (found by SCAN) but are not registered. */
+  public List<String> unregisteredConsumers() {
+    String listPrefix = keys.inFlight("");
+    Set<String> registered = new java.util.HashSet<>(redis.zrange(keys.consumers(), 0, -1));
+    List<String> out = new ArrayList<>();
+    for (String key : inFlightKeys()) {
+      String consumer = key.substring(listPrefix.length());
+      if (!registered.contains(consumer)) {
+        out.add(consumer);
+      }
+    }
+    return out;
+  }
+
   private static void sleepQuietly(long ms) {
     try {
       Thread.sleep(ms);

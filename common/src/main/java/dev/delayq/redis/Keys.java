@@ -57,6 +57,20 @@ public record Keys(String prefix, String queue) {
     return key("wake");
   }
 
+  /**
+   * HASH: counters since the queue began, for metrics: {@code count:<event>:<type>},
+   * {@code lateness:<bucket>}, {@code duration:<type>:<bucket>} and their sums (see
+   * {@link dev.delayq.metrics.StatsRecorder}).
+   */
+  public String stats() {
+    return key("stats");
+  }
+
+  /** HASH with a TTL: the same counters for one second (epoch seconds), for live charts. */
+  public String statsSecond(long epochSecond) {
+    return key("stats:" + epochSecond);
+  }
+
   /** STRING with TTL: the id of the scheduler holding the leader lease. */
   public String leader() {
     return key("leader");

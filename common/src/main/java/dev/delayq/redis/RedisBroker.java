@@ -77,7 +77,7 @@ public final class RedisBroker {
   }
 
   private List<String> enqueueKeys() {
-    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake());
+    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats());
   }
 
   private static List<String> enqueueArgs(List<NewJob> jobs) {

@@ -3,6 +3,7 @@
   KEYS[2] delayed  (ZSET)  id -> due time, epoch ms
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
   KEYS[4] wake     (LIST)  the scheduler's wake-up token
+  KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
   ARGV, five per job:
     id
     record head: the record's JSON object up to, not including, its closing brace and without
@@ -16,7 +17,7 @@
   older is waiting) are written together or not at all.
 ]]
 --@include now
-local jobsKey, delayedKey, readyKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local jobsKey, delayedKey, readyKey, wakeKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
 local now = nowMs()
 local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
@@ -24,6 +25,7 @@ local headBefore = tonumber(first[2])
 -- Already-due jobs skip the scheduler's hop unless an older due job is still waiting for it.
 local straightToReady = headBefore == nil or headBefore > now
 local earliestAdded = nil
+local acceptedPerType = {}
 local out = {}
 
 for i = 1, #ARGV, 5 do
@@ -42,9 +44,15 @@ for i = 1, #ARGV, 5 do
       redis.call('ZADD', delayedKey, dueAt, id)
       if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
     end
+    local jobType = string.match(head, '^{"type":"([^"]+)"') or '?'
+    acceptedPerType[jobType] = (acceptedPerType[jobType] or 0) + 1
     out[#out + 1] = 1
     out[#out + 1] = dueAt
   end
+end
+
+for jobType, n in pairs(acceptedPerType) do
+  redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, n)
 end
 
 -- A new earliest job: wake the scheduler (at most one token waits).

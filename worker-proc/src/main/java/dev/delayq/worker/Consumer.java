@@ -4,6 +4,7 @@ import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
+import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
@@ -42,11 +43,12 @@ final class Consumer implements Runnable {
   private final Settings settings;
   private final BooleanSupplier quiet;
   private final Watchdog watchdog;
+  private final StatsRecorder stats;
   private final RedisOutage outage;
   private volatile Watchdog.Slot slot;
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
-      Settings settings, BooleanSupplier quiet, Watchdog watchdog) {
+      Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats) {
     this.id = id;
     this.broker = broker;
     this.handlers = handlers;
@@ -54,6 +56,7 @@ final class Consumer implements Runnable {
     this.settings = settings;
     this.quiet = quiet;
     this.watchdog = watchdog;
+    this.stats = stats;
     this.outage = new RedisOutage(id);
   }
 
@@ -136,6 +139,7 @@ final class Consumer implements Runnable {
       job = JobRecord.parse(jobId, claimed.rawRecord());
     } catch (JobRecord.MalformedRecordException e) {
       log.error("{}: {}; dead-lettered", id, e.getMessage());
+      stats.also("?", StatsRecorder.Event.DEAD);
       return new Outcome.DeadLetter("malformed record: " + e.getMessage());
     }
     Optional<JobHandler> handler = handlers.find(job.type());
@@ -143,15 +147,19 @@ final class Consumer implements Runnable {
       String error = "no handler for job type '" + job.type() + "' in " + id
           + " (known: " + handlers.types() + ")";
       log.error("{}: job {}: {}; dead-lettered", id, jobId, error);
+      stats.also(job.type(), StatsRecorder.Event.DEAD);
       return new Outcome.DeadLetter(error);
     }
     JobHandler h = handler.get();
     Duration limit = h.timeLimit().orElse(settings.jobTimeout());
     JobContext context = new JobContext(jobId, job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
+    long started = System.currentTimeMillis();
+    stats.started(job.type(), started - job.dueAt());
     RunResult result = run(h, context, limit);
     Outcome outcome = Outcome.decide(job, result,
         h.retryPolicy().orElse(settings.retryPolicy()), ThreadLocalRandom.current().nextDouble());
+    count(job.type(), result, outcome, System.currentTimeMillis() - started);
     logOutcome(jobId, job, outcome);
     return outcome;
   }
@@ -170,6 +178,18 @@ final class Consumer implements Runnable {
       timedOut = slot.end();
     }
     return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
+  }
+
+  private void count(String type, RunResult result, Outcome outcome, long durationMs) {
+    boolean succeeded = result instanceof RunResult.Returned;
+    stats.finished(type, succeeded ? StatsRecorder.Event.SUCCEEDED : StatsRecorder.Event.FAILED, durationMs);
+    if (outcome instanceof Outcome.Reschedule) {
+      stats.also(type, StatsRecorder.Event.RESCHEDULED);
+    } else if (outcome instanceof Outcome.Retry) {
+      stats.also(type, StatsRecorder.Event.RETRIED);
+    } else if (outcome instanceof Outcome.DeadLetter) {
+      stats.also(type, StatsRecorder.Event.DEAD);
+    }
   }
 
   private void logOutcome(String jobId, JobRecord job, Outcome outcome) {

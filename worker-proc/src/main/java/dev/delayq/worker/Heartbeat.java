@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
 import java.util.List;
@@ -9,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Says every few seconds that this worker's consumers are alive. A consumer whose heartbeat
+ * Says every few seconds that this worker's consumers are alive, and sends the job statistics
+ * every second. A consumer whose heartbeat
  * expires is taken for gone and its jobs are recovered by the scheduler.
  */
 final class Heartbeat implements AutoCloseable {
@@ -23,17 +25,32 @@ final class Heartbeat implements AutoCloseable {
     return t;
   });
 
-  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, String subject) {
+  private final StatsRecorder stats;
+
+  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, String subject, StatsRecorder stats) {
+    this.stats = stats;
     this.broker = broker;
     this.consumers = List.copyOf(consumers);
     this.ttlMs = ttlMs;
     this.outage = new RedisOutage(subject + "/heartbeat");
   }
 
-  /** Beats once now (so the consumers are registered before they claim), then every interval. */
+  /**
+   * Beats once now (so the consumers are registered before they claim), then every interval;
+   * flushes the job statistics every second on the same thread.
+   */
   void start(long intervalMs) {
     tick();
     timer.scheduleAtFixedRate(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    timer.scheduleAtFixedRate(this::flushStats, 1000, 1000, TimeUnit.MILLISECONDS);
+  }
+
+  void flushStats() {
+    try {
+      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
+    } catch (JedisException e) {
+      outage.failed(e);
+    }
   }
 
   void tick() {
@@ -48,5 +65,6 @@ final class Heartbeat implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    flushStats();
   }
 }

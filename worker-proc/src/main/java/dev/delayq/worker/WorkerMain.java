@@ -3,6 +3,7 @@ package dev.delayq.worker;
 import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.RetryPolicy;
+import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.ChildEnvironment;
 import dev.delayq.process.ProcessArgs;
 import dev.delayq.process.RedisOutage;
@@ -68,6 +69,7 @@ public final class WorkerMain {
     private final List<String> consumerIds = new ArrayList<>();
     private final List<Consumer> consumers = new ArrayList<>();
     private final List<Thread> consumerThreads = new ArrayList<>();
+    private final StatsRecorder stats;
     private volatile int exitCode = 0;
     private volatile boolean exiting;
     private volatile boolean abandonResults;
@@ -79,6 +81,7 @@ public final class WorkerMain {
       this.handlers = handlers;
       this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
+      this.stats = new StatsRecorder(broker.keys());
     }
 
     void run() throws InterruptedException {
@@ -89,7 +92,7 @@ public final class WorkerMain {
         consumerIds.add(child.name() + ":" + pid + ":" + i);
       }
       Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
-          config.worker().heartbeatTtl().toMillis(), child.name());
+          config.worker().heartbeatTtl().toMillis(), child.name(), stats);
       heartbeat.start(config.worker().heartbeatInterval().toMillis());
       Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
 
@@ -132,7 +135,7 @@ public final class WorkerMain {
           config.worker().jobTimeout(), retry);
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            watchdog);
+            watchdog, stats);
         Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
             + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);

@@ -1,0 +1,99 @@
+package dev.delayq.supervisor;
+
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.RedisBinary;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds the spec of every child from the configuration: the same {@code java} for the
+ * scheduler and the workers with their per-role JVM options, classpath and main class, and the
+ * {@code redis-server} command line of the embedded Redis.
+ */
+final class ChildSpecs {
+  static final String SCHEDULER_MAIN = "dev.delayq.scheduler.SchedulerMain";
+  static final String WORKER_MAIN = "dev.delayq.worker.WorkerMain";
+  static final Duration START_GRACE = Duration.ofSeconds(1);
+  /** The scheduler holds no jobs; it only has to release its lease. */
+  static final Duration SCHEDULER_STOP_TIMEOUT = Duration.ofSeconds(10);
+  /** Redis writes its AOF on SIGTERM; it is quick unless the disk is not. */
+  static final Duration REDIS_STOP_TIMEOUT = Duration.ofSeconds(15);
+
+  private final Home home;
+  private final DelayqConfig config;
+  private final Path configFile;
+
+  ChildSpecs(Home home, DelayqConfig config, Path configFile) {
+    this.home = home;
+    this.config = config;
+    this.configFile = configFile;
+  }
+
+  DelayqConfig config() {
+    return config;
+  }
+
+  ChildSpec redis() {
+    List<String> command = List.of(RedisBinary.locate().toString(),
+        "--port", Integer.toString(config.redis().embeddedPort()),
+        "--bind", "127.0.0.1",
+        "--appendonly", "yes",
+        "--appendfsync", "everysec",
+        "--dir", home.dataDir(config).toString(),
+        "--save", "",
+        "--maxmemory-policy", "noeviction");
+    return new ChildSpec("redis", Role.REDIS, command, log("redis"), ChildSpec.Restart.PERMANENT,
+        START_GRACE, REDIS_STOP_TIMEOUT);
+  }
+
+  ChildSpec scheduler() {
+    return new ChildSpec("scheduler", Role.SCHEDULER,
+        java("scheduler-proc", SCHEDULER_MAIN, config.jvm().schedulerOptions()), log("scheduler"),
+        ChildSpec.Restart.TRANSIENT, START_GRACE, SCHEDULER_STOP_TIMEOUT);
+  }
+
+  /** Worker {@code n}, counting from 1. */
+  ChildSpec worker(int n) {
+    String name = "worker-" + n;
+    return new ChildSpec(name, Role.WORKER,
+        java("worker-proc", WORKER_MAIN, config.jvm().workerOptions()), log(name),
+        ChildSpec.Restart.TRANSIENT, START_GRACE, config.supervisor().stopTimeout());
+  }
+
+  private List<String> java(String module, String mainClass, List<String> jvmOptions) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // first, so an operator's own -Dlogback.configurationFile in jvm.* wins
+    command.add("-Dlogback.configurationFile=" + home.logbackConfig());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(classpath(module));
+    command.add(mainClass);
+    if (configFile != null) {
+      command.add("--config");
+      command.add(configFile.toString());
+    }
+    return command;
+  }
+
+  String classpath(String module) {
+    return home.moduleJar(module) + java.io.File.pathSeparator + home.moduleLib(module).resolve("*");
+  }
+
+  /** The module jars that are missing (the build has not run). */
+  List<Path> missingJars() {
+    List<Path> missing = new ArrayList<>();
+    for (String module : List.of("scheduler-proc", "worker-proc")) {
+      if (!home.moduleJar(module).toFile().isFile()) {
+        missing.add(home.moduleJar(module));
+      }
+    }
+    return missing;
+  }
+
+  private Path log(String child) {
+    return home.logDir(config).resolve(child + ".log");
+  }
+}

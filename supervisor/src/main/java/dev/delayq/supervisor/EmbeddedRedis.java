@@ -1,0 +1,73 @@
+package dev.delayq.supervisor;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.Jedis;
+
+/**
+ * What the embedded {@code redis-server} child needs beyond an ordinary child: a wait for its
+ * first PONG before anything that uses it starts, and a watchdog, because unlike the JVM
+ * children it cannot watch the supervisor's PID itself.
+ */
+final class EmbeddedRedis {
+  /**
+   * After the supervisor dies, draining children get this long to acknowledge their last jobs
+   * before Redis goes; whatever they miss stays in Redis (AOF) and is recovered on next start.
+   */
+  static final int ORPHAN_GRACE_SECONDS = 3;
+
+  private EmbeddedRedis() {}
+
+  /** Waits until the server answers PING (it answers LOADING while it replays the AOF). */
+  static void awaitPing(int port, Process process, Duration timeout, Path log) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    RuntimeException last = null;
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("embedded redis-server exited with code " + process.exitValue()
+            + " before answering on port " + port + tail(log));
+      }
+      try (Jedis jedis = new Jedis("127.0.0.1", port, 500)) {
+        if ("PONG".equals(jedis.ping())) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        last = e;
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("embedded redis-server did not answer PING on port " + port
+        + " within " + timeout.toSeconds() + "s" + (last == null ? "" : ": " + last.getMessage()) + tail(log));
+  }
+
+  /**
+   * A shell loop that outlives a SIGKILLed supervisor: once {@code supervisorPid} is gone it
+   * waits {@link #ORPHAN_GRACE_SECONDS} and sends SIGTERM to {@code redisPid}. It ends by itself
+   * as soon as Redis is gone, and the supervisor destroys it when it stops Redis.
+   */
+  static Process watchdog(long supervisorPid, long redisPid) throws IOException {
+    String script = "s=$1; r=$2; "
+        + "while kill -0 $s 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done; "
+        + "if kill -0 $r 2>/dev/null; then sleep " + ORPHAN_GRACE_SECONDS + "; kill -TERM $r 2>/dev/null; fi";
+    return new ProcessBuilder(ChildLauncher.command(List.of("/bin/sh", "-c", script, "delayq-redis-watchdog",
+        Long.toString(supervisorPid), Long.toString(redisPid))))
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+  }
+
+  private static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return "; last lines of " + log + ":\n  "
+          + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+    } catch (IOException e) {
+      return "; see " + log;
+    }
+  }
+}

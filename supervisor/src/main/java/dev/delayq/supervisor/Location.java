@@ -1,0 +1,26 @@
+package dev.delayq.supervisor;
+
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The options every command shares: which home and which config file. */
+final class Location {
+  @Option(names = "--home", paramLabel = "DIR",
+      description = "Directory of run/, logs/, data/ and conf/ (default: $DELAYQ_HOME, else the install directory).")
+  Path home;
+
+  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+      description = "Config file (default: conf/delayq.yml in the home, if present). DELAYQ_* variables override it.")
+  Path config;
+
+  Home resolve() {
+    return Home.resolve(home);
+  }
+
+  /** Loads the config; a ConfigException carries the message for the operator. */
+  DelayqConfig load(Home where) {
+    return new ConfigLoader().load(where.configFile(config), System.getenv());
+  }
+}

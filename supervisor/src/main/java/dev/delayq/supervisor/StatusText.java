@@ -1,0 +1,49 @@
+package dev.delayq.supervisor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+
+/** The human form of {@code status}: one line per child, then the queue depths. */
+final class StatusText {
+  private StatusText() {}
+
+  static String format(JsonNode answer) {
+    JsonNode status = answer.path("status");
+    StringBuilder out = new StringBuilder();
+    out.append(String.format("%-12s %-10s %-8s %-9s %-9s %-9s %s%n",
+        "NAME", "ROLE", "PID", "STATE", "UPTIME", "RESTARTS", "LAST EXIT"));
+    for (JsonNode c : status.path("children")) {
+      out.append(String.format("%-12s %-10s %-8s %-9s %-9s %-9d %s%n",
+          c.path("name").asText(), c.path("role").asText(),
+          c.path("pid").isNull() ? "-" : c.path("pid").asText(),
+          c.path("state").asText(), uptime(c.path("uptimeMs").asLong()), c.path("restarts").asInt(),
+          c.path("lastExitCode").isNull() ? "-" : c.path("lastExitCode").asText()));
+    }
+    JsonNode q = status.path("queue");
+    if (q.isObject()) {
+      out.append(String.format("queue: %d delayed, %d ready, %d in flight, %d dead%n",
+          q.path("delayed").asLong(), q.path("ready").asLong(), q.path("inFlight").asLong(), q.path("dead").asLong()));
+    } else {
+      out.append("queue: unknown (").append(answer.path("queueError").asText("Redis unreachable")).append(")\n");
+    }
+    out.append("supervisor pid ").append(answer.path("pid").asText()).append('\n');
+    return out.toString();
+  }
+
+  static String uptime(long ms) {
+    if (ms <= 0) {
+      return "-";
+    }
+    long s = ms / 1000;
+    if (s < 60) {
+      return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
+    }
+    if (s < 3600) {
+      return (s / 60) + "m" + (s % 60) + "s";
+    }
+    if (s < 86400) {
+      return (s / 3600) + "h" + (s % 3600 / 60) + "m";
+    }
+    return (s / 86400) + "d" + (s % 86400 / 3600) + "h";
+  }
+}

@@ -1,0 +1,351 @@
+package dev.delayq.supervisor;
+
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.Inspector;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the children running: the embedded Redis (when configured), one scheduler and N
+ * workers. One control thread (the one calling {@link #run}) owns the child table and acts on
+ * {@link Event}s; every other thread only posts events through the public-facing methods.
+ */
+final class Supervisor {
+  private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
+  private static final Duration TICK = Duration.ofMillis(200);
+  private static final Duration REDIS_START_TIMEOUT = Duration.ofSeconds(30);
+
+  private enum Phase { WORKERS, SCHEDULER, REDIS, DONE }
+
+  private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private final Ticker ticker;
+  private final ChildSpecs specs;
+  private final ChildLauncher launcher;
+  private final InstantRecovery recovery;
+  private final Inspector inspector;
+  private final long selfPid = ProcessHandle.current().pid();
+
+  // owned by the control thread
+  private final Map<Child, Process> processes = new HashMap<>();
+  private final List<Child> workers = new ArrayList<>();
+  private final List<Child> retiring = new ArrayList<>();
+  private Child redis;
+  private Child scheduler;
+  private Process watchdog;
+  private final int initialWorkers;
+  private Phase phase;
+  private Duration stopTimeout;
+  private final List<CompletableFuture<Void>> stopWaiters = new ArrayList<>();
+  // read by the DrainReporter's thread
+  private final List<Consumer<String>> progressSinks = new CopyOnWriteArrayList<>();
+  private volatile boolean draining;
+
+  Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, Inspector inspector,
+      int workers, Ticker ticker) {
+    this.specs = specs;
+    this.launcher = launcher;
+    this.recovery = recovery;
+    this.inspector = inspector;
+    this.initialWorkers = workers;
+    this.ticker = ticker;
+  }
+
+  // ---- any thread ------------------------------------------------------------------------
+
+  CompletableFuture<List<ChildView>> snapshot() {
+    CompletableFuture<List<ChildView>> reply = new CompletableFuture<>();
+    events.add(new Event.StatusRequest(reply));
+    return reply;
+  }
+
+  CompletableFuture<String> resize(OptionalInt workerCount) {
+    CompletableFuture<String> reply = new CompletableFuture<>();
+    events.add(new Event.Resize(workerCount, reply));
+    return reply;
+  }
+
+  /** Starts (or joins) the stop; {@code progress} may be null. */
+  CompletableFuture<Void> stop(Duration timeout, String why, Consumer<String> progress) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    events.add(new Event.Stop(timeout, why, progress, done));
+    return done;
+  }
+
+  Inspector inspector() {
+    return inspector;
+  }
+
+  // ---- the control thread ------------------------------------------------------------------
+
+  /** Starts every child, then runs the control loop until a stop has taken everything down. */
+  void run() throws InterruptedException {
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "supervisor-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.scheduleAtFixedRate(() -> events.add(new Event.Tick()), TICK.toMillis(), TICK.toMillis(),
+        TimeUnit.MILLISECONDS);
+    try {
+      startAll();
+      while (phase != Phase.DONE) {
+        Event event = events.take();
+        try {
+          handle(event);
+        } catch (RuntimeException e) {
+          // a bug in one event's handling must not take the supervisor, and so every child, down
+          log.error("supervisor: handling {} failed; running on", event, e);
+        }
+      }
+    } finally {
+      timer.shutdownNow();
+    }
+  }
+
+  /** Kills whatever runs: the way out when start-up itself failed. */
+  void abort() {
+    processes.values().forEach(Process::destroyForcibly);
+    if (watchdog != null) {
+      watchdog.destroy();
+    }
+  }
+
+  private void startAll() throws InterruptedException {
+    if (specs.config().redis().embedded()) {
+      redis = newChild(specs.redis());
+      launch(redis);
+      Process process = processes.get(redis);
+      if (process == null) {
+        throw new IllegalStateException("could not start the embedded redis-server; see " + redis.spec().logFile());
+      }
+      EmbeddedRedis.awaitPing(specs.config().redis().embeddedPort(), process, REDIS_START_TIMEOUT,
+          redis.spec().logFile());
+      log.info("embedded Redis answers on 127.0.0.1:{}", specs.config().redis().embeddedPort());
+    }
+    scheduler = newChild(specs.scheduler());
+    launch(scheduler);
+    for (int i = 1; i <= initialWorkers; i++) {
+      Child w = newChild(specs.worker(i));
+      workers.add(w);
+      launch(w);
+    }
+  }
+
+  private Child newChild(ChildSpec spec) {
+    DelayqConfig.Supervisor s = specs.config().supervisor();
+    return new Child(spec, new Backoff(s.restartBackoffMin(), s.restartBackoffMax()),
+        new RestartBudget(s.restartIntensity(), s.restartPeriod()), s.restartResetAfter());
+  }
+
+  private void handle(Event event) {
+    if (event instanceof Event.ChildExited e) {
+      onChildExited(e);
+    } else if (event instanceof Event.Tick) {
+      onTick();
+    } else if (event instanceof Event.StatusRequest r) {
+      long now = ticker.nanos();
+      r.reply().complete(all().map(c -> c.view(now)).toList());
+    } else if (event instanceof Event.Resize r) {
+      onResize(r);
+    } else if (event instanceof Event.Stop s) {
+      onStop(s);
+    } else {
+      throw new IllegalStateException("unknown event " + event);
+    }
+  }
+
+  private Stream<Child> all() {
+    return Stream.of(Stream.ofNullable(redis), Stream.ofNullable(scheduler), workers.stream(), retiring.stream())
+        .flatMap(s -> s);
+  }
+
+  private void launch(Child child) {
+    long now = ticker.nanos();
+    Process process;
+    try {
+      process = launcher.launch(child.spec());
+    } catch (IOException | RuntimeException e) {
+      log.error("{}: cannot start {}: {}", child.name(), child.spec().command().get(0), e.toString());
+      child.launched(0, now);
+      child.onExit(-1, now);
+      return;
+    }
+    long pid = process.pid();
+    processes.put(child, process);
+    child.launched(pid, now);
+    process.onExit().thenAccept(p -> events.add(new Event.ChildExited(child, pid, p.exitValue())));
+    if (child.spec().role() == Role.REDIS) {
+      try {
+        watchdog = EmbeddedRedis.watchdog(selfPid, pid);
+      } catch (IOException e) {
+        log.warn("no watchdog for the embedded Redis (it would outlive a SIGKILLed supervisor): {}", e.toString());
+      }
+    }
+  }
+
+  private void onChildExited(Event.ChildExited e) {
+    Child child = e.child();
+    if (child.pid() != e.pid()) {
+      return; // an exit already handled, or of a process replaced since
+    }
+    processes.remove(child);
+    if (child.spec().role() == Role.WORKER) {
+      // before anything else, so its jobs run again while its replacement is still starting
+      recovery.workerGone(child.name(), e.pid(), e.code(), ticker.nanos());
+    } else if (child.spec().role() == Role.REDIS && watchdog != null) {
+      watchdog.destroy();
+      watchdog = null;
+    }
+    child.onExit(e.code(), ticker.nanos());
+    if (child.state() == ChildState.STOPPED) {
+      retiring.remove(child);
+    }
+    if (phase != null) {
+      advanceStop();
+    }
+  }
+
+  private void onTick() {
+    long now = ticker.nanos();
+    recovery.retryPending(now);
+    for (Child child : all().toList()) {
+      child.onTick(now);
+      if (phase == null && child.dueToStart(now)) {
+        launch(child);
+      }
+      if (child.killDue(now)) {
+        Process process = processes.get(child);
+        if (process != null) {
+          log.warn("{} (pid {}) still running at its stop deadline: SIGKILL", child.name(), child.pid());
+          process.destroyForcibly();
+        }
+      }
+    }
+    if (phase != null) {
+      advanceStop();
+    }
+  }
+
+  private void onResize(Event.Resize r) {
+    if (phase != null) {
+      r.reply().completeExceptionally(new IllegalStateException("the supervisor is stopping"));
+      return;
+    }
+    int before = workers.size();
+    int target = r.workers().orElse(before);
+    List<String> notes = new ArrayList<>();
+    // removed: the highest-numbered workers drain (supervisord's reloadConfig diff)
+    for (int i = before; i > target; i--) {
+      Child w = workers.remove(i - 1);
+      takeDown(w, w.spec().stopTimeout(), "scaled down to " + target + " workers");
+      if (w.state().live()) {
+        retiring.add(w);
+      }
+    }
+    // kept: whatever a restart policy gave up on gets a fresh start
+    for (Child child : Stream.of(Stream.ofNullable(redis), Stream.ofNullable(scheduler), workers.stream())
+        .flatMap(x -> x).toList()) {
+      if (child.state() == ChildState.FATAL || child.state() == ChildState.EXITED) {
+        notes.add("restarted " + child.name() + " (was " + child.state() + ")");
+        child.forgive();
+        launch(child);
+      }
+    }
+    // added
+    for (int i = before + 1; i <= target; i++) {
+      Child w = newChild(specs.worker(i));
+      workers.add(w);
+      launch(w);
+    }
+    String summary = (before == target ? "workers: " + target : "workers: " + before + " -> " + target)
+        + (notes.isEmpty() ? "" : "; " + String.join(", ", notes));
+    log.info("reload: {}", summary);
+    r.reply().complete(summary);
+  }
+
+  private void onStop(Event.Stop s) {
+    if (s.progress() != null) {
+      progressSinks.add(s.progress());
+    }
+    if (phase == Phase.DONE) {
+      s.done().complete(null);
+      return;
+    }
+    stopWaiters.add(s.done());
+    if (phase != null) {
+      return;
+    }
+    log.info("stopping ({}): draining {} worker(s), SIGKILL after {}s; then the scheduler{}",
+        s.why(), workers.size() + retiring.size(), s.timeout().toSeconds(), redis == null ? "" : ", then Redis");
+    stopTimeout = s.timeout();
+    phase = Phase.WORKERS;
+    draining = true;
+    new DrainReporter(this, inspector, () -> draining, progressSinks).start();
+    beginPhase();
+    advanceStop();
+  }
+
+  private void advanceStop() {
+    while (phase != Phase.DONE && phaseChildren().stream().allMatch(c -> c.state() == ChildState.STOPPED)) {
+      phase = Phase.values()[phase.ordinal() + 1];
+      draining = false;
+      if (phase != Phase.DONE) {
+        beginPhase();
+      }
+    }
+    if (phase == Phase.DONE) {
+      if (!recovery.idle()) {
+        log.warn("instant recovery could not finish before stop; the scheduler recovers those jobs "
+            + "after their heartbeat expires on the next start");
+      }
+      log.info("every child is down");
+      stopWaiters.forEach(f -> f.complete(null));
+    }
+  }
+
+  private void beginPhase() {
+    for (Child child : phaseChildren()) {
+      Duration timeout = phase == Phase.WORKERS ? stopTimeout : child.spec().stopTimeout();
+      takeDown(child, timeout, "stop");
+    }
+  }
+
+  private List<Child> phaseChildren() {
+    return switch (phase) {
+      case WORKERS -> Stream.concat(workers.stream(), retiring.stream()).toList();
+      case SCHEDULER -> scheduler == null ? List.of() : List.of(scheduler);
+      case REDIS -> redis == null ? List.of() : List.of(redis);
+      case DONE -> List.of();
+    };
+  }
+
+  /** SIGTERM a live child (SIGKILL follows at {@code timeout}); a child with no process is STOPPED. */
+  private void takeDown(Child child, Duration timeout, String why) {
+    if (child.state() == ChildState.STOPPING) {
+      return;
+    }
+    Process process = processes.get(child);
+    if (child.state().live() && process != null) {
+      process.destroy();
+      child.stopping(ticker.nanos(), timeout, why + ": SIGTERM");
+    } else {
+      child.stopIdle(why);
+    }
+  }
+}

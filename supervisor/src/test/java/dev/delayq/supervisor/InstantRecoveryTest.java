@@ -1,0 +1,106 @@
+package dev.delayq.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.redis.Inspector;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.args.ListDirection;
+
+/** Instant recovery against the real Redis: what a dead worker process held goes back to ready. */
+class InstantRecoveryTest {
+  private JedisPooled redis;
+  private Keys keys;
+  private RedisBroker broker;
+  private InstantRecovery recovery;
+
+  @BeforeEach
+  void freshQueue() {
+    redis = RedisFixture.get().redis();
+    keys = RedisFixture.freshKeys();
+    broker = RedisFixture.get().broker(keys);
+    recovery = new InstantRecovery(broker, new Inspector(redis, keys), 3);
+  }
+
+  private String readyJob(String id) {
+    broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    broker.moveDueToReady(1000);
+    assertTrue(redis.lrange(keys.ready(), 0, -1).contains(id), id + " is ready");
+    return id;
+  }
+
+  private String attemptOf(String id) {
+    String record = redis.hget(keys.jobs(), id);
+    return record.replaceAll(".*\"attempt\":(\\d+).*", "$1");
+  }
+
+  @Test
+  void jobsOfAGoneWorkerAreReadyAgainWithTheNextAttemptAndItsLateAckIsFenced() {
+    readyJob("a");
+    String consumer = "worker-1:4242:3";
+    assertTrue(broker.claim(consumer, 1, 30_000).isPresent());
+    assertEquals(0, redis.llen(keys.ready()));
+
+    recovery.workerGone("worker-1", 4242, 137, System.nanoTime());
+
+    assertEquals(List.of("a"), redis.lrange(keys.ready(), 0, -1));
+    assertEquals(0, redis.llen(keys.inFlight(consumer)));
+    assertEquals("2", attemptOf("a"));
+    assertTrue(redis.hget(keys.jobs(), "a").contains("worker-1 (pid 4242) exited with code 137"));
+    assertFalse(broker.ack(consumer, "a"), "a late ack from the dead process deletes nothing");
+    assertTrue(redis.hexists(keys.jobs(), "a"));
+    assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer), "the consumer is unregistered");
+  }
+
+  @Test
+  void jobInAnUnregisteredInFlightListIsRecoveredAfterACrash() {
+    readyJob("b");
+    String consumer = "worker-2:777:1";
+    // claimed by BLMOVE, then the process died before the claim script registered it
+    redis.lmove(keys.ready(), keys.inFlight(consumer), ListDirection.RIGHT, ListDirection.LEFT);
+    assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer));
+
+    recovery.workerGone("worker-2", 777, 137, System.nanoTime());
+
+    assertEquals(List.of("b"), redis.lrange(keys.ready(), 0, -1));
+    assertEquals(0, redis.llen(keys.inFlight(consumer)));
+  }
+
+  @Test
+  void onlyTheGoneProcessConsumersAreTouched() {
+    readyJob("mine");
+    broker.claim("worker-1:100:1", 1, 30_000);
+    readyJob("other-pid");
+    broker.claim("worker-1:101:1", 1, 30_000);
+    readyJob("other-worker");
+    broker.claim("worker-10:100:1", 1, 30_000);
+
+    recovery.workerGone("worker-1", 100, 1, System.nanoTime());
+
+    assertEquals(List.of("mine"), redis.lrange(keys.ready(), 0, -1));
+    assertEquals(List.of("other-pid"), redis.lrange(keys.inFlight("worker-1:101:1"), 0, -1));
+    assertEquals(List.of("other-worker"), redis.lrange(keys.inFlight("worker-10:100:1"), 0, -1));
+  }
+
+  @Test
+  void jobLostWithItsWorkerTooOftenGoesToDeadAsAPoisonPill() {
+    readyJob("pill");
+    for (int pid = 1; pid <= 3; pid++) {
+      if (pid > 1) {
+        assertEquals(List.of("pill"), redis.lrange(keys.ready(), 0, -1));
+      }
+      broker.claim("worker-1:" + pid + ":1", 1, 30_000);
+      recovery.workerGone("worker-1", pid, 137, System.nanoTime());
+    }
+    assertEquals(0, redis.llen(keys.ready()));
+    assertEquals(List.of("pill"), redis.zrange(keys.dead(), 0, -1));
+    assertTrue(recovery.idle());
+  }
+}

@@ -1,0 +1,50 @@
+package dev.delayq.supervisor;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The lines {@code test_sleep} jobs append: where and how often each job started and ended. */
+final class Runs {
+  record Run(String what, String id, int attempt, long pid) {}
+
+  private final Path log;
+
+  Runs(Path log) {
+    this.log = log;
+  }
+
+  Path path() {
+    return log;
+  }
+
+  /** The payload of a test_sleep job that takes {@code ms}. */
+  Map<String, Object> payload(long ms) {
+    return Map.of("ms", ms, "log", log.toString());
+  }
+
+  List<Run> all() {
+    List<Run> out = new ArrayList<>();
+    try {
+      if (!Files.exists(log)) {
+        return out;
+      }
+      for (String line : Files.readAllLines(log)) {
+        String[] f = line.split(" ");
+        if (f.length == 4) {
+          out.add(new Run(f[0], f[1], Integer.parseInt(f[2]), Long.parseLong(f[3])));
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  List<Run> of(String what, String id) {
+    return all().stream().filter(r -> r.what().equals(what) && r.id().equals(id)).toList();
+  }
+}
