@@ -77,6 +77,12 @@ final class BenchRedis implements AutoCloseable {
         + Long.parseLong(new String((byte[]) t.get(1))) / 1000;
   }
 
+  /** CPU seconds the Redis server has used (user + system). */
+  double cpuSeconds() {
+    java.util.Map<String, String> cpu = ServerCheck.info(redis, "cpu");
+    return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
+  }
+
   long usedMemory() {
     return Long.parseLong(ServerCheck.info(redis, "memory").get("used_memory"));
   }

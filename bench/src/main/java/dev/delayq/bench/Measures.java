@@ -135,17 +135,21 @@ final class Measures {
       startWorkers(children, q, workers, threads);
       children.scheduler();
       long dueAt = seedDue(q, n, "noop", payload(), 2000 + n / 10);
+      double cpuBefore = redis.cpuSeconds();
       Inspector inspector = new Inspector(redis.redis(), q.keys());
       while (redis.redis().hlen(q.keys().jobs()) > 0) {
         Thread.sleep(2);
       }
       long doneAt = redisNowMs();
+      double redisCpu = redis.cpuSeconds() - cpuBefore;
       double rate = n * 1000.0 / Math.max(1, doneAt - dueAt);
       List<Inspector.Breach> breaches = inspector.check();
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("jobs_per_s", Math.round(rate));
       out.put("workers", workers);
       out.put("threads", threads);
+      out.put("redis_cpu_us_per_job", round2(redisCpu * 1e6 / n));
+      out.put("redis_cpu_share", round2(redisCpu * 1000 / Math.max(1, doneAt - dueAt)));
       out.put("consistency_breaches", breaches.size());
       return out;
     } finally {

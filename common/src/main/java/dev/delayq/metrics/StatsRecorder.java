@@ -13,21 +13,18 @@ import redis.clients.jedis.UnifiedJedis;
  * memory, and adds the counts to Redis once a second in one pipeline: into the queue's
  * cumulative {@link Keys#stats()} hash and into the hash of the current second, which live
  * charts read. One scrape of any process then covers every worker on every host.
+ *
+ * <p>Fields: {@code count:<event>:<type>}, {@code lateness:<bucket>|sum|count},
+ * {@code duration:<type>:<bucket>|sum|count}; buckets are {@link LatencyBuckets}. Counting is
+ * a few uncontended adds on the hot path, with no allocation.
  */
 public final class StatsRecorder {
   /** What became of a run. */
   public enum Event {
-    SUCCEEDED("succeeded"), FAILED("failed"), RETRIED("retried"), DEAD("dead"),
-    RESCHEDULED("rescheduled"), STARTED("started");
-
-    private final String field;
-
-    Event(String field) {
-      this.field = field;
-    }
+    STARTED, SUCCEEDED, FAILED, RETRIED, DEAD, RESCHEDULED;
 
     public String field() {
-      return field;
+      return name().toLowerCase();
     }
   }
 
@@ -35,7 +32,8 @@ public final class StatsRecorder {
   public static final int SECONDS_KEPT = 3600;
 
   private final Keys keys;
-  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  private final Histogram lateness = new Histogram("lateness");
+  private final Map<String, TypeCounters> byType = new ConcurrentHashMap<>();
 
   public StatsRecorder(Keys keys) {
     this.keys = keys;
@@ -43,39 +41,40 @@ public final class StatsRecorder {
 
   /** A handler is starting, {@code latenessMs} after its job was due. */
   public void started(String type, long latenessMs) {
-    add("count:started:" + type, 1);
-    int b = LatencyBuckets.bucketOf(Math.max(0, latenessMs));
-    add("lateness:" + b, 1);
-    add("lateness:sum", Math.max(0, latenessMs));
-    add("lateness:count", 1);
+    of(type).events[Event.STARTED.ordinal()].increment();
+    lateness.record(Math.max(0, latenessMs));
   }
 
   /** A run ended with {@code event} after {@code durationMs} in the handler. */
   public void finished(String type, Event event, long durationMs) {
-    add("count:" + event.field() + ":" + type, 1);
-    add("duration:" + type + ":" + LatencyBuckets.bucketOf(durationMs), 1);
-    add("duration:" + type + ":sum", durationMs);
-    add("duration:" + type + ":count", 1);
+    TypeCounters t = of(type);
+    t.events[event.ordinal()].increment();
+    t.duration.record(Math.max(0, durationMs));
   }
 
-  /** An outcome that follows a failed run (retried or dead), counted besides the failure. */
+  /** An outcome besides the run's own end: retried, dead-lettered or rescheduled. */
   public void also(String type, Event event) {
-    add("count:" + event.field() + ":" + type, 1);
+    of(type).events[event.ordinal()].increment();
   }
 
-  private void add(String field, long n) {
-    counts.computeIfAbsent(field, f -> new LongAdder()).add(n);
+  private TypeCounters of(String type) {
+    TypeCounters t = byType.get(type);
+    return t != null ? t : byType.computeIfAbsent(type, TypeCounters::new);
   }
 
   /** Adds what was counted since the last flush to Redis; returns the number of fields sent. */
   public int flush(UnifiedJedis redis, long epochSecond) {
     Map<String, Long> delta = new HashMap<>();
-    counts.forEach((field, adder) -> {
-      long n = adder.sumThenReset();
-      if (n != 0) {
-        delta.put(field, n);
+    lateness.drainInto(delta);
+    for (TypeCounters t : byType.values()) {
+      for (Event e : Event.values()) {
+        long n = t.events[e.ordinal()].sumThenReset();
+        if (n != 0) {
+          delta.put("count:" + e.field() + ":" + t.type, n);
+        }
       }
-    });
+      t.duration.drainInto(delta);
+    }
     if (delta.isEmpty()) {
       return 0;
     }
@@ -87,11 +86,59 @@ public final class StatsRecorder {
       });
       p.expire(second, SECONDS_KEPT);
       p.sync();
-    } catch (RuntimeException e) {
-      // Put the counts back so the next flush sends them; metrics lag, they are not lost.
-      delta.forEach(this::add);
-      throw e;
     }
+    // On failure the counts of this second are lost: metrics may undercount during a Redis
+    // outage, which the outage log already tells; they never hold back the jobs themselves.
     return delta.size();
+  }
+
+  /** The counters of one job type. */
+  private static final class TypeCounters {
+    final String type;
+    final LongAdder[] events = new LongAdder[Event.values().length];
+    final Histogram duration;
+
+    TypeCounters(String type) {
+      this.type = type;
+      for (int i = 0; i < events.length; i++) {
+        events[i] = new LongAdder();
+      }
+      duration = new Histogram("duration:" + type);
+    }
+  }
+
+  /** Bucket counts, sum and count of one distribution, under a field prefix. */
+  private static final class Histogram {
+    final String prefix;
+    final LongAdder[] buckets = new LongAdder[LatencyBuckets.BOUNDS_MS.length + 1];
+    final LongAdder sum = new LongAdder();
+    final LongAdder count = new LongAdder();
+
+    Histogram(String prefix) {
+      this.prefix = prefix;
+      for (int i = 0; i < buckets.length; i++) {
+        buckets[i] = new LongAdder();
+      }
+    }
+
+    void record(long ms) {
+      buckets[LatencyBuckets.bucketOf(ms)].increment();
+      sum.add(ms);
+      count.increment();
+    }
+
+    void drainInto(Map<String, Long> delta) {
+      for (int i = 0; i < buckets.length; i++) {
+        long n = buckets[i].sumThenReset();
+        if (n != 0) {
+          delta.put(prefix + ":" + i, n);
+        }
+      }
+      long c = count.sumThenReset();
+      if (c != 0) {
+        delta.put(prefix + ":count", c);
+        delta.put(prefix + ":sum", sum.sumThenReset());
+      }
+    }
   }
 }

@@ -1,7 +1,8 @@
 package dev.delayq.redis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 
 /**
@@ -11,7 +12,8 @@ import java.io.IOException;
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
     long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final String PAYLOAD = ",\"payload\":";
 
   /** Thrown for a record that is not a JSON object with a type and a payload. */
   public static final class MalformedRecordException extends Exception {
@@ -20,25 +22,52 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     }
   }
 
+  /**
+   * Reads a record. The payload is taken as the exact text it was stored with (the record's
+   * last member: inside a JSON string every quote is escaped, so the first ',"payload":' starts
+   * it), and only the small head before it is parsed; the payload itself is checked to be JSON
+   * when the handler reads it.
+   */
   public static JobRecord parse(String id, String raw) throws MalformedRecordException {
-    JsonNode node;
-    try {
-      node = JSON.readTree(raw);
+    int at = raw.indexOf(PAYLOAD);
+    if (!raw.startsWith("{") || at < 0 || !raw.endsWith("}") || at + PAYLOAD.length() >= raw.length() - 1) {
+      throw new MalformedRecordException("record of " + id + " is not a JSON object with a type and a payload");
+    }
+    String payload = raw.substring(at + PAYLOAD.length(), raw.length() - 1).strip();
+    String type = null;
+    int attempt = 1;
+    int maxAttempts = 1;
+    long createdAt = 0;
+    long dueAt = 0;
+    String lastError = null;
+    int lost = 0;
+    long deadAt = 0;
+    try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new MalformedRecordException("record of " + id + " is not a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "attempt" -> attempt = p.getValueAsInt(1);
+          case "maxAttempts" -> maxAttempts = p.getValueAsInt(1);
+          case "createdAt" -> createdAt = p.getValueAsLong(0);
+          case "dueAt" -> dueAt = p.getValueAsLong(0);
+          case "lastError" -> lastError = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+          case "lost" -> lost = p.getValueAsInt(0);
+          case "deadAt" -> deadAt = p.getValueAsLong(0);
+          default -> p.skipChildren();
+        }
+      }
     } catch (IOException e) {
       throw new MalformedRecordException("record of " + id + " is not JSON: "
           + e.getMessage().split("\n")[0]);
     }
-    if (node == null || !node.isObject()) {
-      throw new MalformedRecordException("record of " + id + " is not a JSON object");
+    if (type == null) {
+      throw new MalformedRecordException("record of " + id + " has no type");
     }
-    JsonNode type = node.get("type");
-    JsonNode payload = node.get("payload");
-    if (type == null || !type.isTextual() || payload == null) {
-      throw new MalformedRecordException("record of " + id + " has no type or no payload");
-    }
-    return new JobRecord(id, type.asText(), node.path("attempt").asInt(1),
-        node.path("maxAttempts").asInt(1), node.path("createdAt").asLong(),
-        node.path("dueAt").asLong(), node.hasNonNull("lastError") ? node.get("lastError").asText() : null,
-        node.path("lost").asInt(0), node.path("deadAt").asLong(0), payload.toString());
+    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload);
   }
 }
