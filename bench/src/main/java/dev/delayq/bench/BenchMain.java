@@ -25,9 +25,11 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
+  private static final List<String> MEASURES =
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory or all (default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor or all (default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -36,7 +38,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--workers", defaultValue = "1", description = "worker processes for drain (default 1)")
   int workers;
 
-  @Option(names = "--threads", defaultValue = "50", description = "consumer threads per worker (default 50)")
+  @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
   int threads;
 
   @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
@@ -64,12 +66,12 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<String> wanted = measure.equals("all")
-        ? List.of("enqueue", "forward", "drain", "precision", "memory")
+        ? MEASURES
         : List.of(measure);
     for (String m : wanted) {
-      if (!List.of("enqueue", "forward", "drain", "precision", "memory").contains(m)) {
+      if (!MEASURES.contains(m)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, all)");
       }
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
@@ -87,7 +89,8 @@ public final class BenchMain implements Callable<Integer> {
           case "forward" -> Medians.of(runs, () -> measures.forward(n, 1000));
           case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
-          default -> Medians.of(runs, () -> measures.memory(n));
+          case "memory" -> Medians.of(runs, () -> measures.memory(n));
+          default -> measures.supervision(threads);
         });
       }
     }

@@ -8,8 +8,9 @@ import redis.clients.jedis.JedisPooled;
 
 /**
  * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
- * list the payload names ("log"). The bench drops its own jar into the workers' jobs
- * directory, so this also exercises handler discovery from jobs/.
+ * list the payload names ("log"); with "marker": true it records "<id>,<start epoch ms>"
+ * instead, and with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
+ * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
   private static volatile JedisPooled redis;
@@ -20,9 +21,15 @@ public final class LatenessProbe implements JobHandler {
   }
 
   @Override
-  public JobResult handle(JobContext ctx) {
-    long lateness = System.currentTimeMillis() - ctx.dueAt().toEpochMilli();
-    redis().rpush(ctx.payload().path("log").asText(), Long.toString(lateness));
+  public JobResult handle(JobContext ctx) throws InterruptedException {
+    long now = System.currentTimeMillis();
+    String entry = ctx.payload().path("marker").asBoolean()
+        ? ctx.id() + "," + now : Long.toString(now - ctx.dueAt().toEpochMilli());
+    redis().rpush(ctx.payload().path("log").asText(), entry);
+    long sleep = ctx.payload().path("sleepMs").asLong(0);
+    if (sleep > 0) {
+      Thread.sleep(sleep);
+    }
     return JobResult.done();
   }
 

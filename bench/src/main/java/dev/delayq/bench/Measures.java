@@ -131,9 +131,8 @@ final class Measures {
 
   Map<String, Object> drain(int n, int workers, int threads) throws Exception {
     Queue q = freshQueue();
-    try (Children children = children(q)) {
-      startWorkers(children, q, workers, threads);
-      children.scheduler();
+    try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
+      awaitConsumers(q, workers * threads);
       long dueAt = seedDue(q, n, "noop", payload(), 2000 + n / 10);
       double cpuBefore = redis.cpuSeconds();
       Inspector inspector = new Inspector(redis.redis(), q.keys());
@@ -151,10 +150,102 @@ final class Measures {
       out.put("redis_cpu_us_per_job", round2(redisCpu * 1e6 / n));
       out.put("redis_cpu_share", round2(redisCpu * 1000 / Math.max(1, doneAt - dueAt)));
       out.put("consistency_breaches", breaches.size());
+      out.put("ran_exactly_once", breaches.isEmpty() && redis.redis().zcard(q.keys().dead()) == 0
+          && sumStat(q, "count:started:noop") == n);
       return out;
     } finally {
       clear(q);
     }
+  }
+
+  // ---- supervisor ------------------------------------------------------------------------
+
+  Map<String, Object> supervision(int threads) throws Exception {
+    Queue q = freshQueue();
+    Map<String, Object> out = new LinkedHashMap<>();
+    try (SupervisorRun supervisor = supervisor(q, 2, threads)) {
+      awaitConsumers(q, 2 * threads);
+      String log = "bench:marker:" + q.name();
+      String id = q.producer().delay("bench_probe",
+          "{\"log\":\"" + log + "\",\"marker\":true,\"sleepMs\":60000}", Duration.ZERO).id();
+      while (redis.redis().llen(log) < 1) {
+        Thread.sleep(2);
+      }
+      String holder = null;
+      for (String consumer : q.broker().consumers()) {
+        if (redis.redis().lrange(q.keys().inFlight(consumer), 0, -1).contains(id)) {
+          holder = consumer;
+        }
+      }
+      if (holder == null) {
+        throw new IllegalStateException("the marker job is in no consumer's in-flight list");
+      }
+      String name = holder.substring(0, holder.indexOf(':'));
+      long pid = Long.parseLong(holder.split(":")[1]);
+      long killedAt = System.currentTimeMillis();
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+      long restartedAt = supervisor.awaitChildren(children -> children.stream().anyMatch(c ->
+          c.path("name").asText().equals(name) && c.path("pid").asLong() != pid
+              && c.path("state").asText().equals("RUNNING")), 60);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (redis.redis().llen(log) < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(2);
+      }
+      List<String> starts = redis.redis().lrange(log, 0, -1);
+      if (starts.size() < 2) {
+        throw new IllegalStateException("the killed worker's job did not run again within 30 s");
+      }
+      long rerunAt = Long.parseLong(starts.get(1).split(",")[1]);
+      out.put("restart_ms", restartedAt - killedAt);
+      out.put("rerun_ms", rerunAt - killedAt);
+      q.producer().cancel(id);
+
+      long reloadFrom = System.currentTimeMillis();
+      supervisor.reload(8);
+      long reloaded = supervisor.awaitChildren(children -> SupervisorRun.running(children, "worker") == 8, 120);
+      out.put("reload_ms", reloaded - reloadFrom);
+      List<Double> rss = new ArrayList<>();
+      for (var c : supervisor.children()) {
+        if (c.path("role").asText().equals("worker")) {
+          rss.add(SupervisorRun.rssMb(c.path("pid").asLong()));
+        }
+      }
+      rss.sort(Double::compare);
+      out.put("rss_mb", round2(rss.get(rss.size() / 2)));
+      out.put("reload_workers", "2->8");
+      return out;
+    } finally {
+      clear(q);
+    }
+  }
+
+  private SupervisorRun supervisor(Queue q, int workers, int threads) throws Exception {
+    Path home = workDir.resolve("home-" + q.name());
+    Path jobs = home.resolve("jobs");
+    Files.createDirectories(jobs);
+    Path self = Path.of(Measures.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    if (Files.isRegularFile(self)) {
+      Files.copy(self, jobs.resolve("bench-probe.jar"), StandardCopyOption.REPLACE_EXISTING);
+    }
+    return SupervisorRun.start(this.home, home, Map.of(
+        "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(),
+        "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"), workers);
+  }
+
+  private void awaitConsumers(Queue q, int consumers) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (q.broker().consumers().size() < consumers) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("workers did not register; see " + workDir);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private long sumStat(Queue q, String field) throws InterruptedException {
+    Thread.sleep(1500); // workers flush their counters once a second
+    String v = redis.redis().hget(q.keys().stats(), field);
+    return v == null ? 0 : Long.parseLong(v);
   }
 
   // ---- precision -------------------------------------------------------------------------
@@ -163,9 +254,8 @@ final class Measures {
       int sustainRate, int sustainSeconds) throws Exception {
     Map<String, Object> out = new LinkedHashMap<>();
     Queue q = freshQueue();
-    try (Children children = children(q)) {
-      startWorkers(children, q, workers, threads);
-      children.scheduler();
+    try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
+      awaitConsumers(q, workers * threads);
       String log = "bench:lateness:" + q.name();
       String payload = "{\"log\":\"" + log + "\"}";
       List<JobRequest> jobs = new ArrayList<>(n);
@@ -258,30 +348,6 @@ final class Measures {
   }
 
   // ---- helpers ---------------------------------------------------------------------------
-
-  private Children children(Queue q) {
-    return new Children(home, workDir.resolve("logs"), Map.of(
-        "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(), "DELAYQ_HOME", home.toString()));
-  }
-
-  private void startWorkers(Children children, Queue q, int workers, int threads) throws Exception {
-    Path jobsDir = workDir.resolve("jobs");
-    Files.createDirectories(jobsDir);
-    Path self = Path.of(Measures.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    if (Files.isRegularFile(self)) {
-      Files.copy(self, jobsDir.resolve("bench-probe.jar"), StandardCopyOption.REPLACE_EXISTING);
-    }
-    for (int w = 1; w <= workers; w++) {
-      children.worker(w, threads, jobsDir);
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (q.broker().consumers().size() < workers * threads) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("workers did not register; see " + workDir.resolve("logs"));
-      }
-      Thread.sleep(20);
-    }
-  }
 
   /** Enqueues n jobs due together {@code inMs} from now (Redis clock); returns their due time. */
   private long seedDue(Queue q, int n, String type, String payload, long inMs) throws InterruptedException {
