@@ -1,16 +1,10 @@
 package dev.delayq;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,17 +31,12 @@ import redis.clients.jedis.UnifiedJedis;
 public final class DelayQueue implements AutoCloseable {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
-  // BigDecimal nodes, kept exact: a double would round 0.1000000000000000055 and turn 1E+400
-  // into the string "Infinity"; the payload's numbers must reach the handler as they were sent.
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
   private final RedisBroker broker;
-  private final int maxPayloadBytes;
+  private final Payloads payloads;
   private final int defaultMaxAttempts;
   private final UnifiedJedis owned;
+  private final EnqueueBatcher batcher;
 
   /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
   public static DelayQueue connect(DelayqConfig config) {
@@ -74,9 +63,10 @@ public final class DelayQueue implements AutoCloseable {
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
       UnifiedJedis owned) {
     this.broker = broker;
-    this.maxPayloadBytes = maxPayloadBytes;
+    this.payloads = new Payloads(maxPayloadBytes);
     this.defaultMaxAttempts = defaultMaxAttempts;
     this.owned = owned;
+    this.batcher = new EnqueueBatcher(broker);
   }
 
   /** Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). */
@@ -97,9 +87,13 @@ public final class DelayQueue implements AutoCloseable {
     return enqueue(new JobRequest(type, payload, null, at, options));
   }
 
+  /**
+   * Enqueues one job. Concurrent calls from many threads are sent together in one script
+   * call, each caller still getting its own result.
+   */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);
-    return result(job, broker.enqueue(job));
+    return result(job, batcher.enqueue(job));
   }
 
   /**
@@ -134,7 +128,7 @@ public final class DelayQueue implements AutoCloseable {
 
   private RedisBroker.NewJob prepare(JobRequest r) {
     checkType(r.type());
-    String payload = payloadJson(r.payload());
+    String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
     String id = r.options().id() == null ? newId() : r.options().id();
     String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
@@ -161,35 +155,6 @@ public final class DelayQueue implements AutoCloseable {
     }
   }
 
-  /** The payload as compact JSON text, checked for being JSON and within the size limit. */
-  String payloadJson(Object payload) {
-    String json;
-    if (payload instanceof String text) {
-      JsonNode parsed;
-      try {
-        parsed = JSON.readTree(text);
-      } catch (JsonProcessingException e) {
-        throw new IllegalArgumentException("payload is not JSON: " + e.getOriginalMessage());
-      }
-      if (parsed == null || parsed.isMissingNode()) {
-        throw new IllegalArgumentException("payload is not JSON: it is empty");
-      }
-      json = parsed.toString();
-    } else {
-      try {
-        json = JSON.writeValueAsString(payload);
-      } catch (JsonProcessingException e) {
-        throw new IllegalArgumentException("payload cannot be written as JSON: " + e.getOriginalMessage());
-      }
-    }
-    int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > maxPayloadBytes) {
-      throw new IllegalArgumentException("payload is " + bytes + " bytes, over the limit of "
-          + maxPayloadBytes + " bytes (queue.maxPayloadBytes)");
-    }
-    return json;
-  }
-
   /**
    * 120 random bits, URL-safe: short, so each of the three places an id sits in stays small.
    * Ids need to be unique, not secret, so the fast thread-local generator is enough.
@@ -210,6 +175,7 @@ public final class DelayQueue implements AutoCloseable {
 
   @Override
   public void close() {
+    batcher.close();
     if (owned != null) {
       owned.close();
     }

@@ -27,7 +27,10 @@ public enum Script {
   REQUEUE_IN_FLIGHT("requeueInFlight"),
   HEARTBEAT("heartbeat"),
   HOLD_LEASE("holdLease"),
-  RELEASE_LEASE("releaseLease");
+  RELEASE_LEASE("releaseLease"),
+  RETRY_DEAD("retryDead"),
+  PURGE_DEAD("purgeDead"),
+  REQUEUE_ORPHAN("requeueOrphan");
 
   private final String fileName;
   private final String source;

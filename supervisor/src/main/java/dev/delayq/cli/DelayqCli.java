@@ -2,48 +2,109 @@ package dev.delayq.cli;
 
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.config.Durations;
+import java.io.InputStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code bin/delayq}: the operator's tool for the queue itself. It reads the same config file
- * and DELAYQ_* variables as the supervisor, so it reaches the embedded Redis on its port.
- * Exit codes: 0 done, 1 refused or failed, 2 bad usage.
+ * and DELAYQ_* variables as the supervisor, so it reaches the embedded Redis on its port. Every
+ * failure is one line on stderr and an exit code from {@link ExitCodes}; {@code --verbose} adds
+ * the stack trace.
  */
 @Command(name = "delayq", mixinStandardHelpOptions = true, version = "delayq 0.1.0",
     description = "Put jobs on a delayq queue and look after it.",
-    subcommands = {EnqueueCommand.class})
+    subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
+        StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
+        CompletionCommand.class},
+    exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
+        ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 public final class DelayqCli implements Runnable {
 
   @Option(names = {"-c", "--config"}, paramLabel = "FILE", scope = CommandLine.ScopeType.INHERIT,
       description = "Config file (default: conf/delayq.yml under $DELAYQ_HOME or the install directory, if present).")
   Path config;
 
+  @Option(names = {"-q", "--queue"}, paramLabel = "NAME", scope = CommandLine.ScopeType.INHERIT,
+      description = "Queue name (default: queue.name of the config, or $DELAYQ_QUEUE).")
+  String queue;
+
+  @Option(names = "--redis-url", paramLabel = "URL", scope = CommandLine.ScopeType.INHERIT,
+      description = "Redis to use, redis://host:port[/db] (default: redis.url of the config, or $DELAYQ_REDIS_URL).")
+  String redisUrl;
+
+  @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
+      description = "Print the stack trace of an error.")
+  boolean verbose;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  private final Map<String, String> env;
+  private final InputStream stdin;
+
+  public DelayqCli() {
+    this(System.getenv(), System.in);
+  }
+
+  /**
+   * A CLI that sees {@code env} as its environment and reads {@code stdin} for {@code --file -}
+   * (tests point it at their Redis and queue).
+   */
+  public DelayqCli(Map<String, String> env, InputStream stdin) {
+    this.env = Map.copyOf(env);
+    this.stdin = stdin;
+  }
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new DelayqCli()).execute(args));
+    System.exit(commandLine(new DelayqCli()).execute(args));
+  }
+
+  /** The command line with delayq's error handling, duration type and exit codes. */
+  public static CommandLine commandLine(DelayqCli cli) {
+    CommandLine cl = new CommandLine(cli);
+    cl.registerConverter(Duration.class, DelayqCli::duration);
+    cl.setExecutionExceptionHandler(new Errors(cli));
+    cl.setParameterExceptionHandler(DelayqCli::usageError);
+    return cl;
   }
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "give a command, e.g. enqueue");
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "give a command: enqueue, cancel, inspect, stats, dead, check, recover or completion");
   }
 
-  /** The configuration the supervisor would use; a ConfigException names the bad key. */
+  /** The configuration the supervisor would use, with --queue and --redis-url on top. */
   DelayqConfig loadConfig() {
-    return new ConfigLoader().load(configFile(), System.getenv());
+    Map<String, String> effective = new HashMap<>(env);
+    if (queue != null) {
+      effective.put("DELAYQ_QUEUE", queue);
+    }
+    if (redisUrl != null) {
+      effective.put("DELAYQ_REDIS_URL", redisUrl);
+    }
+    return new ConfigLoader().load(configFile(), effective);
+  }
+
+  /** Opens a session on the configured Redis and queue (connections are made on first use). */
+  Session connect() {
+    return Session.open(loadConfig());
   }
 
   private Path configFile() {
     if (config != null) {
       return config;
     }
-    for (String base : new String[] {System.getenv("DELAYQ_HOME"), System.getProperty("delayq.install")}) {
+    for (String base : new String[] {env.get("DELAYQ_HOME"), System.getProperty("delayq.install")}) {
       if (base != null && !base.isBlank()) {
         Path candidate = Path.of(base, "conf", "delayq.yml");
         if (Files.isRegularFile(candidate)) {
@@ -54,8 +115,39 @@ public final class DelayqCli implements Runnable {
     return null;
   }
 
-  static int fail(String message) {
-    System.err.println("delayq: " + message);
-    return 1;
+  InputStream stdin() {
+    return stdin;
+  }
+
+  static Duration duration(String text) {
+    try {
+      return Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.TypeConversionException(e.getMessage());
+    }
+  }
+
+  /** Bad usage: one line naming the problem and where help is, exit 2. */
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println("delayq: " + e.getMessage().replaceFirst("^Error: ", "") + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+    err.flush();
+    return ExitCodes.USAGE;
+  }
+
+  /** Maps every exception a command lets through to one line on stderr and an exit code. */
+  private record Errors(DelayqCli cli) implements CommandLine.IExecutionExceptionHandler {
+    @Override
+    public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+      PrintWriter err = cmd.getErr();
+      Failure f = Failure.of(e, cli);
+      err.println("delayq: " + f.message());
+      if (cli.verbose) {
+        e.printStackTrace(err);
+      }
+      err.flush();
+      return f.exitCode();
+    }
   }
 }

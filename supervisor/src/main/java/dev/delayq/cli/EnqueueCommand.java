@@ -1,51 +1,56 @@
 package dev.delayq.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
-import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
-import dev.delayq.redis.RedisConnector;
+import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import redis.clients.jedis.exceptions.JedisConnectionException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code delayq enqueue}: one job, after a delay or at an instant; prints its id. */
+/** {@code delayq enqueue}: one job (prints its id), or every line of a jobs file. */
 @Command(name = "enqueue", mixinStandardHelpOptions = true,
-    description = {"Put one job on the queue; prints its id.",
-        "Example: delayq enqueue --type order_close --payload '{\"order_id\":1001}' --delay 30m --id order-1001"})
+    description = {"Put one job on the queue and print its id, or every job of a JSON-lines file.",
+        "Examples:",
+        "  delayq enqueue --type order_close --payload '{\"order_id\":1001}' --delay 30m --id order-1001",
+        "  delayq enqueue --type report --at 2026-12-01T10:00:00+08:00",
+        "  delayq enqueue --file jobs.jsonl     (or --file - for stdin), one job per line:",
+        "    {\"type\":\"order_close\",\"payload\":{\"order_id\":1},\"delay\":\"30s\"}",
+        "    {\"type\":\"report\",\"at\":\"2026-12-01T10:00:00+08:00\",\"id\":\"r-1\",\"maxAttempts\":3}",
+        "A bad line is reported with its number and reason and never stops the rest; the summary",
+        "counts what was enqueued, what already existed (same id) and what was rejected."},
+    exitCodeListHeading = ExitCodes.HEADING,
+    exitCodeList = {"0:enqueued (a job whose id already existed is reported, not an error)",
+        "2:bad input: option, duration, instant, JSON, or some lines of the file rejected",
+        ExitCodes.REDIS_LINE})
 final class EnqueueCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @ParentCommand
   DelayqCli parent;
 
-  @Option(names = "--type", required = true, paramLabel = "TYPE", description = "The job type, e.g. order_close.")
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--type", paramLabel = "TYPE", description = "The job type, e.g. order_close.")
   String type;
 
-  @Option(names = "--payload", paramLabel = "JSON", defaultValue = "{}", description = "The payload, JSON (default {}).")
+  @Option(names = "--payload", paramLabel = "JSON", description = "The payload, JSON (default {}).")
   String payload;
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
-  When when;
+  @Option(names = "--delay", paramLabel = "DURATION", description = "Run after this delay: 250ms, 30s, 5m, 2h, 1d.")
+  String delay;
 
-  static final class When {
-    @Option(names = "--delay", paramLabel = "DURATION", description = "Run after this delay: 250ms, 30s, 5m, 2h, 1d.")
-    String delay;
-
-    @Option(names = "--at", paramLabel = "ISO-8601", description = "Run at this instant, e.g. 2026-12-01T10:00:00+08:00.")
-    String at;
-  }
+  @Option(names = "--at", paramLabel = "ISO-8601", description = "Run at this instant, e.g. 2026-12-01T10:00:00+08:00.")
+  String at;
 
   @Option(names = "--id", paramLabel = "ID",
       description = "Your own job id; a second enqueue with the same id changes nothing (idempotent).")
@@ -54,56 +59,71 @@ final class EnqueueCommand implements Callable<Integer> {
   @Option(names = "--max-attempts", paramLabel = "N", description = "Attempts before the job goes to dead (default: retry.maxAttempts).")
   Integer maxAttempts;
 
+  @Option(names = {"-f", "--file"}, paramLabel = "FILE",
+      description = "Enqueue every line of this JSON-lines file ('-' reads stdin), in pipelined batches.")
+  String file;
+
   @Override
   public Integer call() {
-    DelayqConfig config;
-    JobRequest request;
-    try {
-      config = parent.loadConfig();
-      checkJson(payload);
-      JobOptions options = new JobOptions(id, maxAttempts);
-      request = when.delay != null
-          ? new JobRequest(type, payload, Durations.parse(when.delay), null, options)
-          : new JobRequest(type, payload, null, instant(when.at), options);
-    } catch (ConfigException | IllegalArgumentException e) {
-      return DelayqCli.fail(e.getMessage());
+    if (file != null) {
+      if (type != null || payload != null || delay != null || at != null || id != null || maxAttempts != null) {
+        throw CliException.badInput("--file takes every job from the file: drop --type, --payload, "
+            + "--delay, --at, --id and --max-attempts");
+      }
+      return new FileEnqueue(parent, spec.commandLine().getOut(), spec.commandLine().getErr())
+          .run(file);
     }
+    return enqueueOne();
+  }
+
+  private int enqueueOne() {
+    if (type == null) {
+      throw CliException.badInput("give --type TYPE (or --file FILE)");
+    }
+    if ((delay == null) == (at == null)) {
+      throw CliException.badInput(delay == null ? "give --delay DURATION or --at ISO-8601"
+          : "give --delay or --at, not both");
+    }
+    String json = payload == null ? "{}" : payload;
+    checkJson(json);
+    JobOptions options = new JobOptions(id, maxAttempts);
+    JobRequest request = delay != null
+        ? new JobRequest(type, json, Durations.parse(delay), null, options)
+        : new JobRequest(type, json, null, instant("--at", at), options);
+    DelayqConfig config = parent.loadConfig();
+    PrintWriter out = spec.commandLine().getOut();
     try (DelayQueue queue = DelayQueue.connect(config)) {
       EnqueueResult result = queue.enqueue(request);
-      System.out.println(result.id());
+      out.println(result.id());
+      out.flush();
       if (result.duplicate()) {
-        System.err.println("delayq: a job with id " + result.id() + " already exists: nothing changed");
+        spec.commandLine().getErr().println("delayq: a job with id " + result.id()
+            + " already exists: nothing changed");
       }
-      return 0;
-    } catch (IllegalArgumentException e) {
-      return DelayqCli.fail(e.getMessage());
-    } catch (JedisConnectionException e) {
-      return DelayqCli.fail("cannot reach Redis at " + RedisConnector.redact(config.redisUrl()) + ": "
-          + e.getMessage() + (config.redis().embedded() ? " (is bin/delayq-supervisor running?)" : ""));
-    } catch (RuntimeException e) {
-      return DelayqCli.fail(e.getMessage());
+      return ExitCodes.OK;
     }
   }
 
   /** Refuses a payload that is not JSON before any connection is tried. */
   static void checkJson(String text) {
     try {
-      if (JSON.readTree(text) == null || JSON.readTree(text).isMissingNode()) {
+      var node = JobLine.JSON.readTree(text);
+      if (node == null || node.isMissingNode()) {
         throw new IllegalArgumentException("--payload is empty: give a JSON value, e.g. {}");
       }
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("--payload is not JSON: " + e.getOriginalMessage());
+      throw new IllegalArgumentException("--payload is not JSON: " + Formats.jsonError(e));
     }
   }
 
-  static Instant instant(String text) {
+  static Instant instant(String what, String text) {
     try {
       return OffsetDateTime.parse(text).toInstant();
     } catch (DateTimeParseException e) {
       try {
         return Instant.parse(text);
       } catch (DateTimeParseException e2) {
-        throw new IllegalArgumentException("--at '" + text + "' is not an ISO-8601 instant with an offset, "
+        throw new IllegalArgumentException(what + " '" + text + "' is not an ISO-8601 instant with an offset, "
             + "e.g. 2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z");
       }
     }

@@ -1,0 +1,91 @@
+package dev.delayq;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.StringWriter;
+
+/**
+ * Turns a payload into the compact JSON text stored with the job, and checks it: a String must
+ * be JSON (it is re-written compactly token by token, numbers kept exact: a double would round
+ * 0.1000000000000000055 and turn 1E+400 into Infinity); any other object is written by Jackson
+ * (no default typing, so no class name ever lands in a payload); the size limit is in UTF-8 bytes.
+ */
+final class Payloads {
+  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final int maxBytes;
+
+  Payloads(int maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  String toJson(Object payload) {
+    String json = payload instanceof String text ? compact(text) : write(payload);
+    long bytes = utf8Length(json);
+    if (bytes > maxBytes) {
+      throw new IllegalArgumentException("payload is " + bytes + " bytes, over the limit of "
+          + maxBytes + " bytes (queue.maxPayloadBytes)");
+    }
+    return json;
+  }
+
+  private static String compact(String text) {
+    StringWriter out = new StringWriter(text.length());
+    try (JsonParser p = FACTORY.createParser(text); JsonGenerator g = FACTORY.createGenerator(out)) {
+      if (p.nextToken() == null) {
+        throw new IllegalArgumentException("payload is not JSON: it is empty");
+      }
+      int depth = 0;
+      do {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+          depth++;
+        } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+          depth--;
+        }
+        g.copyCurrentEventExact(p);
+      } while (depth > 0 && p.nextToken() != null);
+      if (p.nextToken() != null) {
+        throw new IllegalArgumentException("payload is not JSON: more text after the value at "
+            + p.currentLocation().getColumnNr());
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("payload is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new IllegalArgumentException("payload is not JSON: " + e.getMessage());
+    }
+    return out.toString();
+  }
+
+  private static String write(Object payload) {
+    try {
+      return JSON.writeValueAsString(payload);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("payload cannot be written as JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n++;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c)) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
+  }
+}

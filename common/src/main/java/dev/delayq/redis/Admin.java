@@ -1,0 +1,351 @@
+package dev.delayq.redis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * The operator's actions on one queue (dead jobs, one job's whereabouts, recovery, live
+ * statistics), for {@code bin/delayq} and the dashboard. Every state change is one script
+ * call; loops over many jobs run here, a bounded batch per call. Thread-safe; each call borrows
+ * a pooled connection.
+ */
+public final class Admin {
+  /** Most ids one admin script call handles; Java loops while a call comes back full. */
+  static final int BATCH = 1000;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final UnifiedJedis redis;
+  private final Keys keys;
+  private final int poisonPillAfter;
+  private final Scripts scripts;
+  private final RedisBroker broker;
+  private final Inspector inspector;
+  private final StatsReader statsReader;
+
+  public Admin(UnifiedJedis redis, Keys keys, int poisonPillAfter) {
+    this.redis = redis;
+    this.keys = keys;
+    this.poisonPillAfter = poisonPillAfter;
+    this.broker = new RedisBroker(redis, keys);
+    this.scripts = broker.scripts();
+    this.inspector = new Inspector(redis, keys);
+    this.statsReader = new StatsReader(redis, keys, inspector);
+  }
+
+  public Keys keys() {
+    return keys;
+  }
+
+  // ---- dead jobs ---------------------------------------------------------------------------
+
+  /**
+   * A dead job as listed. A record that cannot be read lists with type {@code "?"}, its error
+   * (when the wrapper kept one) and, as payloadJson, the unreadable text itself.
+   */
+  public record DeadJob(String id, String type, long deadAt, int attempt, int maxAttempts,
+      String lastError, String payloadJson) {}
+
+  /** Dead jobs, newest first, at most {@code limit}; only those of {@code typeOrNull} if given. */
+  public List<DeadJob> deadList(String typeOrNull, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    List<DeadJob> out = new ArrayList<>();
+    for (long from = 0; out.size() < limit; from += BATCH) {
+      List<Tuple> page = redis.zrevrangeWithScores(keys.dead(), from, from + BATCH - 1);
+      if (page.isEmpty()) {
+        break;
+      }
+      String[] ids = page.stream().map(Tuple::getElement).toArray(String[]::new);
+      List<String> raws = redis.hmget(keys.jobs(), ids);
+      for (int i = 0; i < ids.length && out.size() < limit; i++) {
+        DeadJob job = deadJob(ids[i], (long) page.get(i).getScore(), raws.get(i));
+        if (typeOrNull == null || typeOrNull.equals(job.type())) {
+          out.add(job);
+        }
+      }
+      if (page.size() < BATCH) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  static DeadJob deadJob(String id, long deadAt, String raw) {
+    if (raw == null) {
+      return new DeadJob(id, "?", deadAt, 0, 0, "no record in jobs", null);
+    }
+    try {
+      JobRecord r = JobRecord.parse(id, raw);
+      return new DeadJob(id, r.type(), deadAt, r.attempt(), r.maxAttempts(), r.lastError(), r.payloadJson());
+    } catch (JobRecord.MalformedRecordException e) {
+      JsonNode node = tree(raw);
+      String error = node != null && node.hasNonNull("lastError") ? node.get("lastError").asText() : e.getMessage();
+      String text = node != null && node.hasNonNull("malformed") ? node.get("malformed").asText() : raw;
+      return new DeadJob(id, "?", deadAt, 0, 0, error, text);
+    }
+  }
+
+  /**
+   * Runs a dead job again at once: it leaves dead for ready with attempt 1 (lost deliveries 0),
+   * due now, its last error kept in the record as {@code previousError}. False when the id is
+   * not dead. Throws IllegalStateException when its record is unreadable (it stays dead).
+   */
+  public boolean retryDead(String id) {
+    long code = retryDead(List.of(id)).get(0);
+    if (code == -2) {
+      throw new IllegalStateException("dead job " + id + " has an unreadable record: it cannot run; "
+          + "it stays dead (look at it with inspect, remove it with purge)");
+    }
+    return code == 1;
+  }
+
+  /**
+   * Retries every dead job, in batches of at most 1,000 per script call; returns how many went
+   * back to ready. Jobs with unreadable records stay dead and are stepped over.
+   */
+  public int retryAllDead() {
+    int retried = 0;
+    long skipped = 0;
+    while (true) {
+      List<String> ids = redis.zrange(keys.dead(), skipped, skipped + BATCH - 1);
+      if (ids.isEmpty()) {
+        return retried;
+      }
+      for (long code : retryDead(ids)) {
+        if (code == 1) {
+          retried++;
+        } else if (code == -2) {
+          skipped++;
+        }
+      }
+    }
+  }
+
+  private List<Long> retryDead(List<String> ids) {
+    List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD,
+        List.of(keys.dead(), keys.jobs(), keys.ready()), ids);
+    List<Long> codes = new ArrayList<>(r.size());
+    for (Object o : r) {
+      codes.add((Long) o);
+    }
+    return codes;
+  }
+
+  /**
+   * Removes dead jobs and their records: those dead-lettered at least {@code olderThanOrNull}
+   * ago by Redis's clock, or all of them when null. Returns how many went.
+   */
+  public int purgeDead(Duration olderThanOrNull) {
+    if (olderThanOrNull != null && olderThanOrNull.isNegative()) {
+      throw new IllegalArgumentException("--older-than must not be negative, got " + olderThanOrNull);
+    }
+    String age = olderThanOrNull == null ? "all" : Long.toString(olderThanOrNull.toMillis());
+    int purged = 0;
+    while (true) {
+      long n = (Long) scripts.eval(Script.PURGE_DEAD, List.of(keys.dead(), keys.jobs()),
+          List.of(age, Integer.toString(BATCH)));
+      purged += (int) n;
+      if (n < BATCH) {
+        return purged;
+      }
+    }
+  }
+
+  // ---- one job -----------------------------------------------------------------------------
+
+  /** Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant). */
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN }
+
+  /**
+   * One job as found now. {@code consumer} is set for IN_FLIGHT; {@code dueAt} is the delayed
+   * score when delayed, else the record's; {@code deadAt} is set for DEAD; {@code rawRecord} is
+   * null when the id sits somewhere without a record (a breach). Type "?" when unreadable.
+   */
+  public record JobView(String id, State state, String consumer, long dueAt, Long deadAt,
+      int attempt, int maxAttempts, String type, String lastError, String rawRecord) {}
+
+  /** The job's state and record; empty when Redis knows nothing of the id. */
+  public Optional<JobView> inspect(String id) {
+    List<String> lists = inspector.inFlightKeys();
+    String raw;
+    Double delayedAt;
+    Long readyPos;
+    Double deadAt;
+    String consumer = null;
+    try (AbstractTransaction tx = redis.multi()) {
+      Response<String> rawR = tx.hget(keys.jobs(), id);
+      Response<Double> delayedR = tx.zscore(keys.delayed(), id);
+      Response<Long> readyR = tx.lpos(keys.ready(), id);
+      Response<Double> deadR = tx.zscore(keys.dead(), id);
+      List<Response<Long>> inFlight = new ArrayList<>(lists.size());
+      for (String l : lists) {
+        inFlight.add(tx.lpos(l, id));
+      }
+      tx.exec();
+      raw = rawR.get();
+      delayedAt = delayedR.get();
+      readyPos = readyR.get();
+      deadAt = deadR.get();
+      String listPrefix = keys.inFlight("");
+      for (int i = 0; i < lists.size(); i++) {
+        if (inFlight.get(i).get() != null) {
+          consumer = lists.get(i).substring(listPrefix.length());
+          break;
+        }
+      }
+    }
+    State state = delayedAt != null ? State.DELAYED : readyPos != null ? State.READY
+        : consumer != null ? State.IN_FLIGHT : deadAt != null ? State.DEAD : raw != null ? State.ORPHAN : null;
+    if (state == null) {
+      return Optional.empty();
+    }
+    JobRecord r = null;
+    if (raw != null) {
+      try {
+        r = JobRecord.parse(id, raw);
+      } catch (JobRecord.MalformedRecordException e) {
+        r = null;
+      }
+    }
+    String lastError = r != null ? r.lastError() : raw == null ? null : deadJob(id, 0, raw).lastError();
+    long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
+    return Optional.of(new JobView(id, state, state == State.IN_FLIGHT ? consumer : null, due,
+        deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
+        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw));
+  }
+
+  // ---- recovery ----------------------------------------------------------------------------
+
+  /** What {@link #recover()} did: consumers taken back and jobs moved, per kind. */
+  public record RecoverReport(int expiredConsumers, int unregisteredConsumers, int requeued,
+      int deadLettered, int orphansRequeued, int orphansDeadLettered) {
+    public int total() {
+      return requeued + deadLettered + orphansRequeued + orphansDeadLettered;
+    }
+  }
+
+  /**
+   * Runs the recoverer now (the article's TaskRecover as a command): takes back the in-flight
+   * jobs of consumers whose heartbeat expired and of in-flight lists with no registered consumer
+   * (seen so twice, a moment apart, so a consumer registering right now keeps its claim), then
+   * puts every hash orphan the consistency check confirms back on ready, each re-checked
+   * atomically by its script.
+   */
+  public RecoverReport recover() {
+    int expired = 0;
+    int unregistered = 0;
+    int requeued = 0;
+    int dead = 0;
+    for (String consumer : broker.expiredConsumers(redisNowMs(), Integer.MAX_VALUE)) {
+      RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.EXPIRED,
+          "consumer " + consumer + " stopped its heartbeat (delayq recover)", poisonPillAfter);
+      if (!r.consumerAlive()) {
+        expired++;
+        requeued += r.requeued();
+        dead += r.deadLettered();
+      }
+    }
+    Set<String> firstLook = new HashSet<>(inspector.unregisteredConsumers());
+    if (!firstLook.isEmpty()) {
+      sleepQuietly(100);
+      for (String consumer : inspector.unregisteredConsumers()) {
+        if (firstLook.contains(consumer)) {
+          RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE,
+              "in-flight list of unregistered consumer " + consumer + " (delayq recover)", poisonPillAfter);
+          unregistered++;
+          requeued += r.requeued();
+          dead += r.deadLettered();
+        }
+      }
+    }
+    int orphansRequeued = 0;
+    int orphansDead = 0;
+    for (Inspector.Breach b : inspector.check()) {
+      if (b.kind() == Inspector.Breach.Kind.ORPHAN_RECORD) {
+        long code = requeueOrphan(b.id());
+        if (code == 1) {
+          orphansRequeued++;
+        } else if (code == 2) {
+          orphansDead++;
+        }
+      }
+    }
+    return new RecoverReport(expired, unregistered, requeued, dead, orphansRequeued, orphansDead);
+  }
+
+  /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */
+  long requeueOrphan(String id) {
+    List<String> keyList = new ArrayList<>(List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead()));
+    keyList.addAll(inspector.inFlightKeys());
+    return (Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, "orphan record (delayq recover)"));
+  }
+
+  // ---- statistics --------------------------------------------------------------------------
+
+  /**
+   * The queue at a glance. {@code backlog}: jobs due and not started (delayed with a due time
+   * at or before now, plus ready). {@code oldestOverdueMs}: how long the longest-waiting due job
+   * has been due (0 when none). {@code jobsPerSecond}: runs finished (succeeded + failed) per
+   * second over the last minute. Lateness (start minus due) quantiles over the last minute as
+   * the upper bound in ms of the {@link dev.delayq.metrics.LatencyBuckets} bucket they fall in,
+   * null when no job started in the last minute; a quantile past the last bound is reported as
+   * that bound (60000). {@code counters}: cumulative counts, type -> event -> n (events:
+   * enqueued, started, succeeded, failed, retried, dead, rescheduled). {@code redisNowMs}: the
+   * Redis clock when read.
+   */
+  public record Stats(Inspector.Depths depths, long backlog, long oldestOverdueMs,
+      double jobsPerSecond, Long latenessP50Ms, Long latenessP99Ms, long startedLastMinute,
+      Map<String, Map<String, Long>> counters, long redisNowMs) {}
+
+  public Stats stats() {
+    return statsReader.read(redisNowMs());
+  }
+
+  /**
+   * How many delayed jobs fall due in each {@code step} over the next {@code horizon} (Redis
+   * clock): element i counts due times in (now + i*step, now + (i+1)*step]. At most 10,000 steps.
+   */
+  public List<Long> dueForecast(Duration horizon, Duration step) {
+    return statsReader.dueForecast(redisNowMs(), horizon, step);
+  }
+
+  /** The Redis server's clock, epoch milliseconds. */
+  public long redisNowMs() {
+    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
+    long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
+    long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
+    return seconds * 1000 + micros / 1000;
+  }
+
+  static JsonNode tree(String raw) {
+    try {
+      JsonNode node = JSON.readTree(raw);
+      return node != null && node.isObject() ? node : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,50 @@
+--[[ retryDead: give dead jobs another run, now, with their attempts counted afresh.
+  KEYS[1] dead  (ZSET)  id -> time it was dead-lettered, epoch ms
+  KEYS[2] jobs  (HASH)  id -> record
+  KEYS[3] ready (LIST)  due ids; retried ids go on the left, behind the jobs already waiting
+  ARGV[1..n] job ids (an operator's one id, or a batch of at most 1,000 from `dead retry --all`)
+  Returns one code per id, in order:
+     1 retried: attempt back to 1, lost back to 0, dueAt = now, lastError moved to
+       previousError, deadAt removed; the payload is kept byte for byte
+     0 not dead (unknown, or in another place): nothing changed
+    -1 dead without a record: the id is dropped from dead (nothing could ever run it)
+    -2 dead with an unreadable record: left in dead, unchanged (inspect it, then purge it)
+  Invariant: the id leaves dead and enters ready in the same step, with its record.
+]]
+--@include now
+--@include record
+local deadKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
+
+local now = nowMs()
+local out = {}
+for i = 1, #ARGV do
+  local id = ARGV[i]
+  local code = 0
+  if redis.call('ZSCORE', deadKey, id) then
+    local raw = redis.call('HGET', jobsKey, id)
+    if not raw then
+      redis.call('ZREM', deadKey, id)
+      code = -1
+    else
+      local head, tail = nil, nil
+      -- the whole record must parse: a readable head in front of a broken payload is unreadable
+      if pcall(cjson.decode, raw) then head, tail = splitRecord(raw) end
+      if not head or head.malformed ~= nil then
+        code = -2
+      else
+        head.attempt = 1
+        head.lost = 0
+        head.dueAt = now
+        if head.lastError ~= nil then head.previousError = head.lastError end
+        head.lastError = nil
+        head.deadAt = nil
+        redis.call('HSET', jobsKey, id, joinRecord(head, tail))
+        redis.call('ZREM', deadKey, id)
+        redis.call('LPUSH', readyKey, id)
+        code = 1
+      end
+    end
+  end
+  out[i] = code
+end
+return out

@@ -1,0 +1,45 @@
+package dev.delayq.cli;
+
+import dev.delayq.redis.Inspector;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code delayq check}: verifies that every job is in exactly one place, with its record. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+    description = {"Check the invariant: every job id is in exactly one of delayed, ready, one "
+        + "consumer's in-flight list or dead, and has its record; lists every breach.",
+        "A breach must show in three snapshots a moment apart, so jobs moving under a live system "
+            + "are not mistaken for one. 'delayq recover' re-queues orphan records."},
+    exitCodeListHeading = ExitCodes.HEADING,
+    exitCodeList = {"0:no breach", "1:breaches found (listed)", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
+final class CheckCommand implements Callable<Integer> {
+  @ParentCommand
+  DelayqCli parent;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    try (Session s = parent.connect()) {
+      List<Inspector.Breach> breaches = s.inspector.check();
+      Inspector.Depths d = s.inspector.depths();
+      if (breaches.isEmpty()) {
+        out.printf("ok: queue %s, %d records, each job in exactly one place%n", s.keys.queue(), d.records());
+        return ExitCodes.OK;
+      }
+      for (Inspector.Breach b : breaches) {
+        out.println("breach " + b.kind() + ": " + b);
+      }
+      out.flush();
+      throw CliException.notFound(breaches.size() + " breach" + (breaches.size() == 1 ? "" : "es")
+          + " of the invariant in queue " + s.keys.queue() + " (" + d.records() + " records)");
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package dev.delayq.cli;
+
+/** A command's refusal: its message is the one line the operator sees, with this exit code. */
+final class CliException extends RuntimeException {
+  private final int exitCode;
+
+  CliException(int exitCode, String message) {
+    super(message, null, false, false);
+    this.exitCode = exitCode;
+  }
+
+  static CliException notFound(String message) {
+    return new CliException(ExitCodes.FAILED, message);
+  }
+
+  static CliException badInput(String message) {
+    return new CliException(ExitCodes.USAGE, message);
+  }
+
+  int exitCode() {
+    return exitCode;
+  }
+}

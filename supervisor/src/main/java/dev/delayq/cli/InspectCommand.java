@@ -1,0 +1,69 @@
+package dev.delayq.cli;
+
+import dev.delayq.redis.Admin;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+    description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, or ORPHAN), "
+        + "due time, attempts, last error and raw record.",
+    exitCodeListHeading = ExitCodes.HEADING,
+    exitCodeList = {"0:found", "1:no such job", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
+final class InspectCommand implements Callable<Integer> {
+  @ParentCommand
+  DelayqCli parent;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(paramLabel = "ID", description = "The job's id.")
+  String id;
+
+  @Option(names = "--json", description = "Print one JSON object.")
+  boolean json;
+
+  @Override
+  public Integer call() {
+    try (Session s = parent.connect()) {
+      Admin.JobView job = s.admin.inspect(id).orElseThrow(() ->
+          CliException.notFound("no job with id " + id + " in queue " + s.keys.queue()));
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(Formats.json(job));
+        return ExitCodes.OK;
+      }
+      long now = s.admin.redisNowMs();
+      out.printf("id          %s%n", job.id());
+      out.printf("state       %s%n", describe(job));
+      out.printf("type        %s%n", job.type());
+      if (job.dueAt() > 0) {
+        out.printf("due         %s (%s)%n", Formats.instant(job.dueAt()), Formats.relative(job.dueAt(), now));
+      }
+      if (job.deadAt() != null) {
+        out.printf("dead since  %s (%s)%n", Formats.instant(job.deadAt()), Formats.relative(job.deadAt(), now));
+      }
+      out.printf("attempt     %d of %d%n", job.attempt(), job.maxAttempts());
+      out.printf("last error  %s%n", job.lastError() == null ? "-" : job.lastError());
+      out.printf("record      %s%n", job.rawRecord() == null ? "(none: a breach, see delayq check)" : job.rawRecord());
+      return ExitCodes.OK;
+    }
+  }
+
+  /** "delayed", "running on consumer worker-1:42:3", "dead", … */
+  static String describe(Admin.JobView job) {
+    return switch (job.state()) {
+      case DELAYED -> "DELAYED (waiting for its due time)";
+      case READY -> "READY (due, waiting for a worker)";
+      case IN_FLIGHT -> "IN_FLIGHT (running on consumer " + job.consumer() + ")";
+      case DEAD -> "DEAD (see delayq dead list; delayq dead retry " + job.id() + ")";
+      case ORPHAN -> "ORPHAN (a record in no structure; delayq recover re-queues it)";
+    };
+  }
+}

@@ -1,0 +1,40 @@
+package dev.delayq.cli;
+
+import dev.delayq.redis.Admin;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code delayq recover}: the recoverer, now, plus re-queuing of hash orphans. */
+@Command(name = "recover", mixinStandardHelpOptions = true,
+    description = {"Run the recoverer now: jobs in flight on consumers whose heartbeat expired, or "
+        + "on in-flight lists with no registered consumer, go back to ready with attempt + 1 (or to "
+        + "dead past their attempts or the poison-pill limit); records whose id is in no structure "
+        + "(orphans) go back to ready.",
+        "Safe on a live system: each move is one script that re-checks its condition."},
+    exitCodeListHeading = ExitCodes.HEADING,
+    exitCodeList = {"0:done (also when there was nothing to recover)", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
+final class RecoverCommand implements Callable<Integer> {
+  @ParentCommand
+  DelayqCli parent;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    try (Session s = parent.connect()) {
+      Admin.RecoverReport r = s.admin.recover();
+      out.printf("consumers taken back: %d with an expired heartbeat, %d unregistered%n",
+          r.expiredConsumers(), r.unregisteredConsumers());
+      out.printf("in-flight jobs: %d back to ready, %d to dead%n", r.requeued(), r.deadLettered());
+      out.printf("orphan records: %d back to ready, %d to dead (unreadable)%n",
+          r.orphansRequeued(), r.orphansDeadLettered());
+      return ExitCodes.OK;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.delayq.cli;
+
+import dev.delayq.metrics.LatencyBuckets;
+import dev.delayq.redis.Admin;
+import java.util.List;
+import java.util.Map;
+
+/** The text form of {@link Admin.Stats}: the figures, then a table of counts per job type. */
+final class StatsText {
+  private static final List<String> EVENTS =
+      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled");
+
+  private StatsText() {}
+
+  static String render(String queue, Admin.Stats s) {
+    StringBuilder b = new StringBuilder();
+    b.append("queue ").append(queue).append(" at ").append(Formats.instant(s.redisNowMs())).append(" (Redis time)\n");
+    b.append(String.format("  delayed %d   ready %d   in flight %d   dead %d%n",
+        s.depths().delayed(), s.depths().ready(), s.depths().inFlight(), s.depths().dead()));
+    b.append(String.format("  backlog %d due, not started", s.backlog()));
+    if (s.oldestOverdueMs() > 0) {
+      b.append("; oldest overdue by ").append(Formats.span(s.oldestOverdueMs()));
+    }
+    b.append('\n');
+    b.append(String.format("  last minute: %.2f jobs/s; ", s.jobsPerSecond()));
+    if (s.latenessP50Ms() == null) {
+      b.append("no job started\n");
+    } else {
+      b.append("lateness p50 ").append(bound(s.latenessP50Ms())).append(", p99 ")
+          .append(bound(s.latenessP99Ms())).append(" (").append(s.startedLastMinute()).append(" started)\n");
+    }
+    if (!s.counters().isEmpty()) {
+      int width = Math.max(4, s.counters().keySet().stream().mapToInt(String::length).max().orElse(4));
+      b.append(String.format("  %-" + width + "s", "type"));
+      for (String e : EVENTS) {
+        b.append(String.format(" %11s", e));
+      }
+      b.append('\n');
+      for (Map.Entry<String, Map<String, Long>> t : s.counters().entrySet()) {
+        b.append(String.format("  %-" + width + "s", t.getKey()));
+        for (String e : EVENTS) {
+          b.append(String.format(" %11d", t.getValue().getOrDefault(e, 0L)));
+        }
+        b.append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  /** "<= 25ms"; the last bound stands for the overflow bucket too, so it only says "> 10s". */
+  static String bound(long ms) {
+    long[] bounds = LatencyBuckets.BOUNDS_MS;
+    if (ms >= bounds[bounds.length - 1]) {
+      return "> " + Formats.span(bounds[bounds.length - 2]);
+    }
+    return "<= " + Formats.span(ms);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.delayq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What every command does with Redis down, bad usage, bad config, --help and --verbose. */
+class CliErrorsTest {
+  private static final List<List<String>> EVERY_COMMAND = List.of(
+      List.of("enqueue"), List.of("cancel"), List.of("inspect"), List.of("stats"), List.of("dead"),
+      List.of("dead", "list"), List.of("dead", "retry"), List.of("dead", "purge"), List.of("check"),
+      List.of("recover"), List.of("completion"));
+
+  private final Cli cli = new Cli();
+
+  @TempDir
+  Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"stats", "check", "recover", "cancel x", "inspect x", "dead list",
+      "dead retry x", "dead retry --all", "dead purge"})
+  void redisUnreachableIsOneLineWithoutStackAndExitThree(String command) throws IOException {
+    Cli down = Cli.unreachable();
+
+    Cli.Result r = down.run(command.split(" "));
+
+    assertEquals(3, r.exit(), r.toString());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().startsWith("delayq: cannot reach Redis at redis://127.0.0.1:"), r.err());
+    assertEquals("", r.out());
+  }
+
+  @Test
+  void verboseAddsTheStackTrace() throws IOException {
+    Cli.Result r = Cli.unreachable().run("--verbose", "stats");
+
+    assertEquals(3, r.exit());
+    assertTrue(r.err().contains("\tat redis.clients.jedis."), r.err());
+  }
+
+  @Test
+  void embeddedRedisNotRunningHintsAtTheSupervisor() throws IOException {
+    cli.env.remove("DELAYQ_REDIS_URL");
+    cli.env.put("DELAYQ_REDIS_EMBEDDED_PORT", Integer.toString(dev.delayq.testing.RedisFixture.freePort()));
+
+    Cli.Result r = cli.run("stats");
+
+    assertEquals(3, r.exit());
+    assertTrue(r.err().endsWith("(is bin/delayq-supervisor running?)\n"), r.err());
+  }
+
+  @Test
+  void everyCommandHasHelpWithItsExitCodes() {
+    for (List<String> command : EVERY_COMMAND) {
+      String[] args = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help"))
+          .toArray(String[]::new);
+      Cli.Result r = cli.run(args);
+      assertEquals(0, r.exit(), command + ": " + r);
+      assertTrue(r.out().startsWith("Usage: delayq " + String.join(" ", command)), command + ": " + r.out());
+      assertTrue(r.out().contains("Exit codes:"), command + ": " + r.out());
+    }
+  }
+
+  @Test
+  void unknownCommandOrOptionIsOneLineAndExitTwo() {
+    Cli.Result r = cli.run("frobnicate");
+    assertEquals(2, r.exit());
+    assertEquals("delayq: Unmatched argument at index 0: 'frobnicate' (see 'delayq --help')\n", r.err());
+
+    Cli.Result option = cli.run("stats", "--jsn");
+    assertEquals(2, option.exit());
+    assertEquals(1, option.err().lines().count(), option.err());
+    assertEquals(2, cli.run().exit());
+  }
+
+  @Test
+  void badConfigValueOrMissingConfigFileIsExitTwo() throws IOException {
+    Path config = dir.resolve("delayq.yml");
+    Files.writeString(config, "redis:\n  socketTimeout: soon\n");
+
+    Cli.Result r = cli.run("--config", config.toString(), "stats");
+    Cli.Result missing = cli.run("--config", dir.resolve("nope.yml").toString(), "stats");
+
+    assertEquals(2, r.exit(), r.toString());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().contains("socketTimeout"), r.err());
+    assertEquals(2, missing.exit());
+    assertTrue(missing.err().endsWith("nope.yml: not found\n"), missing.err());
+  }
+
+  @Test
+  void queueOptionPicksTheQueue() {
+    Cli other = new Cli();
+    other.probe.seedDelayed("elsewhere", 60_000);
+
+    assertEquals(0, cli.run("--queue", other.queue, "inspect", "elsewhere").exit());
+    assertEquals(1, cli.run("inspect", "elsewhere").exit());
+  }
+
+  @Test
+  void completionPrintsABashScriptCoveringTheCommands() {
+    Cli.Result r = cli.run("completion");
+
+    assertEquals(0, r.exit());
+    assertTrue(r.out().startsWith("#!/usr/bin/env bash"), r.out());
+    assertTrue(r.out().contains("complete -F _complete_delayq"), r.out());
+    for (String command : List.of("enqueue", "cancel", "inspect", "stats", "dead", "check", "recover")) {
+      assertTrue(r.out().contains(command), command);
+    }
+  }
+}

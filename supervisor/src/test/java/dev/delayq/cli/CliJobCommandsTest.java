@@ -1,0 +1,90 @@
+package dev.delayq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code delayq cancel} and {@code delayq inspect}: one job by id. */
+class CliJobCommandsTest {
+  private final Cli cli = new Cli();
+
+  @Test
+  void cancelWithdrawsADelayedJob() {
+    cli.probe.seedDelayed("j1", 60_000);
+
+    Cli.Result r = cli.run("cancel", "j1");
+
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("cancelled j1\n", r.out());
+    assertEquals(List.of(), cli.probe.placesOf("j1"));
+  }
+
+  @Test
+  void cancelOfAnUnknownIdIsOneLineAndExitOne() {
+    Cli.Result r = cli.run("cancel", "nope");
+
+    assertEquals(1, r.exit());
+    assertEquals("delayq: no job with id nope in queue " + cli.queue + "\n", r.err());
+    assertEquals("", r.out());
+  }
+
+  @Test
+  void cancelOfARunningJobSaysWhereItRuns() {
+    cli.probe.seedInFlight("worker-1:42:3", "j1");
+
+    Cli.Result r = cli.run("cancel", "j1");
+
+    assertEquals(1, r.exit());
+    assertEquals("delayq: job j1 cannot be cancelled: it is IN_FLIGHT (running on consumer worker-1:42:3)"
+        + " (only delayed or ready jobs can be)\n", r.err());
+    assertEquals(List.of("inflight:worker-1:42:3"), cli.probe.placesOf("j1"));
+  }
+
+  @Test
+  void inspectShowsStateDueAttemptsAndRecord() {
+    cli.probe.seedDelayed("j1", 60_000);
+
+    Cli.Result r = cli.run("inspect", "j1");
+
+    assertEquals(0, r.exit(), r.toString());
+    assertTrue(r.out().contains("state       DELAYED"), r.out());
+    assertTrue(r.out().matches("(?s).*due         \\d{4}-.*Z \\(in \\d+\\.\\ds\\).*"), r.out());
+    assertTrue(r.out().contains("attempt     1 of 5"), r.out());
+    assertTrue(r.out().contains("record      " + cli.probe.rawRecord("j1")), r.out());
+  }
+
+  @Test
+  void inspectOfADeadJobShowsItsError() throws Exception {
+    cli.probe.seedDead("c1", "j1", "boom: order 7 not found");
+
+    Cli.Result text = cli.run("inspect", "j1");
+    Cli.Result json = cli.run("inspect", "j1", "--json");
+
+    assertTrue(text.out().contains("state       DEAD"), text.out());
+    assertTrue(text.out().contains("last error  boom: order 7 not found"), text.out());
+    JsonNode node = new ObjectMapper().readTree(json.out());
+    assertEquals("DEAD", node.get("state").asText());
+    assertEquals("boom: order 7 not found", node.get("lastError").asText());
+    assertEquals(cli.probe.rawRecord("j1"), node.get("rawRecord").asText());
+  }
+
+  @Test
+  void inspectOfAnUnknownIdIsExitOne() {
+    Cli.Result r = cli.run("inspect", "nope");
+
+    assertEquals(1, r.exit());
+    assertEquals("delayq: no job with id nope in queue " + cli.queue + "\n", r.err());
+  }
+
+  @Test
+  void missingIdIsAUsageError() {
+    Cli.Result r = cli.run("inspect");
+
+    assertEquals(2, r.exit());
+    assertEquals("delayq: Missing required parameter: 'ID' (see 'delayq inspect --help')\n", r.err());
+  }
+}
