@@ -145,7 +145,8 @@ public final class DelayQueue implements AutoCloseable {
     return new EnqueueResult(job.id(), e.accepted(), e.accepted() ? Instant.ofEpochMilli(e.dueAt()) : null);
   }
 
-  static void checkType(String type) {
+  /** Refuses an empty or malformed job type with a message naming it. */
+  public static void checkType(String type) {
     if (type == null || type.isEmpty()) {
       throw new IllegalArgumentException("job type is empty");
     }

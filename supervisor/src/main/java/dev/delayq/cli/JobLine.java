@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.config.Durations;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * One line of a jobs file, {@code {"type":…, "payload":{…}, "delay":"30s"}} (or {@code "at"}
@@ -26,8 +26,6 @@ sealed interface JobLine {
   record Rejected(int lineNo, String reason) implements JobLine {}
 
   Set<String> FIELDS = Set.of("type", "payload", "delay", "at", "id", "maxAttempts");
-  // The same rule DelayQueue applies; checked here so the line number can be named.
-  Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   // Decimals kept exact, as DelayQueue keeps them: the payload reaches the handler as written.
   ObjectMapper JSON = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -69,10 +67,7 @@ sealed interface JobLine {
     if (type == null || !type.isTextual()) {
       throw new IllegalArgumentException("\"type\" is missing or not a string");
     }
-    if (!TYPE.matcher(type.asText()).matches()) {
-      throw new IllegalArgumentException("type '" + type.asText()
-          + "' is not valid: use 1 to 64 of the characters a-z 0-9 _ . : -");
-    }
+    DelayQueue.checkType(type.asText());
     JsonNode payload = node.has("payload") ? node.get("payload") : JSON.createObjectNode();
     JobOptions options = new JobOptions(text(node, "id"), maxAttempts(node));
     JsonNode delay = node.get("delay");
