@@ -1,7 +1,9 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import redis.clients.jedis.UnifiedJedis;
@@ -239,6 +241,29 @@ public final class RedisBroker {
       acked[i] = ((Long) r.get(i)) == 1L;
     }
     return acked;
+  }
+
+  /**
+   * Acknowledges the jobs of several consumers in one pipeline (one script call per consumer);
+   * returns, per consumer, false where fenced.
+   */
+  public Map<String, boolean[]> ackAll(Map<String, List<String>> idsByConsumer) {
+    List<String> consumers = new ArrayList<>(idsByConsumer.keySet());
+    List<Scripts.Call> calls = new ArrayList<>(consumers.size());
+    for (String c : consumers) {
+      calls.add(new Scripts.Call(List.of(keys.inFlight(c), keys.jobs()), idsByConsumer.get(c)));
+    }
+    List<Object> replies = scripts.evalPipelined(Script.ACK, calls);
+    Map<String, boolean[]> out = new LinkedHashMap<>();
+    for (int i = 0; i < consumers.size(); i++) {
+      List<?> r = (List<?>) replies.get(i);
+      boolean[] acked = new boolean[r.size()];
+      for (int k = 0; k < acked.length; k++) {
+        acked[k] = ((Long) r.get(k)) == 1L;
+      }
+      out.put(consumers.get(i), acked);
+    }
+    return out;
   }
 
   /** What a move to delayed did. */

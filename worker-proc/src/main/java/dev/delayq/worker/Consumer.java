@@ -23,14 +23,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
  * share of the backlog in one call, or one job with BLMOVE when nothing waits), runs each
  * handler on this thread under the {@link Watchdog}'s time limit, and hands outcomes to the
- * {@link Finisher}, acknowledging finished jobs together. A crash at any moment leaves its
+ * {@link Finisher}, whose sender acknowledges finished jobs together. A crash at any moment leaves its
  * jobs in its in-flight list, where they are recovered. It stops claiming when told to be
  * quiet, after finishing the jobs in hand.
  */
 final class Consumer implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(Consumer.class);
-  /** Finished jobs wait at most this long for their batched ack. */
-  private static final long ACK_DELAY_NANOS = 50_000_000;
 
   /** The settings a consumer runs by. */
   record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch, Duration jobTimeout,
@@ -102,28 +100,16 @@ final class Consumer implements Runnable {
   }
 
   private void runBatch(List<RedisBroker.Claimed> batch) throws InterruptedException {
-    List<String> finished = new ArrayList<>(batch.size());
-    long firstFinished = 0;
     for (RedisBroker.Claimed claimed : batch) {
-      if (!finished.isEmpty() && System.nanoTime() - firstFinished > ACK_DELAY_NANOS) {
-        finisher.ackAll(id, finished);
-        finished.clear();
-      }
       Outcome outcome = process(claimed);
       if (slot.isStuck()) {
         return;
       }
       if (outcome instanceof Outcome.Ack) {
-        if (finished.isEmpty()) {
-          firstFinished = System.nanoTime();
-        }
-        finished.add(claimed.id());
+        finisher.ackLater(id, claimed.id());
       } else if (outcome != null) {
         finisher.finish(id, claimed.id(), outcome);
       }
-    }
-    if (!finished.isEmpty()) {
-      finisher.ackAll(id, finished);
     }
   }
 

@@ -2,41 +2,123 @@ package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Applies an {@link Outcome} with one script call, retrying through Redis outages until it
- * lands: the result of a finished job is never dropped. A call refused because the job was
- * taken back from this consumer (fenced) is logged; the job runs again elsewhere.
+ * Applies outcomes with one script call each, retrying through Redis outages until they land:
+ * the result of a finished job is never dropped. Acknowledgements go through one sender thread
+ * that takes whatever finished meanwhile, on every consumer, in one pipeline, so a consumer
+ * moves on to its next job at once and a finished job waits for its ack one round trip at most,
+ * whatever the jobs after it do. A call refused because the job was taken back from its
+ * consumer (fenced) is logged; the job runs again elsewhere.
  */
-final class Finisher {
+final class Finisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Finisher.class);
+  private static final int MOST_ACKS_PER_ROUND = 10_000;
+
+  private record PendingAck(String consumer, String id) {}
 
   private final RedisBroker broker;
   private final RedisOutage outage;
   private final BooleanSupplier abandon;
+  private final BlockingQueue<PendingAck> acks = new LinkedBlockingQueue<>();
+  private final AtomicLong unsent = new AtomicLong();
+  private final Thread sender;
 
   /** {@code abandon} says when to stop retrying (the worker is being killed anyway). */
   Finisher(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
     this.broker = broker;
     this.outage = outage;
     this.abandon = abandon;
+    this.sender = new Thread(this::sendAcks, "ack-sender");
+    sender.setDaemon(true);
+    sender.start();
   }
 
-  /** Returns true when the outcome was applied, false when fenced or abandoned. */
+  /** Queues the acknowledgement of a finished job; the sender thread sends it. */
+  void ackLater(String consumer, String id) {
+    unsent.incrementAndGet();
+    acks.add(new PendingAck(consumer, id));
+  }
+
+  /** Waits until every queued acknowledgement was sent (or abandoned); false at the deadline. */
+  boolean flush(long deadlineNanos) throws InterruptedException {
+    while (unsent.get() > 0) {
+      if (System.nanoTime() - deadlineNanos >= 0) {
+        return false;
+      }
+      Thread.sleep(2);
+    }
+    return true;
+  }
+
+  private void sendAcks() {
+    List<PendingAck> round = new ArrayList<>();
+    while (true) {
+      try {
+        round.add(acks.take());
+      } catch (InterruptedException e) {
+        return;
+      }
+      acks.drainTo(round, MOST_ACKS_PER_ROUND - 1);
+      Map<String, List<String>> byConsumer = new LinkedHashMap<>();
+      for (PendingAck a : round) {
+        byConsumer.computeIfAbsent(a.consumer(), c -> new ArrayList<>()).add(a.id());
+      }
+      try {
+        send(byConsumer);
+      } catch (InterruptedException e) {
+        return;
+      } finally {
+        unsent.addAndGet(-round.size());
+        round.clear();
+      }
+    }
+  }
+
+  private void send(Map<String, List<String>> byConsumer) throws InterruptedException {
+    while (true) {
+      try {
+        Map<String, boolean[]> acked = broker.ackAll(byConsumer);
+        outage.succeeded();
+        acked.forEach((consumer, results) -> {
+          for (int i = 0; i < results.length; i++) {
+            if (!results[i]) {
+              fenced(consumer, byConsumer.get(consumer).get(i), "ack");
+            }
+          }
+        });
+        return;
+      } catch (JedisException e) {
+        long wait = outage.failed(e);
+        if (abandon.getAsBoolean()) {
+          log.error("giving up {} ack(s): Redis still unreachable at shutdown; those jobs stay in "
+              + "flight and are recovered", byConsumer.values().stream().mapToInt(List::size).sum());
+          return;
+        }
+        Thread.sleep(wait);
+      }
+    }
+  }
+
+  /** Applies a retry, reschedule or dead-letter now; true when applied, false when fenced or abandoned. */
   boolean finish(String consumer, String id, Outcome outcome) throws InterruptedException {
     while (true) {
       try {
         boolean applied = apply(consumer, id, outcome);
         outage.succeeded();
         if (!applied) {
-          log.warn("{}: job {} was taken back from this consumer before its {} could land "
-              + "(heartbeat expired or worker presumed dead); it runs again elsewhere",
-              consumer, id, name(outcome));
+          fenced(consumer, id, name(outcome));
         }
         return applied;
       } catch (JedisException e) {
@@ -51,30 +133,9 @@ final class Finisher {
     }
   }
 
-  /** Acknowledges finished jobs together (one script call), retrying through outages. */
-  void ackAll(String consumer, List<String> ids) throws InterruptedException {
-    while (true) {
-      try {
-        boolean[] acked = broker.ackAll(consumer, ids);
-        outage.succeeded();
-        for (int i = 0; i < acked.length; i++) {
-          if (!acked[i]) {
-            log.warn("{}: job {} was taken back from this consumer before its ack could land "
-                + "(heartbeat expired or worker presumed dead); it runs again elsewhere",
-                consumer, ids.get(i));
-          }
-        }
-        return;
-      } catch (JedisException e) {
-        long wait = outage.failed(e);
-        if (abandon.getAsBoolean()) {
-          log.error("{}: giving up the ack of {} job(s): Redis still unreachable at shutdown; "
-              + "they stay in flight and are recovered", consumer, ids.size());
-          return;
-        }
-        Thread.sleep(wait);
-      }
-    }
+  private static void fenced(String consumer, String id, String what) {
+    log.warn("{}: job {} was taken back from this consumer before its {} could land "
+        + "(heartbeat expired or worker presumed dead); it runs again elsewhere", consumer, id, what);
   }
 
   private boolean apply(String consumer, String id, Outcome outcome) {
@@ -102,5 +163,10 @@ final class Finisher {
 
   private static String name(Outcome outcome) {
     return outcome.getClass().getSimpleName().toLowerCase();
+  }
+
+  @Override
+  public void close() {
+    sender.interrupt();
   }
 }

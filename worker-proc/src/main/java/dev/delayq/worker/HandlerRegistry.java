@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -31,9 +32,24 @@ final class HandlerRegistry {
     this.byType = byType;
   }
 
-  /** Loads the handlers; two handlers of one type, or a malformed type, stop start-up. */
+  /**
+   * Loads the handlers; two handlers of one type, a malformed type, or a jar naming a class it
+   * cannot load stop start-up with an IllegalStateException saying which.
+   */
   static HandlerRegistry load(Path jobsDir) {
-    ClassLoader loader = jarLoader(jobsDir);
+    return load(jobsDir, HandlerRegistry.class.getClassLoader());
+  }
+
+  static HandlerRegistry load(Path jobsDir, ClassLoader parent) {
+    try {
+      return loadAll(jarLoader(jobsDir, parent));
+    } catch (ServiceConfigurationError e) {
+      throw new IllegalStateException("cannot load the job handlers (classpath and " + jobsDir
+          + "): " + e.getMessage(), e);
+    }
+  }
+
+  private static HandlerRegistry loadAll(ClassLoader loader) {
     Map<String, JobHandler> found = new TreeMap<>();
     for (JobHandler h : ServiceLoader.load(JobHandler.class, loader)) {
       String type = h.type();
@@ -50,8 +66,7 @@ final class HandlerRegistry {
     return new HandlerRegistry(found);
   }
 
-  private static ClassLoader jarLoader(Path jobsDir) {
-    ClassLoader parent = HandlerRegistry.class.getClassLoader();
+  private static ClassLoader jarLoader(Path jobsDir, ClassLoader parent) {
     if (!Files.isDirectory(jobsDir)) {
       return parent;
     }

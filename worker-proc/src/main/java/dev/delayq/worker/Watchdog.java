@@ -31,7 +31,8 @@ final class Watchdog implements AutoCloseable {
     }
 
     /** Called by the consumer before a handler runs. */
-    void begin(String jobId, long limitNanos) {
+    synchronized void begin(String jobId, long limitNanos) {
+      Thread.interrupted();
       job = jobId;
       limitMs = limitNanos / 1_000_000;
       interruptedAtNanos = 0;
@@ -42,7 +43,7 @@ final class Watchdog implements AutoCloseable {
      * Called by the consumer after the handler returned or threw; true when it had been
      * interrupted for its time limit. Clears the interrupt so it cannot leak into the next job.
      */
-    boolean end() {
+    synchronized boolean end() {
       deadlineNanos = 0;
       boolean timedOut = interruptedAtNanos != 0;
       Thread.interrupted();
@@ -97,8 +98,14 @@ final class Watchdog implements AutoCloseable {
       return;
     }
     if (s.interruptedAtNanos == 0) {
-      s.interruptedAtNanos = now;
-      s.thread.interrupt();
+      // Under the slot's lock, and re-checked: an interrupt must never land after end(), where
+      // it would hit the consumer's next job or its Redis back-off.
+      synchronized (s) {
+        if (s.deadlineNanos == deadline) {
+          s.interruptedAtNanos = now;
+          s.thread.interrupt();
+        }
+      }
     } else if (now - s.interruptedAtNanos >= graceNanos && s.deadlineNanos == deadline) {
       s.stuck = true;
       log.error("{}: job {} ignored its interruption at the {} ms time limit for {} ms more; this "

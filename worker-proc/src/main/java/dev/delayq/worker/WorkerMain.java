@@ -70,6 +70,7 @@ public final class WorkerMain {
     private final List<Consumer> consumers = new ArrayList<>();
     private final List<Thread> consumerThreads = new ArrayList<>();
     private final StatsRecorder stats;
+    private final Finisher finisher;
     private volatile int exitCode = 0;
     private volatile boolean exiting;
     private volatile boolean abandonResults;
@@ -82,6 +83,7 @@ public final class WorkerMain {
       this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
       this.stats = new StatsRecorder(broker.keys());
+      this.finisher = new Finisher(broker, new RedisOutage(child.name() + "/finisher"), () -> abandonResults);
     }
 
     void run() throws InterruptedException {
@@ -114,6 +116,11 @@ public final class WorkerMain {
       }
       awaitConsumers(System.nanoTime() + 2_000_000_000L);
       watchdog.close();
+      // Acks of finished jobs go out before the leftovers are put back, or those jobs would
+      // run twice.
+      if (!finisher.flush(System.nanoTime() + 5_000_000_000L)) {
+        log.warn("{}: some acknowledgements could not be sent; those jobs may run again", child.name());
+      }
       requeueOwnJobs(exitCode == EXIT_STUCK_HANDLER
           ? "worker " + child.name() + " exited: a handler ignored its interruption"
           : "worker " + child.name() + " stopped before the job finished (drain timeout)");
@@ -125,8 +132,6 @@ public final class WorkerMain {
     }
 
     private void startConsumers(Watchdog watchdog) {
-      RedisOutage finisherOutage = new RedisOutage(child.name() + "/finisher");
-      Finisher finisher = new Finisher(broker, finisherOutage, () -> abandonResults);
       RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
           config.retry().jitter());
       Consumer.Settings settings = new Consumer.Settings(

@@ -1,0 +1,114 @@
+package dev.delayq.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
+
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.testing.RedisFixture;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** {@link LeaderLease} on a real Redis. */
+class LeaderLeaseTest {
+  private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
+
+  private String holder() {
+    return broker.redis().get(broker.keys().leader());
+  }
+
+  private long pttl() {
+    return broker.redis().pttl(broker.keys().leader());
+  }
+
+  @Test
+  void firstTickTakesTheLease() {
+    LeaderLease lease = new LeaderLease(broker, "a", 30_000);
+
+    assertTrue(lease.tick());
+
+    assertTrue(lease.isHeld());
+    assertEquals("a", holder());
+    assertTrue(pttl() > 29_000 && pttl() <= 30_000, "ttl " + pttl());
+  }
+
+  @Test
+  void secondOwnerDoesNotTakeAHeldLease() {
+    LeaderLease a = new LeaderLease(broker, "a", 30_000);
+    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    a.tick();
+
+    assertFalse(b.tick());
+
+    assertFalse(b.isHeld());
+    assertEquals("a", holder());
+  }
+
+  @Test
+  void releaseLetsTheOtherOwnerTakeItAtOnce() {
+    LeaderLease a = new LeaderLease(broker, "a", 30_000);
+    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    a.tick();
+    assertFalse(b.tick());
+
+    a.release();
+
+    assertFalse(a.isHeld());
+    assertTrue(b.tick());
+    assertEquals("b", holder());
+  }
+
+  @Test
+  void releaseByAStandbyLeavesTheLeaderAlone() {
+    LeaderLease a = new LeaderLease(broker, "a", 30_000);
+    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    a.tick();
+    b.tick();
+
+    b.release();
+
+    assertEquals("a", holder());
+  }
+
+  @Test
+  void tickBetweenRenewalsDoesNotCallRedis() {
+    LeaderLease lease = new LeaderLease(broker, "a", 30_000);
+    lease.tick();
+    await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5)).until(() -> pttl() < 29_950);
+    long ttlBefore = pttl();
+
+    assertTrue(lease.tick());
+
+    assertTrue(pttl() <= ttlBefore, "a renewal would have reset the ttl to 30000, it is " + pttl());
+  }
+
+  @Test
+  void tickRenewsTheLeaseAfterAThirdOfItsTtl() {
+    LeaderLease lease = new LeaderLease(broker, "a", 900);
+    long before = System.nanoTime();
+    lease.tick();
+    long renewAt = lease.nextTickNanos();
+    assertTrue(renewAt - before >= 300_000_000L && renewAt - before < 400_000_000L,
+        "renewal due " + (renewAt - before) / 1_000_000 + " ms after the first tick");
+    await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+        .until(() -> System.nanoTime() - renewAt >= 0);
+
+    assertTrue(lease.tick());
+
+    assertTrue(pttl() > 800, "renewed to 900 ms, left " + pttl());
+    assertTrue(lease.nextTickNanos() - renewAt >= 300_000_000L);
+  }
+
+  @Test
+  void standbyTakesTheLeaseOnceItLapses() {
+    LeaderLease a = new LeaderLease(broker, "a", 200);
+    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    a.tick();
+    assertFalse(b.tick());
+
+    await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10)).until(b::tick);
+
+    assertEquals("b", holder());
+  }
+}

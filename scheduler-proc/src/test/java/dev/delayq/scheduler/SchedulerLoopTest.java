@@ -1,0 +1,108 @@
+package dev.delayq.scheduler;
+
+import static dev.delayq.testing.QueueProbe.at;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.process.ShutdownSignal;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link SchedulerLoop#tick()} on a real Redis, without its thread. */
+class SchedulerLoopTest {
+  private static final long LEASE_TTL_MS = 60_000;
+  private static final long RECOVER_INTERVAL_NANOS = 3_600_000_000_000L;
+
+  private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
+  private final QueueProbe probe = new QueueProbe(broker);
+
+  private SchedulerLoop loop(String owner, int batchSize) {
+    return new SchedulerLoop(new LeaderLease(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
+        new Recoverer(broker, 3), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS);
+  }
+
+  /** Enqueues the ids due a moment from now, in order, and waits until they all are. */
+  private void seedDueInDelayed(String... ids) {
+    long base = probe.redisNowMs() + 100;
+    for (int i = 0; i < ids.length; i++) {
+      broker.enqueue(at(ids[i], "{}", base + i));
+    }
+    probe.awaitRedisTimePast(base + ids.length);
+  }
+
+  @Test
+  void tickAsksToRunAgainAtOnceWhileBatchesComeBackFull() {
+    seedDueInDelayed("a", "b", "c", "d", "e");
+    SchedulerLoop loop = loop("me", 2);
+
+    for (int full = 1; full <= 2; full++) {
+      long wakeAt = loop.tick();
+      long after = System.nanoTime();
+      assertTrue(wakeAt - after <= 0, "full batch " + full + " should ask for the next pass now");
+    }
+    long wakeAt = loop.tick();
+    long after = System.nanoTime();
+
+    assertTrue(wakeAt - after > 1_000_000_000L, "a part-filled batch sleeps");
+    assertEquals(List.of("e", "d", "c", "b", "a"), probe.readyIds());
+  }
+
+  @Test
+  void tickSleepsUntilTheNextDueTimeWhenTheBatchWasNotFull() {
+    seedDueInDelayed("now");
+    long dueAt = probe.seedDelayed("later", 5_000);
+    SchedulerLoop loop = loop("me", 10);
+
+    long before = System.nanoTime();
+    long wakeAt = loop.tick();
+    long after = System.nanoTime();
+
+    long untilDue = (dueAt - probe.redisNowMs()) * 1_000_000;
+    assertTrue(wakeAt - before >= untilDue && wakeAt - after <= 5_000_000_000L,
+        "wakes " + (wakeAt - after) / 1_000_000 + " ms from now, the job is due in about "
+            + untilDue / 1_000_000 + " ms");
+    assertEquals(List.of("now"), probe.readyIds());
+  }
+
+  @Test
+  void tickWithNothingDelayedSleepsUntilTheLeaseRenewal() {
+    SchedulerLoop loop = loop("me", 10);
+
+    long before = System.nanoTime();
+    long wakeAt = loop.tick();
+    long after = System.nanoTime();
+
+    long renewal = LEASE_TTL_MS * 1_000_000 / 3;
+    assertTrue(wakeAt - before >= renewal && wakeAt - after <= renewal,
+        "wakes " + (wakeAt - before) / 1_000_000 + " ms from now, the lease renews in " + renewal / 1_000_000);
+  }
+
+  @Test
+  void standbyDoesNotForward() {
+    seedDueInDelayed("a", "b");
+    new LeaderLease(broker, "other", LEASE_TTL_MS).tick();
+    SchedulerLoop standby = loop("me", 10);
+
+    long before = System.nanoTime();
+    long wakeAt = standby.tick();
+
+    assertEquals(List.of("a", "b"), probe.delayedIds());
+    assertEquals(List.of(), probe.readyIds());
+    assertTrue(wakeAt - before > 0, "a standby retries the lease later, not at once");
+    assertEquals("other", broker.redis().get(broker.keys().leader()));
+  }
+
+  @Test
+  void leaderRecoversSilentConsumersInItsFirstTick() {
+    probe.seedInFlight("silent", "j1");
+    broker.heartbeat(List.of("silent"), 1);
+    probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
+
+    loop("me", 10).tick();
+
+    assertEquals(List.of("ready"), probe.placesOf("j1"));
+  }
+}
