@@ -9,7 +9,7 @@ import java.util.List;
  */
 public record DelayqConfig(
     Redis redis, Queue queue, Scheduler scheduler, Worker worker, Retry retry,
-    Supervisor supervisor, Jvm jvm) {
+    Supervisor supervisor, Jvm jvm, Web web) {
 
   /** Where the jobs live. An empty url means "the supervisor's embedded redis-server". */
   public record Redis(String url, int embeddedPort, boolean requireNoeviction,
@@ -120,6 +120,32 @@ public record DelayqConfig(
     }
   }
 
+  /**
+   * The supervisor's HTTP port: Prometheus metrics at /metrics, the dashboard at / and its JSON
+   * API. Anywhere but loopback it needs a token, which every action (POST) must then carry.
+   */
+  public record Web(boolean enabled, String bind, int port, String token) {
+    public Web {
+      bind = bind == null ? "" : bind.trim();
+      token = token == null ? "" : token.trim();
+      Check.matches("bind", bind, "\\S+");
+      Check.port("port", port);
+      if (enabled && token.isEmpty() && !isLoopback(bind)) {
+        throw new IllegalArgumentException("token: must be set when bind is not a loopback address (bind "
+            + bind + "): anyone who reaches the port could resize, restart and retry");
+      }
+    }
+
+    /** True for 127.0.0.0/8, ::1 and localhost: only this host can connect. */
+    public boolean loopback() {
+      return isLoopback(bind);
+    }
+
+    private static boolean isLoopback(String host) {
+      return host.matches("localhost|127(\\.\\d{1,3}){3}|::1|\\[::1\\]");
+    }
+  }
+
   public DelayqConfig {
     Check.present("redis", redis);
     Check.present("queue", queue);
@@ -128,6 +154,7 @@ public record DelayqConfig(
     Check.present("retry", retry);
     Check.present("supervisor", supervisor);
     Check.present("jvm", jvm);
+    Check.present("web", web);
   }
 
   /** The Redis URL processes connect to: the configured one, else the embedded server's. */

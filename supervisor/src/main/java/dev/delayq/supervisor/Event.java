@@ -19,14 +19,22 @@ sealed interface Event {
   /** The timer: time-driven transitions, due restarts, SIGKILL deadlines. */
   record Tick() implements Event {}
 
-  /** A snapshot of the child table for {@code status}. */
-  record StatusRequest(CompletableFuture<List<ChildView>> reply) implements Event {}
+  /** A snapshot of the child table for {@code status} and the dashboard. */
+  record StatusRequest(CompletableFuture<Supervisor.Snapshot> reply) implements Event {}
 
   /**
    * Resize the worker pool to {@code workers} (empty: keep the count) and start every FATAL or
    * EXITED child afresh; replies with a one-line summary.
    */
   record Resize(OptionalInt workers, CompletableFuture<String> reply) implements Event {}
+
+  /**
+   * Restart one child now (the dashboard's restart button): a live one is stopped as on
+   * scale-down (SIGTERM, drain, SIGKILL at its stop timeout) and started again once down; one
+   * with no process (BACKOFF, EXITED, FATAL) starts at once. Replies with a one-line summary,
+   * or fails with IllegalArgumentException (no such child) or IllegalStateException.
+   */
+  record Restart(String name, CompletableFuture<String> reply) implements Event {}
 
   /**
    * Drain and stop everything; {@code done} completes once every child is down. A second stop

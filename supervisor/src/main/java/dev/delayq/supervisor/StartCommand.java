@@ -6,11 +6,13 @@ import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.supervisor.web.WebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +93,7 @@ final class StartCommand implements Callable<Integer> {
       ControlServer control = new ControlServer(home.socket(config), new ControlCommands(supervisor,
           () -> where.load(home).worker().processes(), config.supervisor().stopTimeout()));
       control.start();
+      Optional<WebServer> web = WebServer.startIfEnabled(config, new WebSteering(supervisor));
       Signals.onStop(why -> supervisor.stop(config.supervisor().stopTimeout(), why, null));
       log.info("delayq supervisor {} starting: home {}, queue {}, Redis {}{}, {} worker(s); control socket {}",
           self, home.home(), config.queue().name(), RedisConnector.redact(config.redisUrl()),
@@ -104,6 +107,7 @@ final class StartCommand implements Callable<Integer> {
         supervisor.abort();
         return 1;
       } finally {
+        web.ifPresent(WebServer::close);
         control.close();
       }
     }

@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -45,6 +47,7 @@ final class Supervisor {
   private final Map<Child, Process> processes = new HashMap<>();
   private final List<Child> workers = new ArrayList<>();
   private final List<Child> retiring = new ArrayList<>();
+  private final Set<Child> restartWhenDown = new HashSet<>();
   private Child redis;
   private Child scheduler;
   private Process watchdog;
@@ -66,10 +69,20 @@ final class Supervisor {
     this.ticker = ticker;
   }
 
+  /**
+   * The child table at one moment. {@code workers}: the pool size asked for (workers being
+   * removed by a scale-down are listed in {@code children} but not counted).
+   */
+  record Snapshot(List<ChildView> children, int workers) {}
+
   // ---- any thread ------------------------------------------------------------------------
 
   CompletableFuture<List<ChildView>> snapshot() {
-    CompletableFuture<List<ChildView>> reply = new CompletableFuture<>();
+    return overview().thenApply(Snapshot::children);
+  }
+
+  CompletableFuture<Snapshot> overview() {
+    CompletableFuture<Snapshot> reply = new CompletableFuture<>();
     events.add(new Event.StatusRequest(reply));
     return reply;
   }
@@ -77,6 +90,12 @@ final class Supervisor {
   CompletableFuture<String> resize(OptionalInt workerCount) {
     CompletableFuture<String> reply = new CompletableFuture<>();
     events.add(new Event.Resize(workerCount, reply));
+    return reply;
+  }
+
+  CompletableFuture<String> restart(String childName) {
+    CompletableFuture<String> reply = new CompletableFuture<>();
+    events.add(new Event.Restart(childName, reply));
     return reply;
   }
 
@@ -160,9 +179,11 @@ final class Supervisor {
       onTick();
     } else if (event instanceof Event.StatusRequest r) {
       long now = ticker.nanos();
-      r.reply().complete(all().map(c -> c.view(now)).toList());
+      r.reply().complete(new Snapshot(all().map(c -> c.view(now)).toList(), workers.size()));
     } else if (event instanceof Event.Resize r) {
       onResize(r);
+    } else if (event instanceof Event.Restart r) {
+      onRestart(r);
     } else if (event instanceof Event.Stop s) {
       onStop(s);
     } else {
@@ -215,6 +236,9 @@ final class Supervisor {
     child.onExit(e.code(), ticker.nanos());
     if (child.state() == ChildState.STOPPED) {
       retiring.remove(child);
+      if (restartWhenDown.remove(child) && phase == null) {
+        launch(child);
+      }
     }
     if (phase != null) {
       advanceStop();
@@ -253,6 +277,7 @@ final class Supervisor {
     // removed: the highest-numbered workers drain (supervisord's reloadConfig diff)
     for (int i = before; i > target; i--) {
       Child w = workers.remove(i - 1);
+      restartWhenDown.remove(w);
       takeDown(w, w.spec().stopTimeout(), "scaled down to " + target + " workers");
       if (w.state().live()) {
         retiring.add(w);
@@ -277,6 +302,35 @@ final class Supervisor {
         + (notes.isEmpty() ? "" : "; " + String.join(", ", notes));
     log.info("reload: {}", summary);
     r.reply().complete(summary);
+  }
+
+  private void onRestart(Event.Restart r) {
+    String name = r.name();
+    Child child = Stream.concat(Stream.ofNullable(scheduler), workers.stream())
+        .filter(c -> c.name().equals(name)).findFirst().orElse(null);
+    if (phase != null) {
+      r.reply().completeExceptionally(new IllegalStateException("the supervisor is stopping"));
+    } else if (child == null) {
+      boolean isRedis = redis != null && redis.name().equals(name);
+      boolean isRetiring = retiring.stream().anyMatch(c -> c.name().equals(name));
+      r.reply().completeExceptionally(isRedis
+          ? new IllegalStateException("the embedded Redis restarts only with the supervisor")
+          : isRetiring ? new IllegalStateException(name + " is being removed by a scale-down")
+          : new IllegalArgumentException("no child named '" + name + "'"));
+    } else if (child.state() == ChildState.STOPPING) {
+      r.reply().complete(name + " is already stopping; it starts again once it is down");
+    } else if (child.state().live()) {
+      long pid = child.pid();
+      restartWhenDown.add(child);
+      takeDown(child, child.spec().stopTimeout(), "restart requested");
+      log.info("restart: {} (pid {}) stops and starts again", name, pid);
+      r.reply().complete(name + " (pid " + pid + "): SIGTERM; it starts again once it is down");
+    } else {
+      ChildState was = child.state();
+      child.forgive();
+      launch(child);
+      r.reply().complete(name + " started (was " + was + ")");
+    }
   }
 
   private void onStop(Event.Stop s) {

@@ -3,6 +3,9 @@ package dev.delayq.supervisor;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.testing.RedisFixture;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,12 +48,29 @@ final class SupervisorProcess implements AutoCloseable {
     }
   }
 
-  /** The environment of a supervisor on the test Redis with a queue of its own. */
+  /**
+   * The environment of a supervisor on the test Redis with a queue of its own, and its web port
+   * on a free port (not the default 6391, which a supervisor of the developer may hold).
+   */
   static Map<String, String> testRedisEnv() {
     Map<String, String> env = new HashMap<>();
     env.put("DELAYQ_REDIS_URL", RedisFixture.get().url());
     env.put("DELAYQ_QUEUE", RedisFixture.freshQueue());
+    env.put("DELAYQ_WEB_PORT", Integer.toString(freePort()));
     return env;
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The base URL of its dashboard and API, from DELAYQ_WEB_PORT. */
+  String webUrl() {
+    return "http://127.0.0.1:" + env.get("DELAYQ_WEB_PORT");
   }
 
   static SupervisorProcess start(Path home, String yaml, Map<String, String> env, String... extraArgs)

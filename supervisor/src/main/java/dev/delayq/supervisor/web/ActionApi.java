@@ -1,0 +1,78 @@
+package dev.delayq.supervisor.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.delayq.config.Durations;
+import dev.delayq.redis.Admin;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard's actions (POST): resize the workers, restart a child, retry or purge dead jobs.
+ * Resize and restart go to the supervisor's event queue, the path {@code reload} takes; the dead
+ * jobs' actions are {@link Admin}'s scripts. Each action is logged with what it did.
+ */
+final class ActionApi {
+  private static final Logger log = LoggerFactory.getLogger(ActionApi.class);
+  static final int MAX_WORKERS = 256;
+
+  private final Steering steering;
+  private final Admin admin;
+
+  ActionApi(Steering steering, Admin admin) {
+    this.steering = steering;
+    this.admin = admin;
+  }
+
+  /** {@code {"workers": N}}. */
+  ObjectNode resize(JsonNode body) {
+    JsonNode n = body.get("workers");
+    if (n == null || !n.canConvertToInt() || !n.isIntegralNumber() || n.asInt() < 0 || n.asInt() > MAX_WORKERS) {
+      throw new Http.Failure(400, "workers must be a whole number from 0 to " + MAX_WORKERS + ", got " + n);
+    }
+    String summary = Http.await(steering.resize(n.asInt()));
+    log.info("web: resize to {} workers: {}", n.asInt(), summary);
+    return Http.ok().put("message", summary);
+  }
+
+  ObjectNode restart(String child) {
+    String summary = Http.await(steering.restart(child));
+    log.info("web: restart {}: {}", child, summary);
+    return Http.ok().put("message", summary);
+  }
+
+  ObjectNode retry(String id) {
+    try {
+      if (!admin.retryDead(id)) {
+        throw new Http.Failure(404, "job " + id + " is not dead");
+      }
+    } catch (IllegalStateException e) {
+      throw new Http.Failure(409, e.getMessage());
+    }
+    log.info("web: dead job {} retried", id);
+    return Http.ok().put("message", "job " + id + " is back on ready");
+  }
+
+  ObjectNode retryAll() {
+    int n = admin.retryAllDead();
+    log.info("web: {} dead job(s) retried", n);
+    return Http.ok().put("retried", n).put("message", n + " dead job(s) back on ready");
+  }
+
+  /** {@code {"olderThan": "1h"}}, or an empty body for every dead job. */
+  ObjectNode purge(JsonNode body) {
+    Duration olderThan = null;
+    JsonNode d = body.get("olderThan");
+    if (d != null && !d.isNull() && !d.asText().isBlank()) {
+      try {
+        olderThan = Durations.parse(d.asText().trim());
+      } catch (IllegalArgumentException e) {
+        throw new Http.Failure(400, "olderThan: " + e.getMessage());
+      }
+    }
+    int n = admin.purgeDead(olderThan);
+    log.info("web: {} dead job(s) purged{}", n, olderThan == null ? "" : " (older than " + d.asText() + ")");
+    return Http.ok().put("purged", n).put("message", n + " dead job(s) purged");
+  }
+}

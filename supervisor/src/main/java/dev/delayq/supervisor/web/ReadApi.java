@@ -1,0 +1,93 @@
+package dev.delayq.supervisor.web;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.delayq.redis.Admin;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * The dashboard's reads: {@code GET /api/status}, {@code /api/series}, {@code /api/dead} and
+ * {@code /api/forecast}. Runs on the web threads; reads Redis and asks the supervisor's control
+ * thread for its child table, never touching it.
+ */
+final class ReadApi {
+  static final int PREVIEW_CHARS = 2000;
+
+  private final Steering steering;
+  private final Admin admin;
+  private final Series series;
+  private final DepthHistory depths;
+  private final LongSupplier clockMs;
+  private final boolean tokenRequired;
+
+  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs,
+      boolean tokenRequired) {
+    this.steering = steering;
+    this.admin = admin;
+    this.series = series;
+    this.depths = depths;
+    this.clockMs = clockMs;
+    this.tokenRequired = tokenRequired;
+  }
+
+  /** The children, the queue at a glance, and whether actions need the token. */
+  ObjectNode status() {
+    Steering.Processes p = Http.await(steering.processes());
+    long now = clockMs.getAsLong();
+    ObjectNode out = Http.ok().put("time", now).put("queue", admin.keys().queue())
+        .put("supervisorPid", p.supervisorPid()).put("workers", p.workers())
+        .put("tokenRequired", tokenRequired);
+    out.set("children", Http.JSON.valueToTree(p.children()));
+    try {
+      Admin.Stats s = admin.stats();
+      depths.add(now / 1000, s.depths());
+      ObjectNode stats = out.putObject("stats");
+      stats.set("depths", Http.JSON.valueToTree(s.depths()));
+      stats.put("backlog", s.backlog()).put("oldestOverdueMs", s.oldestOverdueMs())
+          .put("jobsPerSecond", s.jobsPerSecond()).put("startedLastMinute", s.startedLastMinute());
+      stats.set("latenessP50Ms", Http.JSON.valueToTree(s.latenessP50Ms()));
+      stats.set("latenessP99Ms", Http.JSON.valueToTree(s.latenessP99Ms()));
+      stats.set("counters", Http.JSON.valueToTree(s.counters()));
+    } catch (RuntimeException e) {
+      out.putNull("stats");
+      out.put("redisError", "Redis unreachable: " + e.getMessage());
+    }
+    return out;
+  }
+
+  /** Throughput and lateness per second, and the depth samples, over the last {@code seconds}. */
+  ObjectNode series(int seconds) {
+    long nowSecond = clockMs.getAsLong() / 1000;
+    ObjectNode out = Http.ok().put("now", nowSecond);
+    out.set("points", Http.JSON.valueToTree(series.last(nowSecond, seconds)));
+    out.set("depths", Http.JSON.valueToTree(depths.since(nowSecond - seconds)));
+    return out;
+  }
+
+  /** The newest dead jobs with their errors; payloads cut to a preview. */
+  ObjectNode dead(String type, int limit) {
+    List<Admin.DeadJob> jobs = admin.deadList(type, limit);
+    ObjectNode out = Http.ok();
+    ArrayNode list = out.putArray("jobs");
+    for (Admin.DeadJob j : jobs) {
+      ObjectNode o = list.addObject().put("id", j.id()).put("type", j.type()).put("deadAt", j.deadAt())
+          .put("attempt", j.attempt()).put("maxAttempts", j.maxAttempts()).put("lastError", j.lastError());
+      String payload = j.payloadJson();
+      o.put("payload", payload == null || payload.length() <= PREVIEW_CHARS ? payload
+          : payload.substring(0, PREVIEW_CHARS) + "…");
+      o.put("payloadTruncated", payload != null && payload.length() > PREVIEW_CHARS);
+    }
+    return out;
+  }
+
+  /** Jobs falling due per minute over the next {@code minutes} (Redis clock). */
+  ObjectNode forecast(int minutes) {
+    long now = admin.redisNowMs();
+    List<Long> counts = admin.dueForecast(Duration.ofMinutes(minutes), Duration.ofMinutes(1));
+    ObjectNode out = Http.ok().put("nowMs", now).put("stepMs", 60_000);
+    out.set("counts", Http.JSON.valueToTree(counts));
+    return out;
+  }
+}

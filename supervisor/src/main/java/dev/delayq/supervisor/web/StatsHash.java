@@ -1,0 +1,78 @@
+package dev.delayq.supervisor.web;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One stats hash read back (the cumulative one or one second's; fields as
+ * {@link dev.delayq.metrics.StatsRecorder} writes them): counts per event and job type, the
+ * lateness histogram, and the handler duration histogram per type. Fields it does not know are
+ * skipped, so newer writers do not break older readers.
+ */
+record StatsHash(Map<String, Map<String, Long>> counts, Distribution lateness,
+    Map<String, Distribution> durations) {
+
+  static StatsHash parse(Map<String, String> fields) {
+    Map<String, Map<String, Long>> counts = new TreeMap<>();
+    long[] lateness = new long[Distribution.SIZE];
+    long latenessSum = 0;
+    Map<String, long[]> durationBuckets = new TreeMap<>();
+    Map<String, Long> durationSums = new TreeMap<>();
+    for (Map.Entry<String, String> e : fields.entrySet()) {
+      String f = e.getKey();
+      long n = number(e.getValue());
+      if (f.startsWith("count:")) {
+        int colon = f.indexOf(':', 6);
+        if (colon > 6 && colon < f.length() - 1) {
+          counts.computeIfAbsent(f.substring(6, colon), k -> new TreeMap<>())
+              .merge(f.substring(colon + 1), n, Long::sum);
+        }
+      } else if (f.startsWith("lateness:")) {
+        String part = f.substring(9);
+        if (part.equals("sum")) {
+          latenessSum = n;
+        } else {
+          add(lateness, part, n);
+        }
+      } else if (f.startsWith("duration:")) {
+        int colon = f.lastIndexOf(':');
+        if (colon > 9) {
+          String type = f.substring(9, colon);
+          String part = f.substring(colon + 1);
+          if (part.equals("sum")) {
+            durationSums.put(type, n);
+          } else if (!part.equals("count")) {
+            add(durationBuckets.computeIfAbsent(type, t -> new long[Distribution.SIZE]), part, n);
+          }
+        }
+      }
+    }
+    Map<String, Distribution> durations = new TreeMap<>();
+    durationBuckets.forEach((type, b) -> durations.put(type, new Distribution(b, durationSums.getOrDefault(type, 0L))));
+    return new StatsHash(counts, new Distribution(lateness, latenessSum), durations);
+  }
+
+  /** The count of {@code event} over every type. */
+  long total(String event) {
+    return counts.getOrDefault(event, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static void add(long[] buckets, String index, long n) {
+    try {
+      int i = Integer.parseInt(index);
+      if (i >= 0 && i < buckets.length) {
+        buckets[i] += n;
+      }
+    } catch (NumberFormatException e) {
+      // "count" and fields of a newer writer
+    }
+  }
+
+  private static long number(String value) {
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

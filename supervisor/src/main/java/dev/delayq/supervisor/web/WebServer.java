@@ -1,0 +1,200 @@
+package dev.delayq.supervisor.web;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.Admin;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisConnector;
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The supervisor's HTTP port: Prometheus metrics at {@code /metrics}, the dashboard at {@code /}
+ * and its JSON API under {@code /api/}. Its own threads and its own Redis connections, so a slow
+ * scrape never holds up the supervisor; every request passes the {@link Guard} first.
+ */
+public final class WebServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WebServer.class);
+  private static final int THREADS = 4;
+
+  private final HttpServer server;
+  private final ExecutorService threads;
+  private final JedisPooled redis;
+  private final Guard guard;
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final ExpositionFormats formats = ExpositionFormats.init();
+  private final StaticFiles files = new StaticFiles();
+  private final ReadApi reads;
+  private final ActionApi actions;
+
+  private WebServer(DelayqConfig config, Steering steering, HttpServer server) {
+    this.server = server;
+    this.redis = RedisConnector.open(config.redisUrl(), "delayq-web", THREADS,
+        config.redis().connectTimeout(), config.redis().socketTimeout());
+    Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
+    this.guard = new Guard(config.web().token(), config.web().loopback());
+    this.reads = new ReadApi(steering, admin, new Series(redis, keys), new DepthHistory(),
+        System::currentTimeMillis, guard.tokenRequired());
+    this.actions = new ActionApi(steering, admin);
+    registry.register(new QueueCollector(redis, keys, admin));
+    registry.register(new ChildCollector(steering));
+    JvmMetrics.builder().register(registry);
+    AtomicInteger n = new AtomicInteger();
+    this.threads = Executors.newFixedThreadPool(THREADS, r -> {
+      Thread t = new Thread(r, "web-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    server.setExecutor(threads);
+    server.createContext("/", this::serve);
+  }
+
+  /**
+   * Starts serving unless {@code web.enabled} is false. A port that cannot be had is logged and
+   * the supervisor runs on without metrics and dashboard: the queue matters more than its view.
+   */
+  public static Optional<WebServer> startIfEnabled(DelayqConfig config, Steering steering) {
+    DelayqConfig.Web web = config.web();
+    if (!web.enabled()) {
+      log.info("web: off (web.enabled: false): no /metrics, no dashboard");
+      return Optional.empty();
+    }
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(web.bind()), web.port()), 64);
+    } catch (IOException e) {
+      log.error("web: cannot listen on {}:{} ({}): no /metrics and no dashboard; set web.port "
+          + "(DELAYQ_WEB_PORT) to a free port, or web.enabled: false", web.bind(), web.port(), e.toString());
+      return Optional.empty();
+    }
+    WebServer w = new WebServer(config, steering, server);
+    server.start();
+    String host = web.bind().contains(":") && !web.bind().startsWith("[") ? "[" + web.bind() + "]" : web.bind();
+    log.info("web: dashboard http://{}:{}/ and metrics http://{}:{}/metrics{}", host, web.port(), host,
+        web.port(), w.guard.tokenRequired() ? " (actions need the token)" : "");
+    return Optional.of(w);
+  }
+
+  private void serve(HttpExchange ex) throws IOException {
+    String method = ex.getRequestMethod();
+    try {
+      Guard.Refusal refusal = guard.check(method, ex.getRequestHeaders());
+      if (refusal != null) {
+        if (refusal.status() == 401) {
+          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"delayq\"");
+        }
+        Http.error(ex, refusal.status(), refusal.message());
+        return;
+      }
+      List<String> path = Http.segments(ex);
+      if (!path.isEmpty() && path.get(0).equals("api")) {
+        api(ex, method, path.subList(1, path.size()));
+      } else if (path.equals(List.of("metrics"))) {
+        onlyGet(method);
+        metrics(ex);
+      } else {
+        onlyGet(method);
+        StaticFiles.File file = files.get(String.join("/", path));
+        if (file == null) {
+          throw new Http.Failure(404, "not found: " + ex.getRequestURI().getPath());
+        }
+        Http.send(ex, 200, file.contentType(), file.body());
+      }
+    } catch (Http.Failure f) {
+      Http.error(ex, f.status, f.getMessage());
+    } catch (JedisException e) {
+      Http.error(ex, 503, "Redis: " + e.getMessage());
+    } catch (IllegalArgumentException e) {
+      Http.error(ex, 400, e.getMessage());
+    } catch (RuntimeException e) {
+      log.warn("web: {} {} failed", method, ex.getRequestURI(), e);
+      Http.error(ex, 500, e.toString());
+    } finally {
+      ex.close();
+    }
+  }
+
+  private void api(HttpExchange ex, String method, List<String> path) throws IOException {
+    Map<String, String> q = Http.query(ex);
+    String route = path.isEmpty() ? "" : path.get(0);
+    int n = path.size();
+    if (method.equals("GET") || method.equals("HEAD")) {
+      Object answer = switch (n == 1 ? route : "?") {
+        case "status" -> reads.status();
+        case "series" -> reads.series(Http.intParam(q, "seconds", 300, 10, Series.MAX_SECONDS));
+        case "dead" -> reads.dead(q.get("type"), Http.intParam(q, "limit", 50, 1, 1000));
+        case "forecast" -> reads.forecast(Http.intParam(q, "minutes", 60, 1, 1440));
+        default -> throw new Http.Failure(notFoundOr405(path, "POST"), "no GET " + ex.getRequestURI().getPath());
+      };
+      Http.json(ex, 200, answer);
+    } else if (method.equals("POST")) {
+      Object answer;
+      if (n == 1 && route.equals("resize")) {
+        answer = actions.resize(Http.body(ex));
+      } else if (n == 3 && route.equals("children") && path.get(2).equals("restart")) {
+        answer = actions.restart(path.get(1));
+      } else if (n == 2 && route.equals("dead") && path.get(1).equals("retry-all")) {
+        answer = actions.retryAll();
+      } else if (n == 2 && route.equals("dead") && path.get(1).equals("purge")) {
+        answer = actions.purge(Http.body(ex));
+      } else if (n == 3 && route.equals("dead") && path.get(2).equals("retry")) {
+        answer = actions.retry(path.get(1));
+      } else {
+        throw new Http.Failure(notFoundOr405(path, "GET"), "no POST " + ex.getRequestURI().getPath());
+      }
+      Http.json(ex, 200, answer);
+    } else {
+      throw new Http.Failure(405, method + " is not served here (GET, POST)");
+    }
+  }
+
+  /** 405 when the path exists for the other method, else 404. */
+  private static int notFoundOr405(List<String> path, String otherMethod) {
+    List<String> gets = List.of("status", "series", "dead", "forecast");
+    boolean other = otherMethod.equals("GET") ? path.size() == 1 && gets.contains(path.get(0))
+        : path.size() == 1 && path.get(0).equals("resize");
+    return other ? 405 : 404;
+  }
+
+  private static void onlyGet(String method) {
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      throw new Http.Failure(405, method + " is not served here (GET)");
+    }
+  }
+
+  /** The registry in the format the scraper asks for: OpenMetrics, else Prometheus text 0.0.4. */
+  private void metrics(HttpExchange ex) throws IOException {
+    String accept = ex.getRequestHeaders().getFirst("Accept");
+    ExpositionFormatWriter writer = accept != null && accept.contains("application/openmetrics-text")
+        ? formats.getOpenMetricsTextFormatWriter() : formats.getPrometheusTextFormatWriter();
+    ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
+    writer.write(body, registry.scrape());
+    Http.send(ex, 200, writer.getContentType(), body.toByteArray());
+  }
+
+  /** Stops serving (running requests get a second to finish) and closes its Redis connections. */
+  @Override
+  public void close() {
+    server.stop(1);
+    threads.shutdownNow();
+    redis.close();
+  }
+}

@@ -1,0 +1,289 @@
+// The delayq dashboard: polls the JSON API (/api/status and /api/series every 1.5 s, dead jobs
+// and the forecast every 5 s) and posts actions. Everything shown from the server goes in as
+// text, never as HTML.
+'use strict';
+(function () {
+  const WINDOW_SECONDS = 300;
+  const FAST_MS = 1500;
+  const SLOW_MS = 5000;
+  const COLORS = {
+    delayed: '#1f77b4', ready: '#ff7f0e', inFlight: '#2ca02c', dead: '#6a1b9a',
+    succeeded: '#2e7d32', failed: '#c62828', retried: '#ef6c00', rescheduled: '#0277bd',
+    p50: '#1f4e79', p99: '#c62828', forecast: '#5c7cfa'
+  };
+  const $ = id => document.getElementById(id);
+  let token = sessionStorage.getItem('delayq-token') || '';
+  let lastStatus = null;
+
+  // ---- API -----------------------------------------------------------------------------------
+
+  async function get(path) {
+    const r = await fetch(path, { cache: 'no-store' });
+    const body = await r.json();
+    if (!r.ok || !body.ok) throw new Error(body.error || ('HTTP ' + r.status));
+    return body;
+  }
+
+  async function post(path, payload) {
+    const headers = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    const r = await fetch(path, { method: 'POST', headers: headers, body: JSON.stringify(payload || {}) });
+    let body;
+    try { body = await r.json(); } catch (e) { body = { ok: false, error: 'HTTP ' + r.status }; }
+    if (r.status === 401) {
+      $('token-form').hidden = false;
+      $('token-input').focus();
+    }
+    if (!r.ok || !body.ok) throw new Error(body.error || ('HTTP ' + r.status));
+    return body;
+  }
+
+  async function act(button, fn) {
+    if (button) button.disabled = true;
+    try {
+      const body = await fn();
+      toast(body.message || 'done', false);
+      await refreshFast();
+      await refreshSlow();
+    } catch (e) {
+      toast(e.message, true);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  }
+
+  let toastTimer = null;
+  function toast(message, bad) {
+    const t = $('toast');
+    t.textContent = message;
+    t.className = 'show' + (bad ? ' bad' : '');
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.className = ''; }, bad ? 8000 : 4000);
+  }
+
+  // ---- formatting ----------------------------------------------------------------------------
+
+  function duration(ms) {
+    if (ms == null) return '–';
+    const s = Math.floor(ms / 1000);
+    if (s < 60) return s + 's';
+    if (s < 3600) return Math.floor(s / 60) + 'm ' + (s % 60) + 's';
+    if (s < 86400) return Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
+    return Math.floor(s / 86400) + 'd ' + Math.floor((s % 86400) / 3600) + 'h';
+  }
+
+  function ms(v) {
+    if (v == null) return '–';
+    return v >= 1000 ? (v / 1000).toFixed(v >= 10000 ? 0 : 1) + 's' : Math.round(v) + 'ms';
+  }
+
+  function num(v) {
+    return v == null ? '–' : Number(v).toLocaleString('en-US');
+  }
+
+  function cell(tr, value, cls) {
+    const td = document.createElement('td');
+    if (value instanceof Node) td.appendChild(value); else td.textContent = value == null ? '' : String(value);
+    if (cls) td.className = cls;
+    tr.appendChild(td);
+    return td;
+  }
+
+  function button(label, cls, onClick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    if (cls) b.className = cls;
+    b.addEventListener('click', () => onClick(b));
+    return b;
+  }
+
+  function replaceRows(tbody, rows) {
+    while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+    rows.forEach(r => tbody.appendChild(r));
+  }
+
+  // ---- rendering -----------------------------------------------------------------------------
+
+  function renderStatus(s) {
+    lastStatus = s;
+    $('queue-name').textContent = s.queue;
+    $('supervisor-pid').textContent = s.supervisorPid;
+    const workers = s.children.filter(c => c.role === 'worker');
+    $('worker-count').textContent = workers.filter(c => c.state === 'RUNNING').length;
+    $('worker-target').textContent = s.workers;
+    const input = $('workers-input');
+    if (document.activeElement !== input && input.dataset.touched !== 'yes') input.value = s.workers;
+    replaceRows($('children'), s.children.map(c => {
+      const tr = document.createElement('tr');
+      tr.dataset.child = c.name;
+      cell(tr, c.name);
+      cell(tr, c.role);
+      cell(tr, c.pid == null ? '–' : c.pid, 'num');
+      const badge = document.createElement('span');
+      badge.className = 'state ' + c.state;
+      badge.textContent = c.state;
+      cell(tr, badge);
+      cell(tr, c.pid == null ? '–' : duration(c.uptimeMs), 'num');
+      cell(tr, c.restarts, 'num');
+      cell(tr, c.lastExitCode == null ? '–' : c.lastExitCode, 'num');
+      const b = button('Restart', 'restart', btn => {
+        if (confirm('Restart ' + c.name + '? A worker drains its running jobs first.')) {
+          act(btn, () => post('api/children/' + encodeURIComponent(c.name) + '/restart'));
+        }
+      });
+      b.disabled = c.role === 'redis' || c.state === 'STOPPING';
+      b.title = c.role === 'redis' ? 'the embedded Redis restarts with the supervisor only' : 'stop and start again';
+      cell(tr, b);
+      return tr;
+    }));
+    $('token-form').hidden = !(s.tokenRequired && !token);
+    const err = $('redis-error');
+    err.hidden = !s.redisError;
+    err.textContent = s.redisError || '';
+    const st = s.stats;
+    const d = st ? st.depths : {};
+    ['delayed', 'ready', 'inFlight', 'dead'].forEach(k => { $('depth-' + k).textContent = num(d[k]); });
+    $('backlog').textContent = st ? num(st.backlog) : '–';
+    $('oldest-overdue').textContent = st ? (st.oldestOverdueMs > 0 ? duration(st.oldestOverdueMs) : '0s') : '–';
+    $('jobs-per-second').textContent = st ? (Math.round(st.jobsPerSecond * 10) / 10).toString() : '–';
+    $('lateness-minute').textContent = st && st.latenessP50Ms != null
+      ? '≤' + ms(st.latenessP50Ms) + ' / ≤' + ms(st.latenessP99Ms) : '–';
+    renderTypes(st ? st.counters : {});
+  }
+
+  function renderTypes(counters) {
+    const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled'];
+    replaceRows($('type-rows'), Object.keys(counters).sort().map(type => {
+      const tr = document.createElement('tr');
+      cell(tr, type);
+      events.forEach(e => cell(tr, num(counters[type][e] || 0), 'num'));
+      return tr;
+    }));
+  }
+
+  function renderSeries(s) {
+    const from = s.now - WINDOW_SECONDS;
+    const depthSeries = ['delayed', 'ready', 'inFlight', 'dead'].map(k => ({
+      name: k === 'inFlight' ? 'in flight' : k, color: COLORS[k], points: s.depths.map(p => [p.t, p[k]])
+    }));
+    DQCharts.line($('chart-depths'), depthSeries, { from: from, to: s.now, maxGap: 5, empty: 'sampled while this page is open' });
+    const rates = ['succeeded', 'failed', 'retried', 'dead', 'rescheduled'].map(k => ({
+      name: k, color: COLORS[k], points: s.points.map(p => [p.t, p.counts[k]])
+    }));
+    DQCharts.line($('chart-throughput'), rates, { from: from, to: s.now });
+    const lateness = [
+      { name: 'p50', color: COLORS.p50, points: s.points.map(p => [p.t, p.latenessP50Ms]) },
+      { name: 'p99', color: COLORS.p99, points: s.points.map(p => [p.t, p.latenessP99Ms]) }
+    ];
+    DQCharts.line($('chart-lateness'), lateness, { from: from, to: s.now, log: true, empty: 'no job started' });
+  }
+
+  function renderForecast(f) {
+    const total = f.counts.reduce((a, b) => a + b, 0);
+    $('forecast-total').textContent = num(total) + ' job(s) due in the next ' + f.counts.length + ' min';
+    DQCharts.bars($('chart-forecast'), f.counts, {
+      color: COLORS.forecast, every: 10,
+      label: i => '+' + i + 'm',
+      title: (i, v) => v + ' job(s) due ' + i + '–' + (i + 1) + ' min from now'
+    });
+  }
+
+  function renderDead(body) {
+    const total = lastStatus && lastStatus.stats ? lastStatus.stats.depths.dead : body.jobs.length;
+    $('dead-total').textContent = total > body.jobs.length ? '(newest ' + body.jobs.length + ' of ' + num(total) + ')'
+      : '(' + body.jobs.length + ')';
+    $('dead-empty').hidden = body.jobs.length > 0;
+    $('retry-all-button').disabled = body.jobs.length === 0;
+    $('purge-button').disabled = body.jobs.length === 0;
+    const now = Date.now();
+    replaceRows($('dead-rows'), body.jobs.map(j => {
+      const tr = document.createElement('tr');
+      tr.dataset.id = j.id;
+      cell(tr, j.id, 'id');
+      cell(tr, j.type);
+      cell(tr, duration(now - j.deadAt) + ' ago').title = new Date(j.deadAt).toISOString();
+      cell(tr, j.attempt + ' / ' + j.maxAttempts, 'num');
+      const box = document.createElement('div');
+      const pre = document.createElement('pre');
+      pre.textContent = j.lastError || '';
+      box.appendChild(pre);
+      if (j.payload != null) {
+        const det = document.createElement('details');
+        const sum = document.createElement('summary');
+        sum.textContent = 'payload' + (j.payloadTruncated ? ' (cut)' : '');
+        const p = document.createElement('pre');
+        p.textContent = j.payload;
+        det.appendChild(sum);
+        det.appendChild(p);
+        box.appendChild(det);
+      }
+      cell(tr, box, 'error-text');
+      cell(tr, button('Retry', 'retry', btn => act(btn, () => post('api/dead/' + encodeURIComponent(j.id) + '/retry'))));
+      return tr;
+    }));
+  }
+
+  function setLive(ok, text) {
+    $('live-dot').className = 'dot ' + (ok ? 'live' : 'down');
+    $('live-text').textContent = text;
+  }
+
+  // ---- polling -------------------------------------------------------------------------------
+
+  async function refreshFast() {
+    const [status, series] = await Promise.all([get('api/status'), get('api/series?seconds=' + WINDOW_SECONDS)]);
+    renderStatus(status);
+    renderSeries(series);
+    setLive(!status.redisError, (status.redisError ? 'Redis unreachable · ' : 'live · ') +
+      new Date(status.time).toLocaleTimeString());
+  }
+
+  async function refreshSlow() {
+    const [dead, forecast] = await Promise.all([get('api/dead?limit=50'), get('api/forecast?minutes=60')]);
+    renderDead(dead);
+    renderForecast(forecast);
+  }
+
+  function loop(fn, every) {
+    const run = async () => {
+      try {
+        await fn();
+      } catch (e) {
+        setLive(false, 'offline: ' + e.message);
+      }
+      setTimeout(run, every);
+    };
+    run();
+  }
+
+  // ---- wiring --------------------------------------------------------------------------------
+
+  $('workers-input').addEventListener('input', e => { e.target.dataset.touched = 'yes'; });
+  $('resize-button').addEventListener('click', e => {
+    const n = Number($('workers-input').value);
+    act(e.target, () => post('api/resize', { workers: n })).then(() => { $('workers-input').dataset.touched = ''; });
+  });
+  $('retry-all-button').addEventListener('click', e => {
+    if (confirm('Run every dead job again?')) act(e.target, () => post('api/dead/retry-all'));
+  });
+  $('purge-button').addEventListener('click', e => {
+    const age = $('purge-age').value.trim();
+    const what = age ? 'dead jobs dead for longer than ' + age : 'EVERY dead job';
+    if (confirm('Delete ' + what + ' for good?')) act(e.target, () => post('api/dead/purge', age ? { olderThan: age } : {}));
+  });
+  $('token-form').addEventListener('submit', e => {
+    e.preventDefault();
+    token = $('token-input').value.trim();
+    sessionStorage.setItem('delayq-token', token);
+    $('token-form').hidden = true;
+    toast('token set for this tab', false);
+  });
+  DQCharts.legend($('legend-depths'), ['delayed', 'ready', 'inFlight', 'dead']
+    .map(k => ({ name: k === 'inFlight' ? 'in flight' : k, color: COLORS[k] })));
+  DQCharts.legend($('legend-throughput'), ['succeeded', 'failed', 'retried', 'dead', 'rescheduled']
+    .map(k => ({ name: k, color: COLORS[k] })));
+  DQCharts.legend($('legend-lateness'), [{ name: 'p50', color: COLORS.p50 }, { name: 'p99', color: COLORS.p99 }]);
+  loop(refreshFast, FAST_MS);
+  loop(refreshSlow, SLOW_MS);
+})();

@@ -1,0 +1,73 @@
+// Drives the supervisor's dashboard in Debian's headless Chromium (run by WebDashboardBrowserTest):
+// the page loads without console errors, shows the live worker count and queue depths, resizes
+// the workers from the page, and retries a dead job from the page until it has run.
+// Usage: node dashboard.js URL DEAD_JOB_ID WORKERS_AFTER_RESIZE EXPECT_DELAYED SCREENSHOT.png
+// Prints one JSON line: {"ok":true,"consoleErrors":[...],"steps":{name: ms}}; exits 1 on a failed step.
+'use strict';
+const { chromium } = require('playwright-core');
+
+const [url, deadId, resizeTo, expectDelayed, screenshot] = process.argv.slice(2);
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TIMEOUT = 30000;
+
+async function main() {
+  const started = Date.now();
+  const steps = {};
+  const step = (name) => { steps[name] = Date.now() - started; };
+  const consoleErrors = [];
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // the flags this machine needs: no sandbox as root, and no calls home on a closed network
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
+    page.setDefaultTimeout(TIMEOUT);
+    page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', e => consoleErrors.push('page error: ' + e.message));
+    page.on('requestfailed', r => consoleErrors.push('request failed: ' + r.url() + ' ' + (r.failure() || {}).errorText));
+
+    await page.goto(url);
+    const text = sel => page.locator(sel).innerText();
+    await page.waitForFunction(() => document.getElementById('worker-count').textContent.trim() === '1');
+    await page.waitForFunction(n => document.getElementById('depth-delayed').textContent.trim() === n, expectDelayed);
+    await page.waitForFunction(() => document.getElementById('depth-dead').textContent.trim() === '1');
+    step('loaded, 1 worker and the depths shown');
+
+    await page.fill('#workers-input', resizeTo);
+    await page.click('#resize-button');
+    await page.waitForFunction(n => document.getElementById('toast').textContent.includes('-> ' + n), resizeTo);
+    await page.waitForFunction(n => document.getElementById('worker-count').textContent.trim() === n
+      && document.getElementById('worker-target').textContent.trim() === n, resizeTo);
+    step('resized from the page, workers RUNNING');
+
+    const row = page.locator('#dead-rows tr').filter({ hasText: deadId });
+    await row.waitFor();
+    await row.locator('button.retry').click();
+    await page.waitForFunction(() => document.getElementById('toast').textContent.includes('back on ready'));
+    await row.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => {
+      for (const tr of document.querySelectorAll('#type-rows tr')) {
+        const cells = tr.querySelectorAll('td');
+        if (cells[0].textContent === 'test_flaky') return cells[3].textContent === '1';  // succeeded
+      }
+      return false;
+    });
+    await page.waitForFunction(() => document.getElementById('depth-dead').textContent.trim() === '0');
+    step('dead job retried from the page and succeeded');
+
+    await page.waitForTimeout(1600); // one more poll, so the charts show the run
+    await page.screenshot({ path: screenshot, fullPage: true });
+    step('screenshot');
+    console.log(JSON.stringify({ ok: true, consoleErrors: consoleErrors, steps: steps,
+      workerCount: await text('#worker-count') }));
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch(e => {
+  console.log(JSON.stringify({ ok: false, error: String(e && e.stack || e) }));
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+package dev.delayq.supervisor.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.redis.Admin;
+import dev.delayq.redis.Keys;
+import dev.delayq.testing.RedisFixture;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
+
+/** What a scrape writes for counts a worker's StatsRecorder flushed into the test Redis. */
+class WebQueueCollectorTest {
+
+  private static String scrape(JedisPooled redis, Keys keys) throws Exception {
+    PrometheusRegistry registry = new PrometheusRegistry();
+    registry.register(new QueueCollector(redis, keys, new Admin(redis, keys, 3)));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, registry.scrape());
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void flushedCountsBecomeCountersAndCumulativeHistogramsInSeconds() throws Exception {
+    JedisPooled redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    StatsRecorder recorder = new StatsRecorder(keys);
+    recorder.started("mail", 0);      // bucket le=0.001
+    recorder.started("mail", 7);      // le=0.01
+    recorder.started("mail", 7000);   // le=10
+    recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 30);
+    recorder.finished("mail", StatsRecorder.Event.FAILED, 70_000);
+    recorder.also("mail", StatsRecorder.Event.RETRIED);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+
+    String m = scrape(redis, keys);
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertTrue(m.contains("delayq_jobs_started_total{" + q + ",type=\"mail\"} 3.0"), m);
+    assertTrue(m.contains("delayq_jobs_succeeded_total{" + q + ",type=\"mail\"} 1.0"), m);
+    assertTrue(m.contains("delayq_jobs_failed_total{" + q + ",type=\"mail\"} 1.0"), m);
+    assertTrue(m.contains("delayq_jobs_retried_total{" + q + ",type=\"mail\"} 1.0"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"0.001\"} 1\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"0.005\"} 1\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"0.01\"} 2\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"10.0\"} 3\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"+Inf\"} 3\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_count{" + q + "} 3\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_sum{" + q + "} 7.007\n"), m);
+    assertTrue(m.contains("delayq_job_duration_seconds_bucket{" + q + ",type=\"mail\",le=\"0.05\"} 1\n"), m);
+    assertTrue(m.contains("delayq_job_duration_seconds_bucket{" + q + ",type=\"mail\",le=\"60.0\"} 1\n"), m);
+    assertTrue(m.contains("delayq_job_duration_seconds_bucket{" + q + ",type=\"mail\",le=\"+Inf\"} 2\n"), m);
+    assertTrue(m.contains("delayq_job_duration_seconds_sum{" + q + ",type=\"mail\"} 70.03\n"), m);
+    assertTrue(m.contains("delayq_queue_jobs{" + q + ",state=\"delayed\"} 0.0"), m);
+    assertTrue(m.contains("delayq_redis_up{" + q + "} 1.0"), m);
+  }
+
+  @Test
+  void redisDownLeavesOnlyRedisUpZero() throws Exception {
+    Keys keys = RedisFixture.freshKeys();
+    try (JedisPooled dead = new JedisPooled("127.0.0.1", 1)) {
+      String m = scrape(dead, keys);
+      assertTrue(m.contains("delayq_redis_up{queue=\"" + keys.queue() + "\"} 0.0"), m);
+      assertEquals(-1, m.indexOf("delayq_queue_jobs"), m);
+    }
+  }
+}
