@@ -7,7 +7,6 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -223,10 +222,7 @@ final class Measures {
     Path home = workDir.resolve("home-" + q.name());
     Path jobs = home.resolve("jobs");
     Files.createDirectories(jobs);
-    Path self = Path.of(Measures.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    if (Files.isRegularFile(self)) {
-      Files.copy(self, jobs.resolve("bench-probe.jar"), StandardCopyOption.REPLACE_EXISTING);
-    }
+    ProbeJar.writeTo(jobs.resolve("bench-probe.jar"));
     return SupervisorRun.start(this.home, home, Map.of(
         "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(),
         "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"), workers);

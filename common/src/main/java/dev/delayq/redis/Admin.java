@@ -119,10 +119,21 @@ public final class Admin {
    * back to ready. Jobs with unreadable records stay dead and are stepped over.
    */
   public int retryAllDead() {
+    // Only jobs dead when the call began, each once: a retried job that dies again at once
+    // (no handler for its type, say) must not be retried again by this same call.
+    String cutoff = Long.toString(redisNowMs());
+    Set<String> seen = new HashSet<>();
     int retried = 0;
     long skipped = 0;
     while (true) {
-      List<String> ids = redis.zrange(keys.dead(), skipped, skipped + BATCH - 1);
+      List<String> ids = new ArrayList<>();
+      for (String id : redis.zrangeByScore(keys.dead(), "-inf", cutoff, (int) skipped, BATCH)) {
+        if (seen.add(id)) {
+          ids.add(id);
+        } else {
+          skipped++;
+        }
+      }
       if (ids.isEmpty()) {
         return retried;
       }
