@@ -67,9 +67,11 @@ final class Measures {
     for (int i = 0; i < n; i++) {
       jobs.add(JobRequest.delay("noop", payload, Duration.ofMillis(ThreadLocalRandom.current().nextLong(60_000) + 60_000)));
     }
+    double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
     batched.producer().enqueueAll(jobs);
     double batchedRate = n / seconds(t0);
+    double batchedRedisUs = (redis.cpuSeconds() - cpu0) * 1e6 / n;
     clear(batched);
 
     Queue single = freshQueue();
@@ -97,6 +99,7 @@ final class Measures {
     out.put("batched_jobs_per_s", Math.round(batchedRate));
     out.put("one_by_one_jobs_per_s", Math.round(singleRate));
     out.put("one_by_one_in_flight", inFlight);
+    out.put("batched_redis_cpu_us_per_job", round2(batchedRedisUs));
     return out;
   }
 
@@ -166,7 +169,7 @@ final class Measures {
       awaitConsumers(q, 2 * threads);
       String log = "bench:marker:" + q.name();
       String id = q.producer().delay("bench_probe",
-          "{\"log\":\"" + log + "\",\"marker\":true,\"sleepMs\":60000}", Duration.ZERO).id();
+          "{\"log\":\"" + log + "\",\"marker\":true,\"sleepMs\":4000}", Duration.ZERO).id();
       while (redis.redis().llen(log) < 1) {
         Thread.sleep(2);
       }
@@ -197,7 +200,6 @@ final class Measures {
       long rerunAt = Long.parseLong(starts.get(1).split(",")[1]);
       out.put("restart_ms", restartedAt - killedAt);
       out.put("rerun_ms", rerunAt - killedAt);
-      q.producer().cancel(id);
 
       long reloadFrom = System.currentTimeMillis();
       supervisor.reload(8);
@@ -212,6 +214,29 @@ final class Measures {
       rss.sort(Double::compare);
       out.put("rss_mb", round2(rss.get(rss.size() / 2)));
       out.put("reload_workers", "2->8");
+
+      // stop with every consumer of the 8 workers busy on a 3 s job: all finish and are acked
+      long idleDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (redis.redis().hlen(q.keys().jobs()) > 0 && System.nanoTime() < idleDeadline) {
+        Thread.sleep(10); // the marker job's second run ends first
+      }
+      int busy = 8 * threads;
+      String sleepers = "bench:sleepers:" + q.name();
+      List<JobRequest> jobs = new ArrayList<>();
+      for (int i = 0; i < busy; i++) {
+        jobs.add(JobRequest.delay("bench_probe",
+            "{\"log\":\"" + sleepers + "\",\"marker\":true,\"sleepMs\":3000}", Duration.ZERO));
+      }
+      q.producer().enqueueAll(jobs);
+      long busyDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (redis.redis().llen(sleepers) < busy && System.nanoTime() < busyDeadline) {
+        Thread.sleep(5);
+      }
+      long stopFrom = System.currentTimeMillis();
+      supervisor.stop(Duration.ofSeconds(30));
+      out.put("stop_ms", System.currentTimeMillis() - stopFrom);
+      out.put("stop_busy_jobs", busy);
+      out.put("stop_jobs_left", redis.redis().hlen(q.keys().jobs()));
       return out;
     } finally {
       clear(q);

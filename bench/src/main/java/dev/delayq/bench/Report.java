@@ -33,6 +33,7 @@ final class Report {
     line(out, r, "supervisor", "kill -9 worker -> its job running again ms", "rerun_ms", 0);
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);
     line(out, r, "supervisor", "worker JVM RSS MB (median)", "rss_mb", 0);
+    line(out, r, "supervisor", "stop with 8 workers busy (3 s jobs) ms", "stop_ms", 0);
     return out.toString();
   }
 

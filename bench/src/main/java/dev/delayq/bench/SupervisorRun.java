@@ -67,6 +67,16 @@ final class SupervisorRun implements AutoCloseable {
     request("{\"cmd\":\"reload\",\"workers\":" + workers + "}");
   }
 
+  /** Stops the supervisor (drain, then SIGKILL at the timeout) and waits for it to exit. */
+  void stop(java.time.Duration timeout) throws IOException, InterruptedException {
+    try {
+      request("{\"cmd\":\"stop\",\"timeoutMs\":" + timeout.toMillis() + "}");
+    } catch (IOException closedAsItExited) {
+      // the supervisor may close the socket as it exits, before its last line
+    }
+    process.waitFor(timeout.toSeconds() + 30, TimeUnit.SECONDS);
+  }
+
   /** Polls status every few ms until {@code done} holds; returns when it did, epoch ms. */
   long awaitChildren(Predicate<List<JsonNode>> done, int timeoutSeconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);

@@ -43,5 +43,6 @@ class BenchSmokeTest {
     assertEquals(0, r.path("drain").path("consistency_breaches").asInt(), "invariant after drain");
     assertTrue(r.path("drain").path("ran_exactly_once").asBoolean(), "every job ran exactly once");
     assertEquals(0, r.path("precision").path("spread").path("early").asInt(), "no job started early");
+    assertEquals(0, r.path("supervisor").path("stop_jobs_left").asInt(), "stop let every busy job finish");
   }
 }
