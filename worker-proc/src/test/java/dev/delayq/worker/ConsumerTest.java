@@ -15,7 +15,7 @@ import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.worker.testjobs.BoomHandler;
 import dev.delayq.worker.testjobs.GateHandler;
-import dev.delayq.worker.testjobs.TestJobsJar;
+import dev.delayq.testing.HandlerJar;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -120,7 +120,7 @@ class ConsumerTest {
 
   @Test
   void failingJobGoesBackToDelayedWithAttemptPlusOne() throws IOException {
-    TestJobsJar.write(jobsDir, "boom.jar", BoomHandler.class);
+    HandlerJar.write(jobsDir, "boom.jar", BoomHandler.class);
     probe.seedReady(due("fails", "boom", probe.redisNowMs() - 1_000));
 
     start(HandlerRegistry.load(jobsDir));
@@ -150,7 +150,7 @@ class ConsumerTest {
 
   @Test
   void finishedJobIsAcknowledgedWhileASlowerJobOfItsBatchStillRuns() throws IOException {
-    TestJobsJar.write(jobsDir, "gate.jar", GateHandler.class);
+    HandlerJar.write(jobsDir, "gate.jar", GateHandler.class);
     GateHandler.close();
     long now = probe.redisNowMs();
     probe.seedReady(due("fast", "noop", now - 1_000));

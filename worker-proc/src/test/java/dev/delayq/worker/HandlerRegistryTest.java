@@ -11,7 +11,7 @@ import dev.delayq.worker.handlers.StockReleaseHandler;
 import dev.delayq.worker.testjobs.BadTypeHandler;
 import dev.delayq.worker.testjobs.EchoHandler;
 import dev.delayq.worker.testjobs.OtherEchoHandler;
-import dev.delayq.worker.testjobs.TestJobsJar;
+import dev.delayq.testing.HandlerJar;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +31,7 @@ class HandlerRegistryTest {
   Path jobsDir;
 
   private void writeJar(String name, Class<?>... handlers) throws IOException {
-    TestJobsJar.write(jobsDir, name, handlers);
+    HandlerJar.write(jobsDir, name, handlers);
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.delayq.worker.testjobs;
+package dev.delayq.testing;
 
 import dev.delayq.job.JobHandler;
 import java.io.IOException;
@@ -15,8 +15,8 @@ import java.util.jar.JarOutputStream;
  * naming them, the way an operator adds a job type. The classes are also on the test classpath,
  * but their ServiceLoader entries exist only in such a jar.
  */
-public final class TestJobsJar {
-  private TestJobsJar() {}
+public final class HandlerJar {
+  private HandlerJar() {}
 
   public static Path write(Path jobsDir, String name, Class<?>... handlers) throws IOException {
     Files.createDirectories(jobsDir);
