@@ -1,0 +1,104 @@
+package dev.delayq.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.JobRequest;
+import dev.delayq.redis.Inspector;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBinary;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnector;
+import dev.delayq.testing.RedisFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * Redis goes away under a running scheduler and worker (SIGKILL) and comes back 3 s later from
+ * its append-only file: the processes keep running, back off, log the outage once per subject
+ * when it starts and once when it ends, and every job still runs.
+ */
+class RedisOutageTest {
+  private static final Pattern OUTAGE = Pattern.compile("(\\S+): Redis (unreachable|back after)");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void processesRideOutARedisOutageAndLogItOncePerStateChange() throws Exception {
+    int port = RedisFixture.freePort();
+    String url = "redis://127.0.0.1:" + port;
+    Process redis = startRedis(port);
+    try (JedisPooled client = RedisConnector.open(url, "outage-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
+        JvmProcesses processes = new JvmProcesses("redisOutage", url, "outage")) {
+      await().atMost(10, TimeUnit.SECONDS).ignoreExceptions().until(() -> "PONG".equals(client.ping()));
+      Keys keys = new Keys("delayq", "outage");
+      RedisBroker broker = new RedisBroker(client, keys);
+      DelayQueue producer = new DelayQueue(broker, 1 << 20, 5);
+      RunLog log = new RunLog(client, "outage:runs");
+      Process scheduler = processes.scheduler("scheduler");
+      Process worker = processes.worker("worker-1");
+      await().atMost(30, TimeUnit.SECONDS).until(() -> broker.consumers().size() > 0);
+
+      List<JobRequest> jobs = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        jobs.add(JobRequest.delay("test_record", "{\"log\":\"outage:runs\"}", Duration.ofMillis(i * 20L)));
+      }
+      producer.enqueueAll(jobs);
+      await().atMost(10, TimeUnit.SECONDS).until(() -> log.size() >= 50);
+
+      redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      Thread.sleep(3_000); // the outage itself: nothing to wait for but time
+      redis = startRedis(port);
+
+      await().atMost(60, TimeUnit.SECONDS).ignoreExceptions()
+          .until(() -> client.hlen(keys.jobs()) == 0 && client.zcard(keys.dead()) == 0);
+      assertTrue(scheduler.isAlive() && worker.isAlive(), "both processes rode out the outage");
+      assertEquals(300, new HashSet<>(log.runs().stream().map(RunLog.Run::id).toList()).size(),
+          "every job ran");
+      assertEquals(List.of(), new Inspector(client, keys).check());
+      assertOutageLoggedOncePerSubject(Path.of("target", "e2e-logs", "redisOutage-worker-1.log"));
+      assertOutageLoggedOncePerSubject(Path.of("target", "e2e-logs", "redisOutage-scheduler.log"));
+    } finally {
+      redis.destroyForcibly();
+    }
+  }
+
+  private Process startRedis(int port) throws Exception {
+    Process p = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
+        "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+        "--dir", dir.toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+    return p;
+  }
+
+  /** Each subject (consumer, heartbeat, …) logged "unreachable" once and "back" once. */
+  private static void assertOutageLoggedOncePerSubject(Path logFile) throws Exception {
+    Map<String, Integer> down = new HashMap<>();
+    Map<String, Integer> back = new HashMap<>();
+    for (String line : Files.readAllLines(logFile)) {
+      Matcher m = OUTAGE.matcher(line);
+      if (m.find()) {
+        (m.group(2).equals("unreachable") ? down : back).merge(m.group(1), 1, Integer::sum);
+      }
+    }
+    assertTrue(!down.isEmpty(), "the outage was logged in " + logFile);
+    down.forEach((subject, n) -> assertEquals(1, n, subject + " logged the outage start " + n + " times"));
+    assertEquals(down.keySet(), back.keySet(), "every subject that logged the outage logged its end");
+    back.forEach((subject, n) -> assertEquals(1, n, subject + " logged the outage end " + n + " times"));
+  }
+}
