@@ -228,6 +228,18 @@ public final class RedisBroker {
     return out;
   }
 
+  /**
+   * Gives back claimed jobs that never started (draining): to ready, to run next, with no
+   * attempt or lost delivery counted. Returns how many were still in the consumer's list.
+   */
+  public int releaseClaimed(String consumerId, List<String> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return ((Long) scripts.eval(Script.RELEASE_CLAIMED,
+        List.of(keys.inFlight(consumerId), keys.ready()), ids)).intValue();
+  }
+
   /** True when acknowledged; false when fenced (the job was taken back from this consumer). */
   public boolean ack(String consumerId, String id) {
     return ackAll(consumerId, List.of(id))[0];

@@ -30,7 +30,8 @@ public enum Script {
   RELEASE_LEASE("releaseLease"),
   RETRY_DEAD("retryDead"),
   PURGE_DEAD("purgeDead"),
-  REQUEUE_ORPHAN("requeueOrphan");
+  REQUEUE_ORPHAN("requeueOrphan"),
+  RELEASE_CLAIMED("releaseClaimed");
 
   private final String fileName;
   private final String source;

@@ -40,6 +40,9 @@ class RedisOutageTest {
 
   @Test
   void processesRideOutARedisOutageAndLogItOncePerStateChange() throws Exception {
+    for (String role : List.of("worker-1", "scheduler")) {
+      Files.deleteIfExists(Path.of("target", "e2e-logs", "redisOutage-" + role + ".log"));
+    }
     int port = RedisFixture.freePort();
     String url = "redis://127.0.0.1:" + port;
     Process redis = startRedis(port);

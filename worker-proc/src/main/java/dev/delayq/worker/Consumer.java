@@ -44,6 +44,8 @@ final class Consumer implements Runnable {
   private final StatsRecorder stats;
   private final RedisOutage outage;
   private volatile Watchdog.Slot slot;
+  /** The claimed jobs of the current batch not started yet. */
+  private volatile List<RedisBroker.Claimed> unstarted = List.of();
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
       Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats) {
@@ -99,8 +101,19 @@ final class Consumer implements Runnable {
         .map(List::of).orElse(List.of());
   }
 
+  /**
+   * Runs a batch in claim order. Told to be quiet, it starts no further job of the batch and
+   * gives the rest back, so a drain waits for one job per consumer, not for a whole prefetch.
+   */
   private void runBatch(List<RedisBroker.Claimed> batch) throws InterruptedException {
-    for (RedisBroker.Claimed claimed : batch) {
+    for (int i = 0; i < batch.size(); i++) {
+      unstarted = batch.subList(i, batch.size());
+      if (quiet.getAsBoolean()) {
+        releaseUnstarted();
+        return;
+      }
+      RedisBroker.Claimed claimed = batch.get(i);
+      unstarted = batch.subList(i + 1, batch.size());
       Outcome outcome = process(claimed);
       if (slot.isStuck()) {
         return;
@@ -110,6 +123,26 @@ final class Consumer implements Runnable {
       } else if (outcome != null) {
         finisher.finish(id, claimed.id(), outcome);
       }
+    }
+    unstarted = List.of();
+  }
+
+  /**
+   * Gives back the jobs this consumer claimed but has not started; the worker calls it too
+   * when it exits, for a consumer lost in a stuck handler or interrupted at the drain timeout.
+   */
+  void releaseUnstarted() {
+    List<RedisBroker.Claimed> rest = unstarted;
+    unstarted = List.of();
+    if (rest.isEmpty()) {
+      return;
+    }
+    try {
+      int n = broker.releaseClaimed(id, rest.stream().map(RedisBroker.Claimed::id).toList());
+      log.info("{}: gave back {} claimed job(s) it had not started", id, n);
+    } catch (JedisException e) {
+      log.warn("{}: could not give back {} unstarted job(s) ({}); they are recovered as lost",
+          id, rest.size(), e.getMessage());
     }
   }
 

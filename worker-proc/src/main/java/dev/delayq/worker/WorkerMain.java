@@ -121,6 +121,7 @@ public final class WorkerMain {
       if (!finisher.flush(System.nanoTime() + 5_000_000_000L)) {
         log.warn("{}: some acknowledgements could not be sent; those jobs may run again", child.name());
       }
+      consumers.forEach(Consumer::releaseUnstarted);
       requeueOwnJobs(exitCode == EXIT_STUCK_HANDLER
           ? "worker " + child.name() + " exited: a handler ignored its interruption"
           : "worker " + child.name() + " stopped before the job finished (drain timeout)");

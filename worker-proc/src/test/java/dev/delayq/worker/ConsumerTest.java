@@ -163,4 +163,27 @@ class ConsumerTest {
     // Consumer.ACK_DELAY_NANOS promises finished jobs wait at most 50 ms for their ack
     await().atMost(Duration.ofSeconds(1)).until(() -> probe.rawRecord("fast") == null);
   }
+
+  @Test
+  void quietConsumerFinishesTheJobInHandAndGivesBackTheRestOfItsBatchUncounted() throws IOException {
+    HandlerJar.write(jobsDir, "gate.jar", GateHandler.class);
+    GateHandler.close();
+    long now = probe.redisNowMs();
+    for (int i = 0; i < 5; i++) {
+      probe.seedReady(due("gated-" + i, "gate", now - 1_000));
+    }
+
+    start(HandlerRegistry.load(jobsDir));
+    await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
+    assertEquals(5, probe.inFlightIds(CONSUMER).size(), "the five were claimed in one batch");
+    quiet.set(true);
+    GateHandler.open();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.recordCount() == 4
+        && probe.readyIds().size() == 4 && probe.inFlightIds(CONSUMER).isEmpty());
+    for (String id : probe.readyIds()) {
+      assertEquals(1, probe.record(id).path("attempt").asInt(1), id + " was not counted as an attempt");
+      assertFalse(probe.record(id).has("lost"), id + " was not counted as lost");
+    }
+  }
 }

@@ -144,7 +144,9 @@ class FinisherTest {
       f.ackLater("c1", "j2");
       assertTrue(f.flush(System.nanoTime() + 30_000_000_000L), "abandoned, so nothing is left unsent");
     }
-    assertEquals(3, failures.get());
+    // Tried again after each failure until told to abandon: three tries, or four when the
+    // sender happened to take the two acks in two rounds.
+    assertTrue(failures.get() >= 3 && failures.get() <= 4, "tries: " + failures.get());
   }
 
   @Test
