@@ -1,31 +1,36 @@
 package dev.delayq.process;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
- * Logs a Redis outage once when it starts and once when it ends, however many calls fail in
- * between, and gives the backoff before the next try (100 ms doubling to 5 s).
+ * One thread's view of a Redis outage: the backoff before its next try (100 ms doubling to
+ * 5 s), and its part in the process's {@link OutageLog}, which logs the outage once when it
+ * starts and once when it ends, however many calls fail in between.
  */
 public final class RedisOutage {
-  private static final Logger log = LoggerFactory.getLogger(RedisOutage.class);
   private static final long MIN_BACKOFF_MS = 100;
   private static final long MAX_BACKOFF_MS = 5_000;
 
   private final String subject;
-  private long downSinceNanos = -1;
+  private final OutageLog log;
+  private boolean down;
   private long backoffMs = MIN_BACKOFF_MS;
 
+  /** A subject that logs on its own. */
   public RedisOutage(String subject) {
+    this(subject, new OutageLog(subject));
+  }
+
+  /** A subject that shares its process's log. */
+  public RedisOutage(String subject, OutageLog log) {
     this.subject = subject;
+    this.log = log;
   }
 
   /** Records a failed call; returns how long to wait before the next try, in ms. */
   public synchronized long failed(Exception e) {
-    if (downSinceNanos < 0) {
-      downSinceNanos = System.nanoTime();
+    if (!down) {
+      down = true;
       backoffMs = MIN_BACKOFF_MS;
-      log.warn("{}: Redis unreachable ({}); retrying with backoff", subject, e.getMessage());
+      log.down(subject, e);
     } else {
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     }
@@ -34,14 +39,9 @@ public final class RedisOutage {
 
   /** Records a successful call. */
   public synchronized void succeeded() {
-    if (downSinceNanos >= 0) {
-      double seconds = (System.nanoTime() - downSinceNanos) / 1e9;
-      log.info("{}: Redis back after {} s", subject, String.format("%.1f", seconds));
-      downSinceNanos = -1;
+    if (down) {
+      down = false;
+      log.up(subject);
     }
-  }
-
-  public synchronized boolean isDown() {
-    return downSinceNanos >= 0;
   }
 }

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.ShutdownSignal;
 import org.slf4j.Logger;
@@ -21,11 +22,12 @@ final class SchedulerLoop {
   private final Waiter waiter;
   private final ShutdownSignal shutdown;
   private final long recoverIntervalNanos;
-  private final RedisOutage outage = new RedisOutage("scheduler");
+  private final RedisOutage outage;
   private long nextRecoverNanos = System.nanoTime();
 
   SchedulerLoop(LeaderLease lease, Forwarder forwarder, Recoverer recoverer, Waiter waiter,
-      ShutdownSignal shutdown, long recoverIntervalNanos) {
+      ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
+    this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
     this.forwarder = forwarder;
     this.recoverer = recoverer;

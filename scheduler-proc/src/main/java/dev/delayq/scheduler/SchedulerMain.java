@@ -3,6 +3,7 @@ package dev.delayq.scheduler;
 import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.ChildEnvironment;
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.ProcessArgs;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
@@ -49,8 +50,9 @@ public final class SchedulerMain {
     String owner = child.name() + ":" + ProcessHandle.current().pid();
     LeaderLease lease = new LeaderLease(broker, owner, config.scheduler().leaseTtl().toMillis());
     Waiter waiter = new Waiter();
-    Thread listener = new Thread(new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested),
-        "wake-listener");
+    OutageLog outages = new OutageLog(child.name());
+    Thread listener = new Thread(new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested,
+        outages), "wake-listener");
     listener.setDaemon(true);
     listener.start();
     Thread nudge = new Thread(() -> {
@@ -69,7 +71,7 @@ public final class SchedulerMain {
         ProcessHandle.current().pid());
     new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos()).run();
+        config.scheduler().recoverInterval().toNanos(), outages).run();
     log.info("{}: stopped ({})", owner, shutdown.reason());
     redis.close();
     System.exit(0);

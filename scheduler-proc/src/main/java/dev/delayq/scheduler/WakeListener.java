@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
 import java.util.function.BooleanSupplier;
@@ -15,9 +16,11 @@ final class WakeListener implements Runnable {
   private final Waiter waiter;
   private final BooleanSupplier listening;
   private final BooleanSupplier stopping;
-  private final RedisOutage outage = new RedisOutage("scheduler/wake-listener");
+  private final RedisOutage outage;
 
-  WakeListener(RedisBroker broker, Waiter waiter, BooleanSupplier listening, BooleanSupplier stopping) {
+  WakeListener(RedisBroker broker, Waiter waiter, BooleanSupplier listening, BooleanSupplier stopping,
+      OutageLog outages) {
+    this.outage = new RedisOutage("scheduler/wake-listener", outages);
     this.broker = broker;
     this.waiter = waiter;
     this.listening = listening;

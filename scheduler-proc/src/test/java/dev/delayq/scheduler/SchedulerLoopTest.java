@@ -4,6 +4,7 @@ import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.QueueProbe;
@@ -21,7 +22,8 @@ class SchedulerLoopTest {
 
   private SchedulerLoop loop(String owner, int batchSize) {
     return new SchedulerLoop(new LeaderLease(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
-        new Recoverer(broker, 3), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS);
+        new Recoverer(broker, 3), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS,
+        new OutageLog("test"));
   }
 
   /** Enqueues the ids due a moment from now, in order, and waits until they all are. */

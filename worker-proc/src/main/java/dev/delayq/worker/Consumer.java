@@ -5,6 +5,7 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
@@ -48,7 +49,8 @@ final class Consumer implements Runnable {
   private volatile List<RedisBroker.Claimed> unstarted = List.of();
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
-      Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats) {
+      Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats,
+      OutageLog outages) {
     this.id = id;
     this.broker = broker;
     this.handlers = handlers;
@@ -57,7 +59,7 @@ final class Consumer implements Runnable {
     this.quiet = quiet;
     this.watchdog = watchdog;
     this.stats = stats;
-    this.outage = new RedisOutage(id);
+    this.outage = new RedisOutage(id, outages);
   }
 
   String id() {

@@ -1,6 +1,7 @@
 package dev.delayq.worker;
 
 import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
 import java.util.List;
@@ -27,12 +28,13 @@ final class Heartbeat implements AutoCloseable {
 
   private final StatsRecorder stats;
 
-  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, String subject, StatsRecorder stats) {
+  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, String subject, StatsRecorder stats,
+      OutageLog outages) {
     this.stats = stats;
     this.broker = broker;
     this.consumers = List.copyOf(consumers);
     this.ttlMs = ttlMs;
-    this.outage = new RedisOutage(subject + "/heartbeat");
+    this.outage = new RedisOutage(subject + "/heartbeat", outages);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.ChildEnvironment;
 import dev.delayq.process.ProcessArgs;
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
@@ -71,6 +72,7 @@ public final class WorkerMain {
     private final List<Thread> consumerThreads = new ArrayList<>();
     private final StatsRecorder stats;
     private final Finisher finisher;
+    private final OutageLog outages;
     private volatile int exitCode = 0;
     private volatile boolean exiting;
     private volatile boolean abandonResults;
@@ -83,7 +85,9 @@ public final class WorkerMain {
       this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
       this.stats = new StatsRecorder(broker.keys());
-      this.finisher = new Finisher(broker, new RedisOutage(child.name() + "/finisher"), () -> abandonResults);
+      this.outages = new OutageLog(child.name());
+      this.finisher = new Finisher(broker, new RedisOutage(child.name() + "/acks", outages),
+          () -> abandonResults);
     }
 
     void run() throws InterruptedException {
@@ -94,7 +98,7 @@ public final class WorkerMain {
         consumerIds.add(child.name() + ":" + pid + ":" + i);
       }
       Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
-          config.worker().heartbeatTtl().toMillis(), child.name(), stats);
+          config.worker().heartbeatTtl().toMillis(), child.name(), stats, outages);
       heartbeat.start(config.worker().heartbeatInterval().toMillis());
       Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
 
@@ -141,7 +145,7 @@ public final class WorkerMain {
           config.worker().jobTimeout(), retry);
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            watchdog, stats);
+            watchdog, stats, outages);
         Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
             + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);

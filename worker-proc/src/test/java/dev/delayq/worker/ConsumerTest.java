@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.QueueProbe;
@@ -44,7 +45,7 @@ class ConsumerTest {
   private void start(HandlerRegistry handlers) {
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false);
     Consumer consumer = new Consumer(CONSUMER, broker, handlers, finisher, SETTINGS, quiet::get,
-        watchdog, new StatsRecorder(broker.keys()));
+        watchdog, new StatsRecorder(broker.keys()), new OutageLog("test"));
     thread = new Thread(consumer, "test/consumer-1");
     thread.setDaemon(true);
     thread.start();
