@@ -1,11 +1,11 @@
 package dev.delayq.redis;
 
-import dev.delayq.metrics.LatencyBuckets;
+import dev.delayq.metrics.Distribution;
+import dev.delayq.metrics.StatsHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -56,8 +56,8 @@ final class StatsReader {
       oldestDue = (long) oldestDelayed.get().get(0).getScore();
     }
     if (!oldestReady.get().isEmpty()) {
-      String raw = redis.hget(keys.jobs(), oldestReady.get().get(0));
-      long readyDue = dueAtOf(raw);
+      String id = oldestReady.get().get(0);
+      long readyDue = dueAtOf(id, redis.hget(keys.jobs(), id));
       if (readyDue > 0) {
         oldestDue = Math.min(oldestDue, readyDue);
       }
@@ -65,66 +65,15 @@ final class StatsReader {
     long overdue = oldestDue == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - oldestDue);
 
     long finished = 0;
-    long[] lateness = new long[LatencyBuckets.BOUNDS_MS.length + 1];
+    Distribution lateness = Distribution.empty();
     for (Response<Map<String, String>> second : seconds) {
-      for (Map.Entry<String, String> e : second.get().entrySet()) {
-        String f = e.getKey();
-        if (f.startsWith("count:succeeded:") || f.startsWith("count:failed:")) {
-          finished += parse(e.getValue());
-        } else if (f.startsWith("lateness:")) {
-          int bucket = bucketIndex(f.substring("lateness:".length()));
-          if (bucket >= 0) {
-            lateness[bucket] += parse(e.getValue());
-          }
-        }
-      }
-    }
-    long started = 0;
-    for (long n : lateness) {
-      started += n;
+      StatsHash hash = StatsHash.parse(second.get());
+      finished += hash.total("succeeded") + hash.total("failed");
+      lateness = lateness.plus(hash.lateness());
     }
     return new Admin.Stats(depths, dueDelayed.get() + ready.get(), overdue,
-        finished / (double) WINDOW_SECONDS, quantile(lateness, 0.50), quantile(lateness, 0.99),
-        started, counters(cumulative.get()), nowMs);
-  }
-
-  /** The upper bound in ms of the bucket holding quantile q; the last bound for +Inf; null when empty. */
-  static Long quantile(long[] buckets, double q) {
-    long total = 0;
-    for (long n : buckets) {
-      total += n;
-    }
-    if (total == 0) {
-      return null;
-    }
-    long rank = (long) Math.ceil(q * total);
-    long seen = 0;
-    for (int i = 0; i < buckets.length; i++) {
-      seen += buckets[i];
-      if (seen >= rank) {
-        return LatencyBuckets.BOUNDS_MS[Math.min(i, LatencyBuckets.BOUNDS_MS.length - 1)];
-      }
-    }
-    return LatencyBuckets.BOUNDS_MS[LatencyBuckets.BOUNDS_MS.length - 1];
-  }
-
-  /** type -> event -> count, from the {@code count:<event>:<type>} fields, sorted by type. */
-  static Map<String, Map<String, Long>> counters(Map<String, String> fields) {
-    Map<String, Map<String, Long>> byType = new TreeMap<>();
-    for (Map.Entry<String, String> e : fields.entrySet()) {
-      String f = e.getKey();
-      if (!f.startsWith("count:")) {
-        continue;
-      }
-      int colon = f.indexOf(':', "count:".length());
-      if (colon < 0) {
-        continue;
-      }
-      String event = f.substring("count:".length(), colon);
-      String type = f.substring(colon + 1);
-      byType.computeIfAbsent(type, t -> new TreeMap<>()).merge(event, parse(e.getValue()), Long::sum);
-    }
-    return byType;
+        finished / (double) WINDOW_SECONDS, lateness.upperBoundMs(0.50), lateness.upperBoundMs(0.99),
+        lateness.count(), StatsHash.parse(cumulative.get()).countsByType(), nowMs);
   }
 
   List<Long> dueForecast(long nowMs, Duration horizon, Duration step) {
@@ -152,27 +101,13 @@ final class StatsReader {
     return out;
   }
 
-  private static long dueAtOf(String raw) {
+  private static long dueAtOf(String id, String raw) {
     if (raw == null) {
       return 0;
     }
-    var node = Admin.tree(raw);
-    return node == null ? 0 : node.path("dueAt").asLong(0);
-  }
-
-  private static int bucketIndex(String text) {
     try {
-      int i = Integer.parseInt(text);
-      return i >= 0 && i <= LatencyBuckets.BOUNDS_MS.length ? i : -1;
-    } catch (NumberFormatException e) {
-      return -1;  // lateness:sum, lateness:count
-    }
-  }
-
-  private static long parse(String value) {
-    try {
-      return Long.parseLong(value);
-    } catch (NumberFormatException e) {
+      return JobRecord.parse(id, raw).dueAt();
+    } catch (JobRecord.MalformedRecordException e) {
       return 0;
     }
   }

@@ -1,5 +1,7 @@
 package dev.delayq.redis;
 
+import dev.delayq.metrics.Distribution;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -206,10 +208,10 @@ class AdminTest {
   void quantilePastTheLastBoundIsReportedAsThatBound() {
     long[] buckets = new long[LatencyBuckets.BOUNDS_MS.length + 1];
     buckets[LatencyBuckets.BOUNDS_MS.length] = 3;
-    assertEquals(60_000L, StatsReader.quantile(buckets, 0.5));
+    assertEquals(60_000L, new Distribution(buckets, 0).upperBoundMs(0.5));
     buckets[0] = 100;
-    assertEquals(1L, StatsReader.quantile(buckets, 0.5));
-    assertEquals(60_000L, StatsReader.quantile(buckets, 0.99));
+    assertEquals(1L, new Distribution(buckets, 0).upperBoundMs(0.5));
+    assertEquals(60_000L, new Distribution(buckets, 0).upperBoundMs(0.99));
   }
 
   @Test

@@ -1,5 +1,9 @@
 package dev.delayq.supervisor.web;
 
+import dev.delayq.metrics.Distribution;
+
+import dev.delayq.metrics.StatsHash;
+
 import dev.delayq.metrics.LatencyBuckets;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;

@@ -1,5 +1,9 @@
 package dev.delayq.supervisor.web;
 
+import dev.delayq.metrics.Distribution;
+
+import dev.delayq.metrics.StatsHash;
+
 import dev.delayq.redis.Keys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,9 @@
 package dev.delayq.supervisor.web;
 
+import dev.delayq.metrics.Distribution;
+
+import dev.delayq.metrics.StatsHash;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,18 +1,18 @@
-package dev.delayq.supervisor.web;
+package dev.delayq.metrics;
 
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * One stats hash read back (the cumulative one or one second's; fields as
- * {@link dev.delayq.metrics.StatsRecorder} writes them): counts per event and job type, the
- * lateness histogram, and the handler duration histogram per type. Fields it does not know are
- * skipped, so newer writers do not break older readers.
+ * {@link StatsRecorder} writes them): counts per event and job type, the lateness histogram,
+ * and the handler duration histogram per type. The one reader of that format, next to its one
+ * writer. Fields it does not know are skipped, so newer writers do not break older readers.
  */
-record StatsHash(Map<String, Map<String, Long>> counts, Distribution lateness,
+public record StatsHash(Map<String, Map<String, Long>> counts, Distribution lateness,
     Map<String, Distribution> durations) {
 
-  static StatsHash parse(Map<String, String> fields) {
+  public static StatsHash parse(Map<String, String> fields) {
     Map<String, Map<String, Long>> counts = new TreeMap<>();
     long[] lateness = new long[Distribution.SIZE];
     long latenessSum = 0;
@@ -53,8 +53,16 @@ record StatsHash(Map<String, Map<String, Long>> counts, Distribution lateness,
   }
 
   /** The count of {@code event} over every type. */
-  long total(String event) {
+  public long total(String event) {
     return counts.getOrDefault(event, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** The counts turned around: type -> event -> count, sorted by type. */
+  public Map<String, Map<String, Long>> countsByType() {
+    Map<String, Map<String, Long>> byType = new TreeMap<>();
+    counts.forEach((event, perType) -> perType.forEach((type, n) ->
+        byType.computeIfAbsent(type, t -> new TreeMap<>()).put(event, n)));
+    return byType;
   }
 
   private static void add(long[] buckets, String index, long n) {
