@@ -45,8 +45,9 @@ final class Consumer implements Runnable {
   private final StatsRecorder stats;
   private final RedisOutage outage;
   private volatile Watchdog.Slot slot;
-  /** The claimed jobs of the current batch not started yet. */
-  private volatile List<RedisBroker.Claimed> unstarted = List.of();
+  /** The current batch, and the index of its first job not started yet. */
+  private volatile List<RedisBroker.Claimed> current = List.of();
+  private volatile int nextUnstarted;
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
       Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats,
@@ -108,14 +109,15 @@ final class Consumer implements Runnable {
    * gives the rest back, so a drain waits for one job per consumer, not for a whole prefetch.
    */
   private void runBatch(List<RedisBroker.Claimed> batch) throws InterruptedException {
+    current = batch;
     for (int i = 0; i < batch.size(); i++) {
-      unstarted = batch.subList(i, batch.size());
+      nextUnstarted = i;
       if (quiet.getAsBoolean()) {
         releaseUnstarted();
         return;
       }
       RedisBroker.Claimed claimed = batch.get(i);
-      unstarted = batch.subList(i + 1, batch.size());
+      nextUnstarted = i + 1;
       Outcome outcome = process(claimed);
       if (slot.isStuck()) {
         return;
@@ -126,7 +128,7 @@ final class Consumer implements Runnable {
         finisher.finish(id, claimed.id(), outcome);
       }
     }
-    unstarted = List.of();
+    current = List.of();
   }
 
   /**
@@ -134,8 +136,9 @@ final class Consumer implements Runnable {
    * when it exits, for a consumer lost in a stuck handler or interrupted at the drain timeout.
    */
   void releaseUnstarted() {
-    List<RedisBroker.Claimed> rest = unstarted;
-    unstarted = List.of();
+    List<RedisBroker.Claimed> batch = current;
+    List<RedisBroker.Claimed> rest = batch.subList(Math.min(nextUnstarted, batch.size()), batch.size());
+    current = List.of();
     if (rest.isEmpty()) {
       return;
     }
