@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.process.LogText;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.Inspector;
 import java.util.HashSet;
@@ -46,7 +47,7 @@ final class Recoverer {
       }
       if (r.requeued() + r.deadLettered() > 0) {
         log.warn("recovered {} job(s) of silent consumer {} ({} back to ready, {} to dead)",
-            r.requeued() + r.deadLettered(), consumer, r.requeued(), r.deadLettered());
+            r.requeued() + r.deadLettered(), LogText.escape(consumer), r.requeued(), r.deadLettered());
       }
       taken += r.requeued() + r.deadLettered();
     }
@@ -65,7 +66,8 @@ final class Recoverer {
         RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE,
             "in-flight list of unregistered consumer " + consumer, poisonPillAfter);
         if (r.requeued() + r.deadLettered() > 0) {
-          log.warn("recovered {} job(s) from the unregistered consumer {}", r.requeued() + r.deadLettered(), consumer);
+          log.warn("recovered {} job(s) from the unregistered consumer {}", r.requeued() + r.deadLettered(),
+              LogText.escape(consumer));
         }
         taken += r.requeued() + r.deadLettered();
       }

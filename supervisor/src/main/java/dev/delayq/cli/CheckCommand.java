@@ -1,13 +1,14 @@
 package dev.delayq.cli;
 
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Inspector;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq check}: verifies that every job is in exactly one place, with its record. */
 @Command(name = "check", mixinStandardHelpOptions = true,
@@ -35,7 +36,7 @@ final class CheckCommand implements Callable<Integer> {
         return ExitCodes.OK;
       }
       for (Inspector.Breach b : breaches) {
-        out.println("breach " + b.kind() + ": " + b);
+        out.println("breach " + b.kind() + ": " + LogText.escape(b));
       }
       out.flush();
       throw CliException.notFound(breaches.size() + " breach" + (breaches.size() == 1 ? "" : "es")

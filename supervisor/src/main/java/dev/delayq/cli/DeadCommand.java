@@ -1,20 +1,21 @@
 package dev.delayq.cli;
 
 import dev.delayq.config.Durations;
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine;
 
 /** {@code delayq dead list | retry ID|--all | purge [--older-than D]}: the dead-letter set. */
 @Command(name = "dead", mixinStandardHelpOptions = true,
@@ -73,12 +74,12 @@ final class DeadCommand implements Runnable {
           return ExitCodes.OK;
         }
         long now = s.admin.redisNowMs();
-        int idWidth = Math.max(2, jobs.stream().mapToInt(j -> j.id().length()).max().orElse(2));
-        int typeWidth = Math.max(4, jobs.stream().mapToInt(j -> j.type().length()).max().orElse(4));
+        int idWidth = Math.max(2, jobs.stream().mapToInt(j -> LogText.escape(j.id()).length()).max().orElse(2));
+        int typeWidth = Math.max(4, jobs.stream().mapToInt(j -> LogText.escape(j.type()).length()).max().orElse(4));
         String row = "%-" + idWidth + "s  %-" + typeWidth + "s  %-12s  %-8s  %s%n";
         out.printf(row, "id", "type", "dead", "attempts", "last error");
         for (Admin.DeadJob j : jobs) {
-          out.printf(row, j.id(), j.type(), Formats.span(now - j.deadAt()) + " ago",
+          out.printf(row, LogText.escape(j.id()), LogText.escape(j.type()), Formats.span(now - j.deadAt()) + " ago",
               j.attempt() + "/" + j.maxAttempts(), Formats.oneLine(j.lastError(), 100));
         }
         return ExitCodes.OK;

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobRequest;
+import dev.delayq.process.LogText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -54,7 +55,7 @@ final class FileEnqueue {
       }
     }
     Progress progress = new Progress(err, System.console() != null, size);
-    try (DelayQueue queue = DelayQueue.connect(config);
+    try (DelayQueue queue = DelayQueue.connect(config, cli.redisUrl(config));
         BufferedReader in = open(file)) {
       List<JobLine.Accepted> batch = new ArrayList<>(BATCH);
       long bytes = 0;
@@ -149,7 +150,7 @@ final class FileEnqueue {
     out.println("enqueued " + enqueued + ", duplicates " + duplicates + ", rejected " + rejected.size()
         + " (of " + lines + " lines)");
     for (int i = 0; i < Math.min(rejected.size(), REJECTIONS_LISTED); i++) {
-      out.println("  line " + rejected.get(i).lineNo() + ": " + rejected.get(i).reason());
+      out.println("  line " + rejected.get(i).lineNo() + ": " + LogText.escape(rejected.get(i).reason()));
     }
     if (rejected.size() > REJECTIONS_LISTED) {
       out.println("  ... and " + (rejected.size() - REJECTIONS_LISTED) + " more rejected lines");

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.delayq.process.LogText;
 import java.time.Instant;
 
 /** How times, ages and JSON look in the CLI's output. */
@@ -47,7 +48,7 @@ final class Formats {
     if (text == null) {
       return "-";
     }
-    String line = text.replaceAll("\\s*\\R\\s*", " ");
+    String line = LogText.escape(text.replaceAll("\\s*\\R\\s*", " "));
     return line.length() <= max ? line : line.substring(0, max - 1) + "…";
   }
 

@@ -1,14 +1,15 @@
 package dev.delayq.cli;
 
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
@@ -40,9 +41,9 @@ final class InspectCommand implements Callable<Integer> {
         return ExitCodes.OK;
       }
       long now = s.admin.redisNowMs();
-      out.printf("id          %s%n", job.id());
-      out.printf("state       %s%n", describe(job));
-      out.printf("type        %s%n", job.type());
+      out.printf("id          %s%n", LogText.escape(job.id()));
+      out.printf("state       %s%n", LogText.escape(describe(job)));
+      out.printf("type        %s%n", LogText.escape(job.type()));
       if (job.dueAt() > 0) {
         out.printf("due         %s (%s)%n", Formats.instant(job.dueAt()), Formats.relative(job.dueAt(), now));
       }
@@ -50,8 +51,9 @@ final class InspectCommand implements Callable<Integer> {
         out.printf("dead since  %s (%s)%n", Formats.instant(job.deadAt()), Formats.relative(job.deadAt(), now));
       }
       out.printf("attempt     %d of %d%n", job.attempt(), job.maxAttempts());
-      out.printf("last error  %s%n", job.lastError() == null ? "-" : job.lastError());
-      out.printf("record      %s%n", job.rawRecord() == null ? "(none: a breach, see delayq check)" : job.rawRecord());
+      out.printf("last error  %s%n", job.lastError() == null ? "-" : LogText.escape(job.lastError()));
+      out.printf("record      %s%n", job.rawRecord() == null ? "(none: a breach, see delayq check)"
+          : LogText.escape(job.rawRecord()));
       return ExitCodes.OK;
     }
   }

@@ -1,6 +1,7 @@
 package dev.delayq.cli;
 
 import dev.delayq.metrics.LatencyBuckets;
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import java.util.List;
 import java.util.Map;
@@ -30,14 +31,14 @@ final class StatsText {
           .append(bound(s.latenessP99Ms())).append(" (").append(s.startedLastMinute()).append(" started)\n");
     }
     if (!s.counters().isEmpty()) {
-      int width = Math.max(4, s.counters().keySet().stream().mapToInt(String::length).max().orElse(4));
+      int width = Math.max(4, s.counters().keySet().stream().mapToInt(t -> LogText.escape(t).length()).max().orElse(4));
       b.append(String.format("  %-" + width + "s", "type"));
       for (String e : EVENTS) {
         b.append(String.format(" %11s", e));
       }
       b.append('\n');
       for (Map.Entry<String, Map<String, Long>> t : s.counters().entrySet()) {
-        b.append(String.format("  %-" + width + "s", t.getKey()));
+        b.append(String.format("  %-" + width + "s", LogText.escape(t.getKey())));
         for (String e : EVENTS) {
           b.append(String.format(" %11d", t.getValue().getOrDefault(e, 0L)));
         }

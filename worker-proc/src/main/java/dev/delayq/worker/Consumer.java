@@ -5,6 +5,7 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.LogText;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.JobRecord;
@@ -155,14 +156,14 @@ final class Consumer implements Runnable {
   private Outcome process(RedisBroker.Claimed claimed) {
     String jobId = claimed.id();
     if (claimed.rawRecord() == null) {
-      log.error("{}: job {} was in ready without a record (an invariant breach); dropped", id, jobId);
+      log.error("{}: job {} was in ready without a record (an invariant breach); dropped", id, LogText.escape(jobId));
       return null;
     }
     JobRecord job;
     try {
       job = JobRecord.parse(jobId, claimed.rawRecord());
     } catch (JobRecord.MalformedRecordException e) {
-      log.error("{}: {}; dead-lettered", id, e.getMessage());
+      log.error("{}: {}; dead-lettered", id, LogText.escape(e.getMessage()));
       stats.also("?", StatsRecorder.Event.DEAD);
       return new Outcome.DeadLetter("malformed record: " + e.getMessage());
     }
@@ -170,7 +171,7 @@ final class Consumer implements Runnable {
     if (handler.isEmpty()) {
       String error = "no handler for job type '" + job.type() + "' in " + id
           + " (known: " + handlers.types() + ")";
-      log.error("{}: job {}: {}; dead-lettered", id, jobId, error);
+      log.error("{}: job {}: {}; dead-lettered", id, LogText.escape(jobId), LogText.escape(error));
       stats.also(job.type(), StatsRecorder.Event.DEAD);
       return new Outcome.DeadLetter(error);
     }
@@ -218,10 +219,11 @@ final class Consumer implements Runnable {
 
   private void logOutcome(String jobId, JobRecord job, Outcome outcome) {
     if (outcome instanceof Outcome.Retry r) {
-      log.warn("{}: job {} {} failed, retry in {} ms: {}", id, jobId, job.type(),
-          r.delay().toMillis(), firstLine(r.error()));
+      log.warn("{}: job {} {} failed, retry in {} ms: {}", id, LogText.escape(jobId), LogText.escape(job.type()),
+          r.delay().toMillis(), LogText.escape(firstLine(r.error())));
     } else if (outcome instanceof Outcome.DeadLetter d) {
-      log.error("{}: job {} {} dead-lettered: {}", id, jobId, job.type(), firstLine(d.error()));
+      log.error("{}: job {} {} dead-lettered: {}", id, LogText.escape(jobId), LogText.escape(job.type()),
+          LogText.escape(firstLine(d.error())));
     }
   }
 

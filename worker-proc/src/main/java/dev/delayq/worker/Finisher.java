@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
@@ -125,7 +126,7 @@ final class Finisher implements AutoCloseable {
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {
           log.error("{}: giving up the {} of job {}: Redis still unreachable at shutdown; "
-              + "the job stays in flight and is recovered", consumer, name(outcome), id);
+              + "the job stays in flight and is recovered", consumer, name(outcome), LogText.escape(id));
           return false;
         }
         Thread.sleep(wait);
@@ -135,7 +136,7 @@ final class Finisher implements AutoCloseable {
 
   private static void fenced(String consumer, String id, String what) {
     log.warn("{}: job {} was taken back from this consumer before its {} could land "
-        + "(heartbeat expired or worker presumed dead); it runs again elsewhere", consumer, id, what);
+        + "(heartbeat expired or worker presumed dead); it runs again elsewhere", consumer, LogText.escape(id), what);
   }
 
   private boolean apply(String consumer, String id, Outcome outcome) {

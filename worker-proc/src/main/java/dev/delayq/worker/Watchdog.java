@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.process.LogText;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -109,7 +110,7 @@ final class Watchdog implements AutoCloseable {
     } else if (now - s.interruptedAtNanos >= graceNanos && s.deadlineNanos == deadline) {
       s.stuck = true;
       log.error("{}: job {} ignored its interruption at the {} ms time limit for {} ms more; this "
-          + "worker exits so it can be replaced, and the job is recovered", s.consumer, s.job,
+          + "worker exits so it can be replaced, and the job is recovered", s.consumer, LogText.escape(s.job),
           s.limitMs, graceNanos / 1_000_000);
       onStuck.run();
     }

@@ -3,6 +3,7 @@ package dev.delayq.supervisor.web;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.config.Durations;
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -15,7 +16,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ActionApi {
   private static final Logger log = LoggerFactory.getLogger(ActionApi.class);
-  static final int MAX_WORKERS = 256;
 
   private final Steering steering;
   private final Admin admin;
@@ -25,11 +25,11 @@ final class ActionApi {
     this.admin = admin;
   }
 
-  /** {@code {"workers": N}}. */
+  /** {@code {"workers": N}}; the supervisor refuses N above worker.maxProcesses (400). */
   ObjectNode resize(JsonNode body) {
     JsonNode n = body.get("workers");
-    if (n == null || !n.canConvertToInt() || !n.isIntegralNumber() || n.asInt() < 0 || n.asInt() > MAX_WORKERS) {
-      throw new Http.Failure(400, "workers must be a whole number from 0 to " + MAX_WORKERS + ", got " + n);
+    if (n == null || !n.canConvertToInt() || !n.isIntegralNumber() || n.asInt() < 0) {
+      throw new Http.Failure(400, "workers must be a whole number from 0 to worker.maxProcesses, got " + n);
     }
     String summary = Http.await(steering.resize(n.asInt()));
     log.info("web: resize to {} workers: {}", n.asInt(), summary);
@@ -38,7 +38,7 @@ final class ActionApi {
 
   ObjectNode restart(String child) {
     String summary = Http.await(steering.restart(child));
-    log.info("web: restart {}: {}", child, summary);
+    log.info("web: restart {}: {}", LogText.escape(child), summary);
     return Http.ok().put("message", summary);
   }
 
@@ -50,7 +50,7 @@ final class ActionApi {
     } catch (IllegalStateException e) {
       throw new Http.Failure(409, e.getMessage());
     }
-    log.info("web: dead job {} retried", id);
+    log.info("web: dead job {} retried", LogText.escape(id));
     return Http.ok().put("message", "job " + id + " is back on ready");
   }
 
@@ -72,7 +72,7 @@ final class ActionApi {
       }
     }
     int n = admin.purgeDead(olderThan);
-    log.info("web: {} dead job(s) purged{}", n, olderThan == null ? "" : " (older than " + d.asText() + ")");
+    log.info("web: {} dead job(s) purged{}", n, olderThan == null ? "" : " (older than " + Durations.format(olderThan) + ")");
     return Http.ok().put("purged", n).put("message", n + " dead job(s) purged");
   }
 }
