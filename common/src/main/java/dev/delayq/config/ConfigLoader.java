@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.delayq.redis.RedisUrl;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -95,7 +96,7 @@ public final class ConfigLoader {
       String key = path + field.getKey();
       JsonNode known = into.get(field.getKey());
       if (known == null) {
-        throw new ConfigException("config key " + key + " = " + field.getValue()
+        throw new ConfigException("config key " + key + " = " + shown(key, field.getValue())
             + ": unknown (known here: " + knownKeys(into) + ")");
       }
       if (known.isObject()) {
@@ -168,7 +169,7 @@ public final class ConfigLoader {
       String key = bad.getMessage().split(":", 2)[0];
       String path = section.isEmpty() ? key : section + "." + key;
       JsonNode value = tree.at("/" + path.replace('.', '/'));
-      return "config key " + path + " = " + value + ": "
+      return "config key " + path + " = " + shown(path, value) + ": "
           + bad.getMessage().substring(key.length() + 1).trim() + where;
     }
     if (e instanceof UnrecognizedPropertyException u) {
@@ -176,7 +177,22 @@ public final class ConfigLoader {
     }
     JsonNode value = tree.at("/" + section.replace('.', '/'));
     String why = e.getOriginalMessage().split("\n")[0];
-    return "config key " + section + " = " + value + ": " + why + where;
+    return "config key " + section + " = " + shown(section, value) + ": " + why + where;
+  }
+
+  /**
+   * A value as an error may show it: a URL without its password, a token or password not at
+   * all (an error message ends up in logs and terminals).
+   */
+  private static String shown(String key, JsonNode value) {
+    String name = key.substring(key.lastIndexOf('.') + 1).toLowerCase(java.util.Locale.ROOT);
+    if (name.contains("token") || name.contains("password") || name.contains("secret")) {
+      return "\"***\"";
+    }
+    if (name.contains("url") && value != null && value.isTextual()) {
+      return new TextNode(RedisUrl.redact(value.asText())).toString();
+    }
+    return String.valueOf(value);
   }
 
   /** Reads "30s"-style durations; the message names the text when it is not one. */

@@ -63,7 +63,7 @@ public final class RedisConnector {
 
   /** The URL with its password replaced, fit for a log line. */
   public static String redact(String url) {
-    return url == null ? null : url.replaceAll("//([^:@/]*):[^@/]*@", "//$1:***@");
+    return RedisUrl.redact(url);
   }
 
   /** The host and port a URL names, for messages. */

@@ -184,6 +184,39 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aRefusedRedisUrlIsShownWithoutItsPasswordWhateverItHolds() throws IOException {
+    String password = "p/@:%9f3Xq/@:%";
+    ConfigException e = refused(null, Map.of("DELAYQ_REDIS_URL", "http://:" + password + "@host:6379"),
+        "redis.url", "http://:***@host:6379", "redis://");
+    assertFalse(e.getMessage().contains("9f3Xq"), e.getMessage());
+    ConfigException inFile = refused(yaml("redis:\n  url: \"redis//:" + password + "@host\"\n"), Map.of(), "redis.url");
+    assertFalse(inFile.getMessage().contains("9f3Xq"), inFile.getMessage());
+  }
+
+  @Test
+  void aRefusedTokenIsNotShown() throws IOException {
+    ConfigException e = refused(yaml("web:\n  token: [\"t0ps3cret\"]\n"), Map.of(), "web.token");
+    assertFalse(e.getMessage().contains("t0ps3cret"), e.getMessage());
+  }
+
+  @Test
+  void workerProcessesAboveMaxProcessesAreRefusedNamingBoth() throws IOException {
+    assertEquals(16, loader.load(null, Map.of()).worker().maxProcesses());
+    refused(yaml("worker:\n  processes: 20\n"), Map.of(), "worker.processes", "20", "maxProcesses (16)");
+    assertEquals(20, loader.load(yaml("worker:\n  processes: 20\n  maxProcesses: 32\n"), Map.of())
+        .worker().processes());
+  }
+
+  @Test
+  void logRotationAndTheMetricTypeCapHaveDefaults() {
+    DelayqConfig c = loader.load(null, Map.of());
+
+    assertEquals(10L << 20, c.supervisor().logMaxBytes());
+    assertEquals(5, c.supervisor().logBackups());
+    assertEquals(50, c.web().maxMetricTypes());
+  }
+
+  @Test
   void missingFileIsRefused() {
     Path missing = dir.resolve("nope.yml");
 
