@@ -30,8 +30,15 @@ public final class Inspector {
   /** How many jobs are in each place, read in one transaction. */
   public record Depths(long delayed, long ready, long inFlight, long dead, long records) {}
 
+  /**
+   * The depths, with {@code inFlight} summed over the lists of registered consumers: a claim
+   * registers its consumer in the same script, so that is every list a live consumer holds.
+   * No SCAN: status, every scrape and the drain report call this, and a SCAN walks the whole
+   * keyspace. The lists of an unregistered consumer (one that died and was dropped from the
+   * registry) are not counted until the recoverer has put their jobs back.
+   */
   public Depths depths() {
-    List<String> lists = inFlightKeys();
+    List<String> lists = registeredInFlightKeys();
     try (AbstractTransaction tx = redis.multi()) {
       Response<Long> delayed = tx.zcard(keys.delayed());
       Response<Long> ready = tx.llen(keys.ready());
@@ -134,12 +141,14 @@ public final class Inspector {
     }
   }
 
+  /** The in-flight lists of the consumers in the registry. */
+  private List<String> registeredInFlightKeys() {
+    return redis.zrange(keys.consumers(), 0, -1).stream().map(keys::inFlight).toList();
+  }
+
   /** Every in-flight list: those of registered consumers and any other found by SCAN. */
   public List<String> inFlightKeys() {
-    Set<String> found = new LinkedHashSet<>();
-    for (String consumer : redis.zrange(keys.consumers(), 0, -1)) {
-      found.add(keys.inFlight(consumer));
-    }
+    Set<String> found = new LinkedHashSet<>(registeredInFlightKeys());
     ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
     String cursor = ScanParams.SCAN_POINTER_START;
     do {

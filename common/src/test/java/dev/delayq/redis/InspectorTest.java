@@ -81,12 +81,31 @@ class InspectorTest {
   }
 
   @Test
-  void inFlightListOfAnUnregisteredConsumerIsFoundToo() {
+  void inFlightListOfAnUnregisteredConsumerIsFoundByTheCheck() {
     broker.redis().lpush(keys.inFlight("unregistered"), "ghost");
 
     assertEquals(List.of(new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("inflight:unregistered"))),
         inspector.check());
-    assertEquals(2, inspector.depths().inFlight());
+    assertEquals(1, inspector.depths().inFlight(), "depths count the registered consumers' lists only");
+  }
+
+  @Test
+  void depthsReadTheConsumerRegistryAndNeverScanTheKeyspace() {
+    Keys other = RedisFixture.freshKeys();
+    QueueProbe two = new QueueProbe(RedisFixture.get().broker(other));
+    two.seedInFlight("c1", "running-1");
+    two.seedInFlight("c2", "running-2");
+    long scansBefore = scanCalls();
+
+    Inspector.Depths d = new Inspector(broker.redis(), other).depths();
+
+    assertEquals(2, d.inFlight(), "both registered consumers' lists");
+    assertEquals(scansBefore, scanCalls(), "no SCAN was sent");
+  }
+
+  private long scanCalls() {
+    String stats = ServerCheck.info(broker.redis(), "commandstats").getOrDefault("cmdstat_scan", "calls=0,");
+    return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
   }
 
   @Test
