@@ -1,5 +1,6 @@
 // Drives the supervisor's dashboard in Debian's headless Chromium (run by WebDashboardBrowserTest):
-// the page loads without console errors, shows the live worker count and queue depths, resizes
+// the page opened at the URL `status` prints takes its token and drops it from the address bar,
+// loads without console errors, shows the live worker count and queue depths, resizes
 // the workers from the page, and retries a dead job from the page until it has run.
 // Usage: node dashboard.js URL DEAD_JOB_ID WORKERS_AFTER_RESIZE EXPECT_DELAYED SCREENSHOT.png
 // Prints one JSON line: {"ok":true,"consoleErrors":[...],"steps":{name: ms}}; exits 1 on a failed step.
@@ -28,12 +29,13 @@ async function main() {
     page.on('pageerror', e => consoleErrors.push('page error: ' + e.message));
     page.on('requestfailed', r => consoleErrors.push('request failed: ' + r.url() + ' ' + (r.failure() || {}).errorText));
 
-    await page.goto(url);
+    await page.goto(url);  // the URL `delayq-supervisor status` prints, with #token=...
     const text = sel => page.locator(sel).innerText();
     await page.waitForFunction(() => document.getElementById('worker-count').textContent.trim() === '1');
     await page.waitForFunction(n => document.getElementById('depth-delayed').textContent.trim() === n, expectDelayed);
     await page.waitForFunction(() => document.getElementById('depth-dead').textContent.trim() === '1');
-    step('loaded, 1 worker and the depths shown');
+    if (page.url().includes('token=')) throw new Error('the token stayed in the address bar: ' + page.url());
+    step('loaded with the token from the URL, 1 worker and the depths shown');
 
     await page.fill('#workers-input', resizeTo);
     await page.click('#resize-button');

@@ -12,30 +12,39 @@
     p50: '#1f4e79', p99: '#c62828', forecast: '#5c7cfa'
   };
   const $ = id => document.getElementById(id);
+  // The API needs the token. `delayq-supervisor status` prints the URL with it after '#token='
+  // (a fragment: never sent to the server, kept out of logs); it is kept for this tab only and
+  // taken out of the address bar.
+  const fromUrl = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromUrl) {
+    sessionStorage.setItem('delayq-token', fromUrl);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
   let token = sessionStorage.getItem('delayq-token') || '';
   let lastStatus = null;
 
   // ---- API -----------------------------------------------------------------------------------
 
-  async function get(path) {
-    const r = await fetch(path, { cache: 'no-store' });
-    const body = await r.json();
-    if (!r.ok || !body.ok) throw new Error(body.error || ('HTTP ' + r.status));
-    return body;
-  }
-
-  async function post(path, payload) {
-    const headers = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = 'Bearer ' + token;
-    const r = await fetch(path, { method: 'POST', headers: headers, body: JSON.stringify(payload || {}) });
+  async function call(path, options) {
+    options.headers = options.headers || {};
+    if (token) options.headers.Authorization = 'Bearer ' + token;
+    const r = await fetch(path, options);
     let body;
     try { body = await r.json(); } catch (e) { body = { ok: false, error: 'HTTP ' + r.status }; }
     if (r.status === 401) {
       $('token-form').hidden = false;
-      $('token-input').focus();
     }
     if (!r.ok || !body.ok) throw new Error(body.error || ('HTTP ' + r.status));
     return body;
+  }
+
+  function get(path) {
+    return call(path, { cache: 'no-store' });
+  }
+
+  function post(path, payload) {
+    return call(path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(payload || {}) });
   }
 
   async function act(button, fn) {
@@ -137,7 +146,7 @@
       cell(tr, b);
       return tr;
     }));
-    $('token-form').hidden = !(s.tokenRequired && !token);
+    $('token-form').hidden = true;
     const err = $('redis-error');
     err.hidden = !s.redisError;
     err.textContent = s.redisError || '';
@@ -278,6 +287,7 @@
     sessionStorage.setItem('delayq-token', token);
     $('token-form').hidden = true;
     toast('token set for this tab', false);
+    refreshFast().then(refreshSlow).catch(err => setLive(false, 'offline: ' + err.message));
   });
   DQCharts.legend($('legend-depths'), ['delayed', 'ready', 'inFlight', 'dead']
     .map(k => ({ name: k === 'inFlight' ? 'in flight' : k, color: COLORS[k] })));

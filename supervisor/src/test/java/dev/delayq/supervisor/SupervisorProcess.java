@@ -68,6 +68,15 @@ final class SupervisorProcess implements AutoCloseable {
     }
   }
 
+  /** The dashboard's token in force, from run/web.token. */
+  String webToken() {
+    try {
+      return Files.readString(home.resolve("run/web.token")).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The base URL of its dashboard and API, from DELAYQ_WEB_PORT. */
   String webUrl() {
     return "http://127.0.0.1:" + env.get("DELAYQ_WEB_PORT");

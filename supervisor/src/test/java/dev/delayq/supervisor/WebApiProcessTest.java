@@ -32,17 +32,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The web port of a real supervisor (scheduler and two worker JVMs on the test Redis): the JSON
  * API the dashboard uses, its guards, and /metrics after real jobs ran. The supervisor has a
- * token, so every action must carry it; the tests share it and run in order.
+ * configured token, which every API request must carry (on loopback too); /metrics and the page
+ * need none. The tests share the supervisor and run in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WebApiProcessTest {
   static final String TOKEN = "web-test-token";
-  static final String[] AUTH = {"Authorization", "Bearer " + TOKEN};
 
   @TempDir
   static Path home;
   static SupervisorProcess sup;
   static WebClient web;
+  static WebClient anonymous;
   static String queueName;
   static DelayQueue queue;
   static Inspector inspector;
@@ -69,7 +70,8 @@ class WebApiProcessTest {
           worker: "-Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
           scheduler: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
         """, env);
-    web = new WebClient(sup.webUrl());
+    web = new WebClient(sup.webUrl(), TOKEN);
+    anonymous = new WebClient(sup.webUrl());
     await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() -> web.up()
         && runningWorkers() == 2);
   }
@@ -91,7 +93,6 @@ class WebApiProcessTest {
     JsonNode s = a.json();
     assertEquals(2, s.path("workers").asInt());
     assertEquals(queueName, s.path("queue").asText());
-    assertTrue(s.path("tokenRequired").asBoolean());
     List<String> names = new ArrayList<>();
     s.path("children").forEach(c -> names.add(c.path("name").asText()));
     assertEquals(List.of("scheduler", "worker-1", "worker-2"), names);
@@ -99,13 +100,13 @@ class WebApiProcessTest {
         s.path("children").get(1).path("pid").asLong(), "the same table the control socket shows");
     assertTrue(s.path("stats").path("depths").has("inFlight"), a.body());
 
-    WebClient.Answer page = web.get("/");
+    WebClient.Answer page = anonymous.get("/");
     assertEquals(200, page.status());
     assertTrue(page.header("Content-Type").orElse("").startsWith("text/html"));
     assertTrue(page.body().contains("id=\"worker-count\""), "the dashboard page");
     assertTrue(page.header("Content-Security-Policy").orElse("").contains("default-src 'self'"));
     for (String file : List.of("/app.js", "/charts.js", "/app.css", "/favicon.svg")) {
-      assertEquals(200, web.get(file).status(), file);
+      assertEquals(200, anonymous.get(file).status(), file + ": the page's files need no token");
     }
   }
 
@@ -124,8 +125,8 @@ class WebApiProcessTest {
             "delayq_jobs_succeeded_total{queue=\"" + queueName + "\",type=\"test_sleep\"}") == 20
             && inspector.depths().dead() == 1);
 
-    WebClient.Answer a = web.get("/metrics");
-    assertEquals(200, a.status());
+    WebClient.Answer a = anonymous.get("/metrics");
+    assertEquals(200, a.status(), "/metrics needs no token");
     assertTrue(a.header("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"), a.header("Content-Type").toString());
     String m = a.body();
     String q = "queue=\"" + queueName + "\"";
@@ -177,24 +178,31 @@ class WebApiProcessTest {
 
   @Test
   @Order(3)
-  void actionsWithoutTheTokenOrFromAnotherOriginAreRefused() throws Exception {
-    WebClient.Answer none = web.post("/api/resize", Map.of("workers", 3));
+  void apiRequestsWithoutTheTokenWithAWrongOneOrFromAnotherOriginAreRefused() throws Exception {
+    WebClient.Answer none = anonymous.post("/api/resize", Map.of("workers", 3));
     assertEquals(401, none.status(), none.body());
     assertEquals("Bearer realm=\"delayq\"", none.header("WWW-Authenticate").orElse(""));
-    assertEquals(401, web.post("/api/resize", Map.of("workers", 3), "Authorization", "Bearer wrong").status());
-    assertEquals(401, web.post("/api/dead/retry-all", null).status());
-    WebClient.Answer csrf = web.post("/api/resize", Map.of("workers", 3),
+    assertEquals(401, anonymous.post("/api/resize", Map.of("workers", 3), "Authorization", "Bearer wrong").status());
+    assertEquals(401, anonymous.post("/api/dead/retry-all", null).status());
+    assertEquals(401, anonymous.post("/api/dead/purge", Map.of()).status());
+    for (String read : List.of("/api/dead", "/api/status", "/api/series", "/api/forecast")) {
+      assertEquals(401, anonymous.get(read).status(), read + " shows job data: it needs the token too");
+      assertEquals(401, anonymous.get(read, "Authorization", "Bearer wrong").status(), read);
+    }
+    WebClient.Answer csrf = anonymous.post("/api/resize", Map.of("workers", 3),
         "Authorization", "Bearer " + TOKEN, "Origin", "http://evil.example");
     assertEquals(403, csrf.status(), csrf.body());
     assertTrue(csrf.json().path("error").asText().contains("cross-origin"));
-    assertEquals(200, web.get("/api/status").status(), "reads need no token");
+    assertEquals(403, anonymous.get("/api/dead", "Authorization", "Bearer " + TOKEN, "Origin", "http://evil.example")
+        .status(), "a read from another origin too");
+    assertEquals(200, anonymous.get("/metrics").status(), "/metrics stays open");
     assertEquals(2, sup.children("worker").size(), "nothing was resized");
   }
 
   @Test
   @Order(4)
   void resizeThroughTheApiChangesStatus() throws Exception {
-    WebClient.Answer up = web.post("/api/resize", Map.of("workers", 3), "Authorization", "Bearer " + TOKEN,
+    WebClient.Answer up = anonymous.post("/api/resize", Map.of("workers", 3), "Authorization", "Bearer " + TOKEN,
         "Origin", sup.webUrl());
     assertEquals(200, up.status(), up.body());
     assertTrue(up.json().path("message").asText().contains("2 -> 3"), up.body());
@@ -204,13 +212,16 @@ class WebApiProcessTest {
     assertTrue(status.output().contains("worker-3"), status.output());
     assertEquals(3, web.get("/api/status").json().path("workers").asInt());
 
-    assertEquals(200, web.post("/api/resize", Map.of("workers", 2), AUTH).status());
+    assertEquals(200, web.post("/api/resize", Map.of("workers", 2)).status());
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
         .until(() -> sup.children("worker").size() == 2 && runningWorkers() == 2);
 
+    WebClient.Answer tooMany = web.post("/api/resize", Map.of("workers", 17));
+    assertEquals(400, tooMany.status(), tooMany.body());
+    assertTrue(tooMany.json().path("error").asText().contains("worker.maxProcesses (16"), tooMany.body());
     for (Object bad : List.of(Map.of("workers", -1), Map.of("workers", 257), Map.of("workers", "x"),
         Map.of("workers", 1.5), Map.of(), "not json", "[1]")) {
-      WebClient.Answer a = web.post("/api/resize", bad, AUTH);
+      WebClient.Answer a = web.post("/api/resize", bad);
       assertEquals(400, a.status(), bad + ": " + a.body());
       assertFalse(a.json().path("error").asText().isEmpty());
     }
@@ -220,14 +231,14 @@ class WebApiProcessTest {
   @Order(5)
   void restartThroughTheApiReplacesTheProcess() throws Exception {
     long before = sup.child("worker-2").orElseThrow().path("pid").asLong();
-    WebClient.Answer a = web.post("/api/children/worker-2/restart", null, AUTH);
+    WebClient.Answer a = web.post("/api/children/worker-2/restart", null);
     assertEquals(200, a.status(), a.body());
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> sup.child("worker-2")
         .map(c -> c.path("state").asText().equals("RUNNING") && c.path("pid").asLong() != before).orElse(false));
     assertEquals(0, sup.child("worker-2").orElseThrow().path("lastExitCode").asInt(), "it drained and exited 0");
     assertEquals(2, runningWorkers());
 
-    assertEquals(404, web.post("/api/children/worker-9/restart", null, AUTH).status());
+    assertEquals(404, web.post("/api/children/worker-9/restart", null).status());
   }
 
   @Test
@@ -247,18 +258,18 @@ class WebApiProcessTest {
         JobOptions.defaults().maxAttempts(1)).id();
     await().atMost(Duration.ofSeconds(15)).until(() -> inspector.depths().dead() == 2);
     java.nio.file.Files.createFile(unlock);
-    WebClient.Answer retried = web.post("/api/dead/" + flaky + "/retry", null, AUTH);
+    WebClient.Answer retried = web.post("/api/dead/" + flaky + "/retry", null);
     assertEquals(200, retried.status(), retried.body());
     await().atMost(Duration.ofSeconds(15)).until(() -> java.nio.file.Files.exists(log)
         && java.nio.file.Files.readString(log).startsWith("done " + flaky));
-    assertEquals(404, web.post("/api/dead/no-such-job/retry", null, AUTH).status());
+    assertEquals(404, web.post("/api/dead/no-such-job/retry", null).status());
 
-    assertEquals(0, web.post("/api/dead/purge", Map.of("olderThan", "1h"), AUTH).json().path("purged").asInt());
-    assertEquals(400, web.post("/api/dead/purge", Map.of("olderThan", "soon"), AUTH).status());
-    WebClient.Answer all = web.post("/api/dead/retry-all", null, AUTH);
+    assertEquals(0, web.post("/api/dead/purge", Map.of("olderThan", "1h")).json().path("purged").asInt());
+    assertEquals(400, web.post("/api/dead/purge", Map.of("olderThan", "soon")).status());
+    WebClient.Answer all = web.post("/api/dead/retry-all", null);
     assertEquals(1, all.json().path("retried").asInt(), all.body());
     await().atMost(Duration.ofSeconds(15)).until(() -> inspector.depths().dead() == 1); // no handler: dead again
-    WebClient.Answer purged = web.post("/api/dead/purge", Map.of(), AUTH);
+    WebClient.Answer purged = web.post("/api/dead/purge", Map.of());
     assertEquals(1, purged.json().path("purged").asInt(), purged.body());
     assertEquals(0, web.get("/api/dead").json().path("jobs").size());
     assertEquals(0, inspector.depths().records());
@@ -291,11 +302,11 @@ class WebApiProcessTest {
   void unknownRoutesAndMethodsGetTheirStatus() throws Exception {
     assertEquals(404, web.get("/api/nothing").status());
     assertEquals(404, web.get("/nothing.html").status());
-    assertEquals(405, web.post("/api/status", null, AUTH).status());
+    assertEquals(405, web.post("/api/status", null).status());
     assertEquals(405, web.get("/api/resize").status());
-    assertEquals(401, web.send("DELETE", "/api/status").status(), "the guard comes first");
-    assertEquals(405, web.send("DELETE", "/api/status", AUTH).status());
-    assertEquals(404, web.post("/api/dead/x/y/z", null, AUTH).status());
+    assertEquals(401, anonymous.send("DELETE", "/api/status").status(), "the guard comes first");
+    assertEquals(405, web.send("DELETE", "/api/status").status());
+    assertEquals(404, web.post("/api/dead/x/y/z", null).status());
   }
 
   @Test

@@ -29,10 +29,18 @@ final class WebClient {
   }
 
   private final String base;
+  private final String token;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  /** A client that sends no token: what any local user's script could do. */
   WebClient(String base) {
+    this(base, null);
+  }
+
+  /** A client that sends {@code token} on every request, as the dashboard does. */
+  WebClient(String base, String token) {
     this.base = base;
+    this.token = token;
   }
 
   Answer get(String path, String... headers) throws IOException, InterruptedException {
@@ -62,6 +70,9 @@ final class WebClient {
 
   private HttpRequest.Builder request(String path, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
     for (int i = 0; i + 1 < headers.length; i += 2) {
       b.header(headers[i], headers[i + 1]);
     }

@@ -91,7 +91,13 @@ class WebDashboardBrowserTest {
 
       long browserStart = System.nanoTime();
       Path out = home.resolve("browser.out");
-      Process p = new ProcessBuilder(node, "dashboard.js", sup.webUrl() + "/", deadId, "2", "7", SCREENSHOT.toString())
+      // the URL `status` prints, with the token, as an operator would open it
+      SupervisorProcess.CliResult told = sup.run("status", "--config", sup.config.toString());
+      String dashboard = told.output().lines().filter(l -> l.startsWith("dashboard ")).findFirst()
+          .orElseThrow(() -> new AssertionError("status prints no dashboard URL: " + told.output()))
+          .substring("dashboard ".length());
+      assertEquals(sup.webUrl() + "/#token=" + sup.webToken(), dashboard);
+      Process p = new ProcessBuilder(node, "dashboard.js", dashboard, deadId, "2", "7", SCREENSHOT.toString())
           .directory(BROWSER_DIR.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
       if (!p.waitFor(180, TimeUnit.SECONDS)) {
         p.destroyForcibly();

@@ -20,25 +20,21 @@ final class ReadApi {
   private final Series series;
   private final DepthHistory depths;
   private final LongSupplier clockMs;
-  private final boolean tokenRequired;
 
-  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs,
-      boolean tokenRequired) {
+  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs) {
     this.steering = steering;
     this.admin = admin;
     this.series = series;
     this.depths = depths;
     this.clockMs = clockMs;
-    this.tokenRequired = tokenRequired;
   }
 
-  /** The children, the queue at a glance, and whether actions need the token. */
+  /** The children and the queue at a glance. */
   ObjectNode status() {
     Steering.Processes p = Http.await(steering.processes());
     long now = clockMs.getAsLong();
     ObjectNode out = Http.ok().put("time", now).put("queue", admin.keys().queue())
-        .put("supervisorPid", p.supervisorPid()).put("workers", p.workers())
-        .put("tokenRequired", tokenRequired);
+        .put("supervisorPid", p.supervisorPid()).put("workers", p.workers());
     out.set("children", Http.JSON.valueToTree(p.children()));
     try {
       Admin.Stats s = admin.stats();

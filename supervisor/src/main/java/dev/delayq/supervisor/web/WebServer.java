@@ -3,6 +3,7 @@ package dev.delayq.supervisor.web;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisConnector;
@@ -43,18 +44,22 @@ public final class WebServer implements AutoCloseable {
   private final StaticFiles files = new StaticFiles();
   private final ReadApi reads;
   private final ActionApi actions;
+  private final String url;
 
-  private WebServer(DelayqConfig config, Steering steering, HttpServer server) {
+  private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
     this.server = server;
-    this.redis = RedisConnector.open(config.redisUrl(), "delayq-web", THREADS,
+    this.redis = RedisConnector.open(redisUrl, "delayq-web", THREADS,
         config.redis().connectTimeout(), config.redis().socketTimeout());
     Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
     Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
-    this.guard = new Guard(config.web().token(), config.web().loopback());
+    this.guard = new Guard(token, config.web().loopback());
     this.reads = new ReadApi(steering, admin, new Series(redis, keys), new DepthHistory(),
-        System::currentTimeMillis, guard.tokenRequired());
+        System::currentTimeMillis);
     this.actions = new ActionApi(steering, admin);
-    registry.register(new QueueCollector(redis, keys, admin));
+    String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
+        ? "[" + config.web().bind() + "]" : config.web().bind();
+    this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
+    registry.register(new QueueCollector(redis, keys, admin, new TypeCap(config.web().maxMetricTypes())));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
     AtomicInteger n = new AtomicInteger();
@@ -70,8 +75,15 @@ public final class WebServer implements AutoCloseable {
   /**
    * Starts serving unless {@code web.enabled} is false. A port that cannot be had is logged and
    * the supervisor runs on without metrics and dashboard: the queue matters more than its view.
+   *
+   * @param redisUrl the URL of the queue's Redis, password included
+   * @param token what every {@code /api/} request must carry as {@code Authorization: Bearer}
    */
-  public static Optional<WebServer> startIfEnabled(DelayqConfig config, Steering steering) {
+  public static Optional<WebServer> startIfEnabled(DelayqConfig config, String redisUrl, String token,
+      Steering steering) {
+    if (token == null || token.isBlank()) {
+      throw new IllegalArgumentException("the dashboard needs a token");
+    }
     DelayqConfig.Web web = config.web();
     if (!web.enabled()) {
       log.info("web: off (web.enabled: false): no /metrics, no dashboard");
@@ -85,18 +97,24 @@ public final class WebServer implements AutoCloseable {
           + "(DELAYQ_WEB_PORT) to a free port, or web.enabled: false", web.bind(), web.port(), e.toString());
       return Optional.empty();
     }
-    WebServer w = new WebServer(config, steering, server);
+    WebServer w = new WebServer(config, redisUrl, token, steering, server);
     server.start();
-    String host = web.bind().contains(":") && !web.bind().startsWith("[") ? "[" + web.bind() + "]" : web.bind();
-    log.info("web: dashboard http://{}:{}/ and metrics http://{}:{}/metrics{}", host, web.port(), host,
-        web.port(), w.guard.tokenRequired() ? " (actions need the token)" : "");
+    log.info("web: dashboard {} (its API needs the token of run/web.token; `bin/delayq-supervisor status` "
+        + "prints the URL with it) and metrics {}metrics", w.url, w.url);
     return Optional.of(w);
+  }
+
+  /** The dashboard's address, {@code http://127.0.0.1:6391/}. */
+  public String url() {
+    return url;
   }
 
   private void serve(HttpExchange ex) throws IOException {
     String method = ex.getRequestMethod();
     try {
-      Guard.Refusal refusal = guard.check(method, ex.getRequestHeaders());
+      List<String> path = Http.segments(ex);
+      boolean api = !path.isEmpty() && path.get(0).equals("api");
+      Guard.Refusal refusal = guard.check(method, api, ex.getRequestHeaders());
       if (refusal != null) {
         if (refusal.status() == 401) {
           ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"delayq\"");
@@ -104,8 +122,7 @@ public final class WebServer implements AutoCloseable {
         Http.error(ex, refusal.status(), refusal.message());
         return;
       }
-      List<String> path = Http.segments(ex);
-      if (!path.isEmpty() && path.get(0).equals("api")) {
+      if (api) {
         api(ex, method, path.subList(1, path.size()));
       } else if (path.equals(List.of("metrics"))) {
         onlyGet(method);
@@ -125,7 +142,7 @@ public final class WebServer implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       Http.error(ex, 400, e.getMessage());
     } catch (RuntimeException e) {
-      log.warn("web: {} {} failed", method, ex.getRequestURI(), e);
+      log.warn("web: {} {} failed", LogText.escape(method), LogText.escape(ex.getRequestURI()), e);
       Http.error(ex, 500, e.toString());
     } finally {
       ex.close();

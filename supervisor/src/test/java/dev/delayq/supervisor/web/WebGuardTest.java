@@ -3,9 +3,11 @@ package dev.delayq.supervisor.web;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.Headers;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,31 +21,54 @@ class WebGuardTest {
     return h;
   }
 
-  @Test
-  void readsAndSameOriginActionsPassOnLoopbackWithoutToken() {
-    Guard g = new Guard("", true);
-    assertNull(g.check("GET", headers("Host", "127.0.0.1:6391")));
-    assertNull(g.check("POST", headers("Host", "127.0.0.1:6391", "Origin", "http://127.0.0.1:6391")));
-    assertNull(g.check("POST", headers("Host", "localhost:6391")), "curl sends no Origin");
-    assertFalse(g.tokenRequired());
+  private static final String[] TOKEN = {"Authorization", "Bearer secret"};
+
+  private static String[] with(String[] a, String... b) {
+    String[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test
-  void actionFromAnotherOriginIsRefused() {
-    Guard g = new Guard("", true);
-    Guard.Refusal r = g.check("POST", headers("Host", "127.0.0.1:6391", "Origin", "http://evil.example"));
+  void onLoopbackTooTheApiNeedsTheTokenAndThePageAndMetricsDoNot() {
+    Guard g = new Guard("secret", true);
+    Guard.Refusal none = g.check("POST", true, headers("Host", "127.0.0.1:6391"));
+    assertEquals(401, none.status(), "curl sends no Origin: an action without the token is refused");
+    assertTrue(none.message().contains("run/web.token"), none.message());
+    assertEquals(401, g.check("GET", true, headers("Host", "127.0.0.1:6391")).status(),
+        "API reads show payloads and errors");
+    assertNull(g.check("GET", false, headers("Host", "127.0.0.1:6391")), "the page and /metrics stay open");
+    assertNull(g.check("GET", true, headers(with(TOKEN, "Host", "localhost:6391"))));
+    assertNull(g.check("POST", true, headers(with(TOKEN, "Host", "127.0.0.1:6391", "Origin", "http://127.0.0.1:6391"))));
+  }
+
+  @Test
+  void aWrongOrPartialTokenIsRefused() {
+    Guard g = new Guard("secret", true);
+    for (String auth : new String[] {"Bearer secre", "Bearer secret2", "secret", "Bearer ", "Basic c2VjcmV0"}) {
+      Guard.Refusal r = g.check("POST", true, headers("Host", "127.0.0.1:6391", "Authorization", auth));
+      assertEquals(401, r.status(), auth);
+      assertEquals("wrong token", r.message());
+    }
+  }
+
+  @Test
+  void anApiRequestFromAnotherOriginIsRefusedEvenWithTheToken() {
+    Guard g = new Guard("secret", true);
+    Guard.Refusal r = g.check("POST", true, headers(with(TOKEN, "Host", "127.0.0.1:6391", "Origin", "http://evil.example")));
     assertEquals(403, r.status());
     assertTrue(r.message().contains("cross-origin"), r.message());
-    assertEquals(403, g.check("POST", headers("Host", "127.0.0.1:6391", "Origin", "null")).status());
-    assertEquals(403, g.check("POST", headers("Host", "127.0.0.1:6391", "Origin", "http://127.0.0.1:6392")).status());
-    assertNull(g.check("GET", headers("Host", "127.0.0.1:6391", "Origin", "http://evil.example")),
-        "a cross-origin read gets no CORS header, so the browser hides the answer");
+    assertEquals(403, g.check("POST", true, headers(with(TOKEN, "Host", "127.0.0.1:6391", "Origin", "null"))).status());
+    assertEquals(403, g.check("POST", true,
+        headers(with(TOKEN, "Host", "127.0.0.1:6391", "Origin", "http://127.0.0.1:6392"))).status());
+    assertEquals(403, g.check("GET", true,
+        headers(with(TOKEN, "Host", "127.0.0.1:6391", "Origin", "http://evil.example"))).status());
   }
 
   @Test
   void foreignHostNameOnLoopbackIsRefusedEvenForReads() {
-    Guard g = new Guard("", true);
-    Guard.Refusal r = g.check("GET", headers("Host", "rebind.evil.example:6391"));
+    Guard g = new Guard("secret", true);
+    Guard.Refusal r = g.check("GET", false, headers("Host", "rebind.evil.example:6391"));
     assertEquals(403, r.status());
     assertTrue(r.message().contains("rebind.evil.example"), r.message());
   }
@@ -51,21 +76,14 @@ class WebGuardTest {
   @Test
   void anyHostNameIsServedWhenBoundBeyondLoopback() {
     Guard g = new Guard("secret", false);
-    assertNull(g.check("GET", headers("Host", "queue-host.lan:6391")));
+    assertNull(g.check("GET", false, headers("Host", "queue-host.lan:6391")));
+    assertNull(g.check("GET", true, headers(with(TOKEN, "Host", "queue-host.lan:6391"))));
   }
 
   @Test
-  void actionsNeedTheExactTokenWhenOneIsSet() {
-    Guard g = new Guard("secret", false);
-    assertTrue(g.tokenRequired());
-    assertEquals(401, g.check("POST", headers("Host", "q:6391")).status());
-    assertEquals(401, g.check("POST", headers("Host", "q:6391", "Authorization", "Bearer secre")).status());
-    assertEquals(401, g.check("POST", headers("Host", "q:6391", "Authorization", "Bearer secret2")).status());
-    assertEquals(401, g.check("POST", headers("Host", "q:6391", "Authorization", "secret")).status());
-    assertNull(g.check("POST", headers("Host", "q:6391", "Authorization", "Bearer secret")));
-    assertNull(g.check("GET", headers("Host", "q:6391")), "reads stay open");
-    assertEquals(403, g.check("POST", headers("Host", "q:6391", "Origin", "http://evil.example",
-        "Authorization", "Bearer secret")).status(), "a token does not excuse another origin");
+  void aGuardWithoutATokenCannotBeMade() {
+    assertEquals("the dashboard needs a token",
+        assertThrows(IllegalArgumentException.class, () -> new Guard("", true)).getMessage());
   }
 
   @ParameterizedTest

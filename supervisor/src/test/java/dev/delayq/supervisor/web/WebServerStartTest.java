@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /** The web server in this JVM, with a stand-in for the supervisor: the off switch, a busy port, the wiring. */
 class WebServerStartTest {
+  private static final String TOKEN = "start-test-token";
   private final List<String> asked = new ArrayList<>();
 
   private final Steering steering = new Steering() {
@@ -65,35 +66,37 @@ class WebServerStartTest {
 
   @Test
   void offSwitchServesNothing() {
-    assertEquals(Optional.empty(), WebServer.startIfEnabled(config("DELAYQ_WEB_ENABLED", "false"), steering));
+    assertEquals(Optional.empty(), WebServer.startIfEnabled(config("DELAYQ_WEB_ENABLED", "false"),
+        RedisFixture.get().url(), TOKEN, steering));
   }
 
   @Test
   void busyPortIsLoggedAndTheSupervisorRunsOn() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       DelayqConfig c = config("DELAYQ_WEB_PORT", Integer.toString(taken.getLocalPort()));
-      assertEquals(Optional.empty(), WebServer.startIfEnabled(c, steering));
+      assertEquals(Optional.empty(), WebServer.startIfEnabled(c, RedisFixture.get().url(), TOKEN, steering));
     }
   }
 
   @Test
   void requestsReachTheSupervisorThroughSteering() throws Exception {
     int port = freePort();
-    try (WebServer server = WebServer.startIfEnabled(config("DELAYQ_WEB_PORT", Integer.toString(port)), steering)
-        .orElseThrow()) {
+    try (WebServer server = WebServer.startIfEnabled(config("DELAYQ_WEB_PORT", Integer.toString(port)),
+        RedisFixture.get().url(), TOKEN, steering).orElseThrow()) {
       HttpClient http = HttpClient.newHttpClient();
       String base = "http://127.0.0.1:" + port;
-      HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/api/status")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      assertEquals(base + "/", server.url());
+      HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/api/status"))
+          .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
       JsonNode s = new ObjectMapper().readTree(status.body());
       assertEquals(42, s.path("children").get(0).path("pid").asLong(), status.body());
       assertEquals(0, s.path("stats").path("depths").path("delayed").asLong(), "an empty queue");
 
       HttpResponse<String> resize = http.send(HttpRequest.newBuilder(URI.create(base + "/api/resize"))
-          .POST(HttpRequest.BodyPublishers.ofString("{\"workers\":4}")).build(), HttpResponse.BodyHandlers.ofString());
+          .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString("{\"workers\":4}")).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, resize.statusCode(), resize.body());
       HttpResponse<String> restart = http.send(HttpRequest.newBuilder(URI.create(base + "/api/children/worker-1/restart"))
-          .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+          .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(409, restart.statusCode(), restart.body());
       assertTrue(restart.body().contains("the supervisor is stopping"), restart.body());
       assertEquals(List.of("resize 4", "restart worker-1"), asked);
