@@ -1,10 +1,8 @@
 package dev.delayq.supervisor.web;
 
 import dev.delayq.metrics.Distribution;
-
-import dev.delayq.metrics.StatsHash;
-
 import dev.delayq.metrics.LatencyBuckets;
+import dev.delayq.metrics.StatsHash;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -27,7 +25,9 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The queue's metrics, read from Redis at scrape time: job counters per type and the lateness
  * and duration histograms from the stats hash every worker adds to once a second, and the
- * depths of the queue's structures. One scrape covers every worker on every host.
+ * depths of the queue's structures. One scrape covers every worker on every host. Per-type
+ * series are bounded by {@link TypeCap}, and every type's counters are there from its first
+ * event on, 0 until their own.
  */
 final class QueueCollector implements MultiCollector {
   private static final Logger log = LoggerFactory.getLogger(QueueCollector.class);
@@ -47,14 +47,16 @@ final class QueueCollector implements MultiCollector {
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Admin admin;
+  private final TypeCap typeCap;
   private final Labels queue;
   private final double[] bounds;
   private volatile boolean redisDown;
 
-  QueueCollector(UnifiedJedis redis, Keys keys, Admin admin) {
+  QueueCollector(UnifiedJedis redis, Keys keys, Admin admin, TypeCap typeCap) {
     this.redis = redis;
     this.keys = keys;
     this.admin = admin;
+    this.typeCap = typeCap;
     this.queue = Labels.of("queue", keys.queue());
     bounds = new double[LatencyBuckets.BOUNDS_MS.length + 1];
     for (int i = 0; i < LatencyBuckets.BOUNDS_MS.length; i++) {
@@ -69,7 +71,7 @@ final class QueueCollector implements MultiCollector {
     StatsHash hash;
     try {
       stats = admin.stats();
-      hash = StatsHash.parse(redis.hgetAll(keys.stats()));
+      hash = typeCap.apply(StatsHash.parse(redis.hgetAll(keys.stats())), EVENT_ORDER);
       if (redisDown) {
         redisDown = false;
         log.info("web: Redis answers again; /metrics has the queue's metrics again");

@@ -1,6 +1,7 @@
 package dev.delayq.supervisor.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.metrics.StatsRecorder;
@@ -18,8 +19,12 @@ import redis.clients.jedis.JedisPooled;
 class WebQueueCollectorTest {
 
   private static String scrape(JedisPooled redis, Keys keys) throws Exception {
+    return scrape(redis, keys, new TypeCap(50));
+  }
+
+  private static String scrape(JedisPooled redis, Keys keys, TypeCap cap) throws Exception {
     PrometheusRegistry registry = new PrometheusRegistry();
-    registry.register(new QueueCollector(redis, keys, new Admin(redis, keys, 3)));
+    registry.register(new QueueCollector(redis, keys, new Admin(redis, keys, 3), cap));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, registry.scrape());
     return out.toString(StandardCharsets.UTF_8);
@@ -57,6 +62,58 @@ class WebQueueCollectorTest {
     assertTrue(m.contains("delayq_job_duration_seconds_sum{" + q + ",type=\"mail\"} 70.03\n"), m);
     assertTrue(m.contains("delayq_queue_jobs{" + q + ",state=\"delayed\"} 0.0"), m);
     assertTrue(m.contains("delayq_redis_up{" + q + "} 1.0"), m);
+  }
+
+  @Test
+  void countersOfATypeThatHaveSeenNoEventYetAreZero() throws Exception {
+    JedisPooled redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    StatsRecorder recorder = new StatsRecorder(keys);
+    recorder.started("mail", 3);
+    recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+
+    String m = scrape(redis, keys);
+    String series = "{queue=\"" + keys.queue() + "\",type=\"mail\"}";
+    assertTrue(m.contains("delayq_jobs_succeeded_total" + series + " 1.0"), m);
+    for (String event : QueueCollector.EVENT_ORDER) {
+      if (!event.equals("started") && !event.equals("succeeded")) {
+        assertTrue(m.contains("delayq_jobs_" + event + "_total" + series + " 0.0"), event + ": " + m);
+      }
+    }
+  }
+
+  @Test
+  void typesPastTheCapAreSummedAsOtherAndTheFirstKeepTheirSeries() throws Exception {
+    JedisPooled redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    StatsRecorder recorder = new StatsRecorder(keys);
+    for (int i = 0; i < 3; i++) {
+      recorder.started("busy", 1);      // the busiest: admitted first
+    }
+    recorder.started("quiet", 1);
+    recorder.finished("busy", StatsRecorder.Event.SUCCEEDED, 10);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+    TypeCap cap = new TypeCap(2);
+    scrape(redis, keys, cap);
+
+    // a flood of new types, as any Redis client could write: each past the cap counts as other
+    for (int i = 0; i < 200; i++) {
+      recorder.started("flood-" + i, 1);
+      recorder.finished("flood-" + i, StatsRecorder.Event.FAILED, 20);
+    }
+    recorder.finished("quiet", StatsRecorder.Event.SUCCEEDED, 10);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+    String m = scrape(redis, keys, cap);
+
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertTrue(m.contains("delayq_jobs_started_total{" + q + ",type=\"busy\"} 3.0"), m);
+    assertTrue(m.contains("delayq_jobs_succeeded_total{" + q + ",type=\"quiet\"} 1.0"), "admitted types keep theirs");
+    assertTrue(m.contains("delayq_jobs_started_total{" + q + ",type=\"other\"} 200.0"), m);
+    assertTrue(m.contains("delayq_jobs_failed_total{" + q + ",type=\"other\"} 200.0"), m);
+    assertTrue(m.contains("delayq_job_duration_seconds_count{" + q + ",type=\"other\"} 200\n"), m);
+    assertFalse(m.contains("flood-"), "no series of its own for any type past the cap");
+    assertEquals(3, m.lines().filter(l -> l.startsWith("delayq_jobs_started_total{")).count(), m);
   }
 
   @Test
