@@ -40,7 +40,15 @@ public final class DelayQueue implements AutoCloseable {
 
   /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
   public static DelayQueue connect(DelayqConfig config) {
-    JedisPooled redis = RedisConnector.open(config.redisUrl(), "delayq-producer", 16,
+    return connect(config, config.redisUrl());
+  }
+
+  /**
+   * Connects to the queue of {@code config} on the Redis at {@code redisUrl}: for the embedded
+   * Redis of a supervisor on this host, {@code EmbeddedRedisPassword.connectUrl(config, home)}.
+   */
+  public static DelayQueue connect(DelayqConfig config, String redisUrl) {
+    JedisPooled redis = RedisConnector.open(redisUrl, "delayq-producer", 16,
         config.redis().connectTimeout(), config.redis().socketTimeout());
     try {
       ServerCheck.verify(redis, config.redis().requireNoeviction());

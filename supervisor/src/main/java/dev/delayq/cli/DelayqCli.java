@@ -3,6 +3,9 @@ package dev.delayq.cli;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
+import dev.delayq.config.EmbeddedRedisPassword;
+import dev.delayq.process.LogText;
+import dev.delayq.redis.RedisConnector;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -10,9 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code bin/delayq}: the operator's tool for the queue itself. It reads the same config file
@@ -38,7 +41,8 @@ public final class DelayqCli implements Runnable {
   String queue;
 
   @Option(names = "--redis-url", paramLabel = "URL", scope = CommandLine.ScopeType.INHERIT,
-      description = "Redis to use, redis://host:port[/db] (default: redis.url of the config, or $DELAYQ_REDIS_URL).")
+      description = "Redis to use, redis://host:port[/db] (default: redis.url of the config, or $DELAYQ_REDIS_URL; "
+          + "a URL with a password belongs there, not on a command line every user can read).")
   String redisUrl;
 
   @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
@@ -95,9 +99,39 @@ public final class DelayqCli implements Runnable {
     return new ConfigLoader().load(configFile(), effective);
   }
 
-  /** Opens a session on the configured Redis and queue (connections are made on first use). */
+  /**
+   * Opens a session on the configured Redis and queue (connections are made on first use); the
+   * embedded Redis with the password its supervisor keeps in the home's run/.
+   */
   Session connect() {
-    return Session.open(loadConfig());
+    DelayqConfig c = loadConfig();
+    return Session.open(c, redisUrl(c));
+  }
+
+  /** The URL to reach {@code c}'s Redis with: the embedded one's carries its password. */
+  String redisUrl(DelayqConfig c) {
+    warnOfPasswordOnCommandLine();
+    return EmbeddedRedisPassword.connectUrl(c, home());
+  }
+
+  /** A password in --redis-url is in every user's {@code ps}: say so, and where it belongs. */
+  private void warnOfPasswordOnCommandLine() {
+    if (redisUrl != null && !RedisConnector.redact(redisUrl).equals(redisUrl)) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("delayq: warning: the password in --redis-url can be read by every user of this host "
+          + "(ps, /proc/*/cmdline); give the URL in DELAYQ_REDIS_URL or in redis.url of the config file instead");
+      err.flush();
+    }
+  }
+
+  /** The delayq home: DELAYQ_HOME, else the install directory, else the working directory. */
+  Path home() {
+    for (String base : new String[] {env.get("DELAYQ_HOME"), System.getProperty("delayq.install")}) {
+      if (base != null && !base.isBlank()) {
+        return Path.of(base);
+      }
+    }
+    return Path.of("").toAbsolutePath();
   }
 
   private Path configFile() {
@@ -142,7 +176,7 @@ public final class DelayqCli implements Runnable {
     public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
       PrintWriter err = cmd.getErr();
       Failure f = Failure.of(e, cli);
-      err.println("delayq: " + f.message());
+      err.println("delayq: " + LogText.escape(f.message()));
       if (cli.verbose) {
         e.printStackTrace(err);
       }

@@ -92,7 +92,7 @@ final class EnqueueCommand implements Callable<Integer> {
         : new JobRequest(type, json, null, instant("--at", at), options);
     DelayqConfig config = parent.loadConfig();
     PrintWriter out = spec.commandLine().getOut();
-    try (DelayQueue queue = DelayQueue.connect(config)) {
+    try (DelayQueue queue = DelayQueue.connect(config, parent.redisUrl(config))) {
       EnqueueResult result = queue.enqueue(request);
       out.println(result.id());
       out.flush();

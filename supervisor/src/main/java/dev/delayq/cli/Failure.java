@@ -26,7 +26,11 @@ record Failure(int exitCode, String message) {
       return new Failure(ExitCodes.REDIS, e.getMessage());
     }
     if (e instanceof JedisException) {
-      return new Failure(ExitCodes.REDIS, "Redis failed: " + rootMessage(e));
+      String message = rootMessage(e);
+      boolean noAuth = message.startsWith("NOAUTH") || message.startsWith("WRONGPASS");
+      return new Failure(ExitCodes.REDIS, "Redis failed: " + message + (noAuth && embedded(cli)
+          ? " (the embedded Redis takes the password its supervisor keeps in run/redis.password of "
+              + "DELAYQ_HOME; is this the home it runs in?)" : ""));
     }
     return new Failure(ExitCodes.FAILED, e.getClass().getSimpleName() + ": " + rootMessage(e));
   }
@@ -44,6 +48,14 @@ record Failure(int exitCode, String message) {
       // the config was read before the connection failed; if it fails now, say less
     }
     return "cannot reach Redis" + where + ": " + rootMessage(e) + hint;
+  }
+
+  private static boolean embedded(DelayqCli cli) {
+    try {
+      return cli.loadConfig().redis().embedded();
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /** The innermost message, which for connection errors names the actual cause. */

@@ -26,8 +26,9 @@ final class Session implements AutoCloseable {
     this.broker = new RedisBroker(redis, keys);
   }
 
-  static Session open(DelayqConfig config) {
-    JedisPooled redis = RedisConnector.open(config.redisUrl(), "delayq-cli", 4,
+  /** {@code redisUrl}: the URL of the config's Redis, with the embedded one's password when it is that. */
+  static Session open(DelayqConfig config, String redisUrl) {
+    JedisPooled redis = RedisConnector.open(redisUrl, "delayq-cli", 4,
         config.redis().connectTimeout(), config.redis().socketTimeout());
     return new Session(config, redis);
   }

@@ -1,6 +1,8 @@
 package dev.delayq.supervisor;
 
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.config.EmbeddedRedisPassword;
+import dev.delayq.config.SecretFile;
 import dev.delayq.redis.RedisBinary;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,19 +26,35 @@ final class ChildSpecs {
   private final Home home;
   private final DelayqConfig config;
   private final Path configFile;
+  private final String embeddedPassword;
 
-  ChildSpecs(Home home, DelayqConfig config, Path configFile) {
+  /** {@code embeddedPassword}: the embedded Redis's, or null when redis.url names another Redis. */
+  ChildSpecs(Home home, DelayqConfig config, Path configFile, String embeddedPassword) {
     this.home = home;
     this.config = config;
     this.configFile = configFile;
+    this.embeddedPassword = embeddedPassword;
   }
 
   DelayqConfig config() {
     return config;
   }
 
+  String embeddedPassword() {
+    return embeddedPassword;
+  }
+
+  /**
+   * The embedded redis-server: the binary on PATH or the shipped one extracted into run/bin,
+   * and its password in run/redis.conf (0600, written here), which its command line names:
+   * {@code ps} shows the file's name, never the password.
+   */
   ChildSpec redis() {
-    List<String> command = List.of(RedisBinary.locate().toString(),
+    Path runDir = home.runDir(config);
+    Path conf = runDir.resolve("redis.conf");
+    SecretFile.write(conf, "# written by the delayq supervisor at each start from " + EmbeddedRedisPassword.FILE_NAME
+        + "\nrequirepass " + embeddedPassword);
+    List<String> command = List.of(RedisBinary.locate(runDir.resolve("bin")).toString(), conf.toString(),
         "--port", Integer.toString(config.redis().embeddedPort()),
         "--bind", "127.0.0.1",
         "--appendonly", "yes",
@@ -56,10 +74,19 @@ final class ChildSpecs {
 
   /** Worker {@code n}, counting from 1. */
   ChildSpec worker(int n) {
-    String name = "worker-" + n;
+    String name = workerName(n);
     return new ChildSpec(name, Role.WORKER,
         java("worker-proc", WORKER_MAIN, config.jvm().workerOptions()), log(name),
         ChildSpec.Restart.TRANSIENT, START_GRACE, config.supervisor().stopTimeout());
+  }
+
+  static String workerName(int n) {
+    return "worker-" + n;
+  }
+
+  /** The n of a name {@link #workerName} made. */
+  static int workerNumber(String name) {
+    return Integer.parseInt(name.substring("worker-".length()));
   }
 
   private List<String> java(String module, String mainClass, List<String> jvmOptions) {

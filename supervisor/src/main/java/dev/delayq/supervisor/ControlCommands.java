@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +27,19 @@ final class ControlCommands implements ControlServer.Handler {
   private final Supervisor supervisor;
   private final IntSupplier configuredWorkers;
   private final Duration defaultStopTimeout;
+  private final Optional<String> dashboard;
 
-  /** {@code configuredWorkers} re-reads worker.processes from the config file and environment. */
-  ControlCommands(Supervisor supervisor, IntSupplier configuredWorkers, Duration defaultStopTimeout) {
+  /**
+   * {@code configuredWorkers} re-reads worker.processes from the config file and environment;
+   * {@code dashboard} is the dashboard's URL with its token, which {@code status} tells the
+   * owner (only the owner can use this socket).
+   */
+  ControlCommands(Supervisor supervisor, IntSupplier configuredWorkers, Duration defaultStopTimeout,
+      Optional<String> dashboard) {
     this.supervisor = supervisor;
     this.configuredWorkers = configuredWorkers;
     this.defaultStopTimeout = defaultStopTimeout;
+    this.dashboard = dashboard;
   }
 
   @Override
@@ -73,17 +81,18 @@ final class ControlCommands implements ControlServer.Handler {
       answer.put("queueError", "Redis unreachable: " + e.getMessage());
     }
     answer.set("status", Protocol.JSON.valueToTree(status));
+    dashboard.ifPresent(url -> answer.put("dashboard", url));
     return answer;
   }
 
   private ObjectNode reload(JsonNode request) throws InterruptedException, ExecutionException, TimeoutException {
     OptionalInt workers;
     if (request.hasNonNull("workers")) {
-      int n = request.get("workers").asInt(-1);
-      if (n < 0 || n > 256) {
-        throw new IllegalArgumentException("workers must be between 0 and 256, got " + request.get("workers"));
+      JsonNode n = request.get("workers");
+      if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+        throw new IllegalArgumentException("workers must be a whole number, got " + n);
       }
-      workers = OptionalInt.of(n);
+      workers = OptionalInt.of(n.asInt()); // the supervisor refuses one outside 0..worker.maxProcesses
     } else {
       workers = OptionalInt.of(configuredWorkers.getAsInt());
     }

@@ -23,7 +23,8 @@ final class EmbeddedRedis {
   private EmbeddedRedis() {}
 
   /** Waits until the server answers PING (it answers LOADING while it replays the AOF). */
-  static void awaitPing(int port, Process process, Duration timeout, Path log) throws InterruptedException {
+  static void awaitPing(int port, String password, Process process, Duration timeout, Path log)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     RuntimeException last = null;
     while (System.nanoTime() < deadline) {
@@ -32,6 +33,7 @@ final class EmbeddedRedis {
             + " before answering on port " + port + tail(log));
       }
       try (Jedis jedis = new Jedis("127.0.0.1", port, 500)) {
+        jedis.auth(password);
         if ("PONG".equals(jedis.ping())) {
           return;
         }

@@ -2,6 +2,8 @@ package dev.delayq.supervisor;
 
 import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.config.EmbeddedRedisPassword;
+import dev.delayq.config.SecretFile;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -26,6 +28,8 @@ import redis.clients.jedis.JedisPooled;
     description = "Start the supervisor and its children; in the foreground unless --daemon (Ctrl-C or SIGTERM = stop).")
 final class StartCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(StartCommand.class);
+  /** The dashboard's token in force, in run/ (mode 0600), for the owner's tools and browser. */
+  static final String WEB_TOKEN_FILE = "web.token";
 
   @Mixin
   Location where;
@@ -48,14 +52,16 @@ final class StartCommand implements Callable<Integer> {
       return 1;
     }
     int count = workers != null ? workers : config.worker().processes();
-    if (count < 0 || count > 256) {
-      System.err.println("delayq: --workers must be between 0 and 256, got " + count);
+    if (count < 0 || count > config.worker().maxProcesses()) {
+      System.err.println("delayq: --workers must be between 0 and worker.maxProcesses ("
+          + config.worker().maxProcesses() + "), got " + count);
       return 1;
     }
     if (daemon) {
       return new Daemon(home, config, where.config, workers).launch();
     }
-    for (Path dir : List.of(home.runDir(config), home.logDir(config), home.dataDir(config))) {
+    SecretFile.makePrivateDir(home.runDir(config));
+    for (Path dir : List.of(home.logDir(config), home.dataDir(config))) {
       Files.createDirectories(dir);
     }
     try (PidFile pidFile = PidFile.acquire(home.pidFile(config))) {
@@ -73,27 +79,38 @@ final class StartCommand implements Callable<Integer> {
 
   private int run(Home home, DelayqConfig config, int count) throws IOException {
     Path configFile = home.configFile(where.config);
-    ChildSpecs specs = new ChildSpecs(home, config, configFile);
+    ChildSpecs specs = new ChildSpecs(home, config, configFile,
+        config.redis().embedded() ? EmbeddedRedisPassword.loadOrCreate(home.runDir(config)) : null);
     for (Path jar : specs.missingJars()) {
       log.warn("{} is missing: build with `mvn -DskipTests package` (bin/delayq-supervisor does it)", jar);
     }
     long self = ProcessHandle.current().pid();
+    // the children get the URL, password included, in their environment: never on a command line
+    String redisUrl = config.redis().embedded()
+        ? EmbeddedRedisPassword.withPassword(config.redis().embeddedUrl(), specs.embeddedPassword())
+        : config.redisUrl();
     Map<String, String> env = Map.of(
-        "DELAYQ_REDIS_URL", config.redisUrl(),
+        "DELAYQ_REDIS_URL", redisUrl,
         "DELAYQ_SUPERVISOR_PID", Long.toString(self),
         "DELAYQ_HOME", home.home().toString());
-    try (JedisPooled redis = RedisConnector.open(config.redisUrl(), "delayq-supervisor", 4,
-        config.redis().connectTimeout(), config.redis().socketTimeout())) {
+    String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
+    try (JedisPooled redis = RedisConnector.open(redisUrl, "delayq-supervisor", 4,
+        config.redis().connectTimeout(), config.redis().socketTimeout());
+        ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
       Inspector inspector = new Inspector(redis, keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
           config.worker().poisonPillAfter());
-      Supervisor supervisor = new Supervisor(specs, new ChildLauncher(env, home.home()), recovery,
-          inspector, count, Ticker.SYSTEM);
+      Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
+      Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
+      Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));
+      if (web.isPresent()) {
+        SecretFile.write(tokenFile, webToken);
+      }
       ControlServer control = new ControlServer(home.socket(config), new ControlCommands(supervisor,
-          () -> where.load(home).worker().processes(), config.supervisor().stopTimeout()));
+          () -> where.load(home).worker().processes(), config.supervisor().stopTimeout(),
+          web.map(w -> w.url() + "#token=" + webToken)));
       control.start();
-      Optional<WebServer> web = WebServer.startIfEnabled(config, new WebSteering(supervisor));
       Signals.onStop(why -> supervisor.stop(config.supervisor().stopTimeout(), why, null));
       log.info("delayq supervisor {} starting: home {}, queue {}, Redis {}{}, {} worker(s); control socket {}",
           self, home.home(), config.queue().name(), RedisConnector.redact(config.redisUrl()),
@@ -108,8 +125,13 @@ final class StartCommand implements Callable<Integer> {
         return 1;
       } finally {
         web.ifPresent(WebServer::close);
+        Files.deleteIfExists(tokenFile);
         control.close();
       }
     }
+  }
+
+  private static LogRotation rotation(DelayqConfig config) {
+    return new LogRotation(config.supervisor().logMaxBytes(), config.supervisor().logBackups());
   }
 }

@@ -27,6 +27,9 @@ final class StatusText {
       out.append("queue: unknown (").append(answer.path("queueError").asText("Redis unreachable")).append(")\n");
     }
     out.append("supervisor pid ").append(answer.path("pid").asText()).append('\n');
+    if (answer.hasNonNull("dashboard")) {
+      out.append("dashboard ").append(answer.path("dashboard").asText()).append('\n');
+    }
     return out.toString();
   }
 

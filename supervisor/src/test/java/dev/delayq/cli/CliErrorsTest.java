@@ -58,6 +58,20 @@ class CliErrorsTest {
   }
 
   @Test
+  void aPasswordOnTheCommandLineIsWarnedAboutWithWhereItBelongs() {
+    String url = cli.env.remove("DELAYQ_REDIS_URL").replace("redis://", "redis://:not-needed@");
+
+    Cli.Result r = cli.run("--redis-url", url, "stats");
+
+    assertTrue(r.err().startsWith("delayq: warning: the password in --redis-url can be read by every user"), r.err());
+    assertTrue(r.err().contains("DELAYQ_REDIS_URL") && r.err().contains("config file"), r.err());
+    assertTrue(!r.err().contains("not-needed"), "the warning does not repeat it: " + r.err());
+    Cli.Result plain = cli.run("--redis-url", url.replace(":not-needed@", ""), "stats");
+    assertEquals(0, plain.exit(), plain.toString());
+    assertEquals("", plain.err(), "no warning without a password");
+  }
+
+  @Test
   void everyCommandHasHelpWithItsExitCodes() {
     for (List<String> command : EVERY_COMMAND) {
       String[] args = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help"))
