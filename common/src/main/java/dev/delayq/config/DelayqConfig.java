@@ -51,11 +51,20 @@ public record DelayqConfig(
     }
   }
 
+  /**
+   * {@code maxProcesses}: the most worker processes {@code start --workers} and {@code reload
+   * --workers} may ask for, so a typo cannot start a thousand JVMs.
+   */
   public record Worker(int processes, int threads, Duration pollTimeout, int prefetch,
       Duration heartbeatInterval, Duration heartbeatTtl, Duration jobTimeout,
-      Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir) {
+      Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir,
+      int maxProcesses) {
     public Worker {
-      Check.between("processes", processes, 0, 256);
+      Check.between("maxProcesses", maxProcesses, 1, MAX_PROCESSES_LIMIT);
+      if (processes < 0 || processes > maxProcesses) {
+        throw new IllegalArgumentException("processes: must be between 0 and maxProcesses ("
+            + maxProcesses + "), got " + processes);
+      }
       Check.between("threads", threads, 1, 1024);
       Check.positive("pollTimeout", pollTimeout);
       Check.between("prefetch", prefetch, 1, 1000);
@@ -86,7 +95,8 @@ public record DelayqConfig(
 
   public record Supervisor(Duration stopTimeout, Duration restartBackoffMin,
       Duration restartBackoffMax, Duration restartResetAfter, int restartIntensity,
-      Duration restartPeriod, String runDir, String logDir, String dataDir) {
+      Duration restartPeriod, String runDir, String logDir, String dataDir, long logMaxBytes,
+      int logBackups) {
     public Supervisor {
       Check.positive("stopTimeout", stopTimeout);
       Check.atLeastDuration("restartBackoffMin", restartBackoffMin, Duration.ofSeconds(1));
@@ -97,6 +107,8 @@ public record DelayqConfig(
       Check.matches("runDir", runDir, ".+");
       Check.matches("logDir", logDir, ".+");
       Check.matches("dataDir", dataDir, ".+");
+      Check.atLeast("logMaxBytes", logMaxBytes, 0);
+      Check.between("logBackups", logBackups, 0, 1000);
     }
   }
 
@@ -122,14 +134,17 @@ public record DelayqConfig(
 
   /**
    * The supervisor's HTTP port: Prometheus metrics at /metrics, the dashboard at / and its JSON
-   * API. Anywhere but loopback it needs a token, which every action (POST) must then carry.
+   * API, which needs the token (generated at each start when {@code token} is empty). Anywhere
+   * but loopback the token must be configured. {@code maxMetricTypes}: job types with series of
+   * their own; the others are summed under {@code type="other"}.
    */
-  public record Web(boolean enabled, String bind, int port, String token) {
+  public record Web(boolean enabled, String bind, int port, String token, int maxMetricTypes) {
     public Web {
       bind = bind == null ? "" : bind.trim();
       token = token == null ? "" : token.trim();
       Check.matches("bind", bind, "\\S+");
       Check.port("port", port);
+      Check.between("maxMetricTypes", maxMetricTypes, 1, 10_000);
       if (enabled && token.isEmpty() && !isLoopback(bind)) {
         throw new IllegalArgumentException("token: must be set when bind is not a loopback address (bind "
             + bind + "): anyone who reaches the port could resize, restart and retry");
@@ -145,6 +160,9 @@ public record DelayqConfig(
       return host.matches("localhost|127(\\.\\d{1,3}){3}|::1|\\[::1\\]");
     }
   }
+
+  /** The ceiling of worker.maxProcesses itself. */
+  public static final int MAX_PROCESSES_LIMIT = 1024;
 
   public DelayqConfig {
     Check.present("redis", redis);

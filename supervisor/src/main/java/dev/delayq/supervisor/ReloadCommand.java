@@ -12,8 +12,10 @@ import picocli.CommandLine.Option;
 
 /** {@code reload}: resize the worker pool live, and give FATAL children a fresh start. */
 @Command(name = "reload", mixinStandardHelpOptions = true,
-    description = {"Resize the worker pool live to N, or without --workers to worker.processes re-read from the config.",
-        "Scale-up starts the missing workers; scale-down drains the highest-numbered ones (SIGTERM, SIGKILL after "
+    description = {"Resize the worker pool live to N, or without --workers to worker.processes re-read from the config;"
+        + " N above worker.maxProcesses is refused.",
+        "Scale-up starts the missing workers, each named with the lowest number no worker holds (a draining one "
+            + "included); scale-down drains the highest-numbered ones (SIGTERM, SIGKILL after "
             + "supervisor.stopTimeout). FATAL and EXITED children are started again."})
 final class ReloadCommand implements Callable<Integer> {
   @Mixin

@@ -87,7 +87,17 @@ final class Supervisor {
     return reply;
   }
 
+  /**
+   * Resizes the pool to {@code workerCount} (empty: keep the size, restart what gave up).
+   *
+   * @throws IllegalArgumentException for a count below 0 or above worker.maxProcesses
+   */
   CompletableFuture<String> resize(OptionalInt workerCount) {
+    int max = specs.config().worker().maxProcesses();
+    if (workerCount.isPresent() && (workerCount.getAsInt() < 0 || workerCount.getAsInt() > max)) {
+      throw new IllegalArgumentException("workers must be between 0 and worker.maxProcesses (" + max
+          + ", as read at start), got " + workerCount.getAsInt());
+    }
     CompletableFuture<String> reply = new CompletableFuture<>();
     events.add(new Event.Resize(workerCount, reply));
     return reply;
@@ -153,17 +163,36 @@ final class Supervisor {
       if (process == null) {
         throw new IllegalStateException("could not start the embedded redis-server; see " + redis.spec().logFile());
       }
-      EmbeddedRedis.awaitPing(specs.config().redis().embeddedPort(), process, REDIS_START_TIMEOUT,
-          redis.spec().logFile());
+      EmbeddedRedis.awaitPing(specs.config().redis().embeddedPort(), specs.embeddedPassword(), process,
+          REDIS_START_TIMEOUT, redis.spec().logFile());
       log.info("embedded Redis answers on 127.0.0.1:{}", specs.config().redis().embeddedPort());
     }
     scheduler = newChild(specs.scheduler());
     launch(scheduler);
     for (int i = 1; i <= initialWorkers; i++) {
-      Child w = newChild(specs.worker(i));
-      workers.add(w);
-      launch(w);
+      addWorker();
     }
+  }
+
+  /**
+   * Starts one more worker, named with the lowest number no worker holds, draining ones
+   * included: two processes never share a name, and so neither a log file nor the labels of
+   * their metrics. {@code workers} stays ordered by number.
+   */
+  private void addWorker() {
+    Set<String> taken = new HashSet<>();
+    Stream.concat(workers.stream(), retiring.stream()).forEach(c -> taken.add(c.name()));
+    int n = 1;
+    while (taken.contains(ChildSpecs.workerName(n))) {
+      n++;
+    }
+    Child w = newChild(specs.worker(n));
+    int at = 0;
+    while (at < workers.size() && ChildSpecs.workerNumber(workers.get(at).name()) < n) {
+      at++;
+    }
+    workers.add(at, w);
+    launch(w);
   }
 
   private Child newChild(ChildSpec spec) {
@@ -293,10 +322,8 @@ final class Supervisor {
       }
     }
     // added
-    for (int i = before + 1; i <= target; i++) {
-      Child w = newChild(specs.worker(i));
-      workers.add(w);
-      launch(w);
+    for (int i = before; i < target; i++) {
+      addWorker();
     }
     String summary = (before == target ? "workers: " + target : "workers: " + before + " -> " + target)
         + (notes.isEmpty() ? "" : "; " + String.join(", ", notes));
