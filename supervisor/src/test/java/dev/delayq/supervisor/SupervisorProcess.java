@@ -152,6 +152,22 @@ final class SupervisorProcess implements AutoCloseable {
     }
   }
 
+  /** {@code reload --workers n} over the control socket; the answer line (ok, message or error). */
+  JsonNode reload(int n) throws Exception {
+    return new ControlClient(socket()).request(Map.of("cmd", "reload", "workers", n), l -> { }, Duration.ofSeconds(40));
+  }
+
+  /**
+   * PIDs of the worker JVMs on this machine that this supervisor started (their command line
+   * names its config file), whether or not its table still lists them.
+   */
+  List<Long> workerJvms() {
+    return ProcessHandle.allProcesses()
+        .filter(h -> h.info().commandLine().map(c -> c.contains(ChildSpecs.WORKER_MAIN)
+            && c.contains(config.toString())).orElse(false))
+        .map(ProcessHandle::pid).sorted().toList();
+  }
+
   /** The child named {@code name} in the current status, if it is there. */
   Optional<JsonNode> child(String name) {
     return status().flatMap(s -> {
