@@ -83,9 +83,14 @@ public final class RedisBinary {
     }
   }
 
+  /** Narrows {@code dir} to 0700 when this user owns it; refuses it when someone else does. */
   private static void requirePrivate(Path dir) throws IOException {
     PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     String me = System.getProperty("user.name");
+    if (a.isDirectory() && a.owner().getName().equals(me)) {
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+      return;
+    }
     if (!a.isDirectory() || !a.owner().getName().equals(me)
         || a.permissions().stream().anyMatch(SHARED_WRITE::contains)) {
       throw new IllegalStateException("refusing to run redis-server from " + dir + ": it must be a directory "

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,12 +61,23 @@ class RedisBinaryTest {
   }
 
   @Test
-  void aDirectoryOthersCanWriteIsRefused() throws Exception {
+  void aDirectoryOfOursThatOthersCouldWriteIsNarrowedTo0700() throws Exception {
     Path shared = Files.createDirectory(dir.resolve("shared"));
     Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
 
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisBinary.shipped(shared));
-    assertTrue(e.getMessage().contains(shared.toString()) && e.getMessage().contains("rwxrwxrwx"), e.getMessage());
+    RedisBinary.shipped(shared);
+
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(shared)));
+  }
+
+  @Test
+  void aDirectoryAnotherUserOwnsIsRefused() throws Exception {
+    Assumptions.assumeTrue(System.getProperty("user.name").equals("root"), "only root can give a directory away");
+    Path theirs = Files.createDirectory(dir.resolve("theirs"));
+    Files.setOwner(theirs, theirs.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisBinary.shipped(theirs));
+    assertTrue(e.getMessage().contains(theirs.toString()) && e.getMessage().contains("owned by nobody"), e.getMessage());
   }
 
   @Test

@@ -84,12 +84,20 @@ final class SupervisorProcess implements AutoCloseable {
 
   static SupervisorProcess start(Path home, String yaml, Map<String, String> env, String... extraArgs)
       throws IOException {
+    return start(home, yaml, env, List.of(), extraArgs);
+  }
+
+  /** A supervisor whose own JVM also gets {@code jvmOptions} (its children do not). */
+  static SupervisorProcess start(Path home, String yaml, Map<String, String> env, List<String> jvmOptions,
+      String... extraArgs) throws IOException {
     Files.createDirectories(home);
     Path config = home.resolve("delayq.yml");
     Files.writeString(config, yaml);
     List<String> args = new ArrayList<>(List.of("start", "--config", config.toString()));
     args.addAll(List.of(extraArgs));
-    Process p = cli(home, env, args).redirectErrorStream(true)
+    ProcessBuilder builder = cli(home, env, args);
+    builder.command().addAll(1, jvmOptions);
+    Process p = builder.redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("supervisor.out").toFile()))
         .start();
     return new SupervisorProcess(home, config, env, p);
