@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -185,7 +186,7 @@ public final class ConfigLoader {
    * all (an error message ends up in logs and terminals).
    */
   private static String shown(String key, JsonNode value) {
-    String name = key.substring(key.lastIndexOf('.') + 1).toLowerCase(java.util.Locale.ROOT);
+    String name = key.substring(key.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
     if (name.contains("token") || name.contains("password") || name.contains("secret")) {
       return "\"***\"";
     }

@@ -56,8 +56,8 @@ public final class RedisBinary {
 
   /**
    * The redis-server embedded-redis ships for this OS, written afresh into {@code privateDir}
-   * (created 0700 if missing) and renamed over whatever lies at its name, so a file planted
-   * there is replaced, never run. Refuses a directory that another user owns or may write.
+   * (0700, created if missing) and renamed over whatever lies at its name, so a file planted
+   * there is replaced, never run. Refuses a directory that another user owns.
    */
   public static Path shipped(Path privateDir) {
     String resource = shippedResource();
@@ -83,20 +83,16 @@ public final class RedisBinary {
     }
   }
 
-  /** Narrows {@code dir} to 0700 when this user owns it; refuses it when someone else does. */
+  /** Refuses {@code dir} unless this user owns it, then narrows it to 0700. */
   private static void requirePrivate(Path dir) throws IOException {
     PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     String me = System.getProperty("user.name");
-    if (a.isDirectory() && a.owner().getName().equals(me)) {
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-      return;
-    }
-    if (!a.isDirectory() || !a.owner().getName().equals(me)
-        || a.permissions().stream().anyMatch(SHARED_WRITE::contains)) {
+    if (!a.isDirectory() || !a.owner().getName().equals(me)) {
       throw new IllegalStateException("refusing to run redis-server from " + dir + ": it must be a directory "
-          + "owned by " + me + " that no other user can write (it is " + (a.isDirectory() ? "" : "not a directory, ")
-          + "owned by " + a.owner().getName() + ", " + PosixFilePermissions.toString(a.permissions()) + ")");
+          + "owned by " + me + " (it is " + (a.isDirectory() ? "" : "not a directory, ") + "owned by "
+          + a.owner().getName() + ")");
     }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
   }
 
   /** redis-server on PATH, skipping one that another user could have replaced. */

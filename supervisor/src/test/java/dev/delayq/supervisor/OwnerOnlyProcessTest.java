@@ -84,10 +84,7 @@ class OwnerOnlyProcessTest {
           stopTimeout: 10s
           logMaxBytes: 4096
           logBackups: 2
-        jvm:
-          worker: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-          scheduler: "-Xms16m -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-        """, env, List.of("-Djava.io.tmpdir=" + Files.createDirectories(home.resolve("tmp"))));
+        """ + SupervisorProcess.LEAN_JVMS, env, List.of("-Djava.io.tmpdir=" + Files.createDirectories(home.resolve("tmp"))));
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
         Stream.of("redis", "scheduler", "worker-1").allMatch(n -> sup.state(n).equals("RUNNING")));
     password = Files.readString(home.resolve("run/redis.password")).trim();

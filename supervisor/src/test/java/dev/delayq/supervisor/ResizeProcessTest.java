@@ -65,10 +65,7 @@ class ResizeProcessTest {
           drainTimeout: 10s
         supervisor:
           stopTimeout: 20s
-        jvm:
-          worker: "-Xms16m -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k"
-          scheduler: "-Xms16m -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-        """, env);
+        """ + SupervisorProcess.LEAN_JVMS, env);
     web = new WebClient(sup.webUrl());
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
         .until(() -> web.up() && running() == 4);

@@ -58,10 +58,7 @@ class RunningSystemProcessTest {
           drainTimeout: 10s
         supervisor:
           stopTimeout: 15s
-        jvm:
-          worker: "-Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-          scheduler: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-        """, env);
+        """ + SupervisorProcess.LEAN_JVMS, env);
   }
 
   @AfterAll

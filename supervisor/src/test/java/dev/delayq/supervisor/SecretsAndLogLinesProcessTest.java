@@ -91,10 +91,7 @@ class SecretsAndLogLinesProcessTest {
           drainTimeout: 5s
         supervisor:
           stopTimeout: 10s
-        jvm:
-          worker: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-          scheduler: "-Xms16m -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-        """, env);
+        """ + SupervisorProcess.LEAN_JVMS, env);
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
         .until(() -> sup.state("scheduler").equals("RUNNING") && sup.state("worker-1").equals("RUNNING"));
     delayq = DelayqLauncher.in(Files.createDirectories(home.resolve("scratch-install")));

@@ -116,23 +116,26 @@ class ShutdownProcessTest {
     Map<String, String> env = embeddedRedisEnv();
     int port = Integer.parseInt(env.get("DELAYQ_REDIS_EMBEDDED_PORT"));
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
-    try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(1), env);
-        JedisPooled redis = new JedisPooled("127.0.0.1", port)) {
+    try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(1), env)) {
       awaitAllRunning(sup, 3);
-      DelayQueue queue = new DelayQueue(new RedisBroker(redis, keys), 1 << 20, 5);
-      String id = queue.delay("order_close", Map.of("order_id", 7), Duration.ofMinutes(10)).id();
-      Thread.sleep(1500); // appendfsync everysec: let the AOF reach the disk before the crash
-      long oldPid = sup.child("redis").orElseThrow().path("pid").asLong();
+      // the embedded Redis requires the password its supervisor keeps in run/
+      String password = Files.readString(home.resolve("run/redis.password")).trim();
+      try (JedisPooled redis = new JedisPooled("127.0.0.1", port, null, password)) {
+        DelayQueue queue = new DelayQueue(new RedisBroker(redis, keys), 1 << 20, 5);
+        String id = queue.delay("order_close", Map.of("order_id", 7), Duration.ofMinutes(10)).id();
+        Thread.sleep(1500); // appendfsync everysec: let the AOF reach the disk before the crash
+        long oldPid = sup.child("redis").orElseThrow().path("pid").asLong();
 
-      ProcessHandle.of(oldPid).orElseThrow().destroyForcibly();
+        ProcessHandle.of(oldPid).orElseThrow().destroyForcibly();
 
-      await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> sup.child("redis")
-          .map(c -> c.path("state").asText().equals("RUNNING") && c.path("pid").asLong() != oldPid).orElse(false));
-      assertEquals(137, sup.child("redis").orElseThrow().path("lastExitCode").asInt());
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-          .until(() -> redis.zscore(keys.delayed(), id) != null && redis.hexists(keys.jobs(), id));
-      await().atMost(Duration.ofSeconds(10)).until(() -> sup.status().map(s -> s.path("queue").path("delayed").asLong() == 1)
-          .orElse(false));
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> sup.child("redis")
+            .map(c -> c.path("state").asText().equals("RUNNING") && c.path("pid").asLong() != oldPid).orElse(false));
+        assertEquals(137, sup.child("redis").orElseThrow().path("lastExitCode").asInt());
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+            .until(() -> redis.zscore(keys.delayed(), id) != null && redis.hexists(keys.jobs(), id));
+        await().atMost(Duration.ofSeconds(10)).until(() -> sup.status()
+            .map(s -> s.path("queue").path("delayed").asLong() == 1).orElse(false));
+      }
     }
   }
 
@@ -144,13 +147,15 @@ class ShutdownProcessTest {
     String id;
     try (SupervisorProcess first = SupervisorProcess.start(home, CONFIG.formatted(1), env)) {
       awaitAllRunning(first, 3);
-      // bin/delayq enqueue, reaching the embedded Redis through the same config and environment
+      // bin/delayq enqueue, reaching the embedded Redis through the same config and environment,
+      // on the same home (whose run/ holds the embedded Redis's password)
       List<String> enqueue = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-cp", System.getProperty("java.class.path"), "dev.delayq.cli.DelayqCli", "enqueue",
           "--config", first.config.toString(), "--type", "test_sleep",
           "--payload", Protocol.JSON.writeValueAsString(runs.payload(0)), "--delay", "6s");
       ProcessBuilder builder = new ProcessBuilder(enqueue).redirectErrorStream(true);
       builder.environment().putAll(env);
+      builder.environment().put("DELAYQ_HOME", home.toString());
       Process cli = builder.start();
       id = new String(cli.getInputStream().readAllBytes()).trim();
       assertEquals(0, cli.waitFor(), id);

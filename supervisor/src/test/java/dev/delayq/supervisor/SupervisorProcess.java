@@ -24,6 +24,13 @@ import java.util.concurrent.TimeUnit;
 final class SupervisorProcess implements AutoCloseable {
   static final Path INSTALL = Home.installDir();
 
+  /** The jvm section most process tests use: small heaps, quick starts. */
+  static final String LEAN_JVMS = """
+      jvm:
+        worker: "-Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+        scheduler: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+      """;
+
   final Path home;
   final Path config;
   final Map<String, String> env;

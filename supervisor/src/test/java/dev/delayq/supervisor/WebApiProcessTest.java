@@ -66,10 +66,7 @@ class WebApiProcessTest {
           drainTimeout: 5s
         supervisor:
           stopTimeout: 10s
-        jvm:
-          worker: "-Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-          scheduler: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-        """, env);
+        """ + SupervisorProcess.LEAN_JVMS, env);
     web = new WebClient(sup.webUrl(), TOKEN);
     anonymous = new WebClient(sup.webUrl());
     await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() -> web.up()
