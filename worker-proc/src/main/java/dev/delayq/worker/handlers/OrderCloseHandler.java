@@ -3,6 +3,7 @@ package dev.delayq.worker.handlers;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
+import dev.delayq.process.LogText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ public final class OrderCloseHandler implements JobHandler {
   public JobResult handle(JobContext ctx) {
     long lateMs = System.currentTimeMillis() - ctx.dueAt().toEpochMilli();
     jobs.info("order_close: closing unpaid order {} (job {}, attempt {}, started {} ms after due)",
-        ctx.payload().path("order_id").asText("?"), ctx.id(), ctx.attempt(), lateMs);
+        LogText.escape(ctx.payload().path("order_id").asText("?")), LogText.escape(ctx.id()), ctx.attempt(), lateMs);
     return JobResult.done();
   }
 }

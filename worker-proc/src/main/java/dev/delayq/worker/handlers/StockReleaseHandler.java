@@ -3,6 +3,7 @@ package dev.delayq.worker.handlers;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
+import dev.delayq.process.LogText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +24,8 @@ public final class StockReleaseHandler implements JobHandler {
   public JobResult handle(JobContext ctx) {
     long lateMs = System.currentTimeMillis() - ctx.dueAt().toEpochMilli();
     jobs.info("stock_release: releasing {} of {} (job {}, attempt {}, started {} ms after due)",
-        ctx.payload().path("quantity").asInt(1), ctx.payload().path("sku").asText("?"), ctx.id(),
-        ctx.attempt(), lateMs);
+        ctx.payload().path("quantity").asInt(1), LogText.escape(ctx.payload().path("sku").asText("?")),
+        LogText.escape(ctx.id()), ctx.attempt(), lateMs);
     return JobResult.done();
   }
 }
