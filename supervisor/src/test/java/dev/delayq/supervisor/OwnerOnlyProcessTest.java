@@ -73,18 +73,10 @@ class OwnerOnlyProcessTest {
         "DELAYQ_QUEUE", RedisFixture.freshQueue(),
         "DELAYQ_WEB_PORT", Integer.toString(SupervisorProcess.freePort()),
         "DELAYQ_REDIS_EMBEDDED_PORT", Integer.toString(redisPort),
-        "PATH", path.toString()));
-    sup = SupervisorProcess.start(home, """
-        worker:
-          processes: 1
-          threads: 2
-          pollTimeout: 500ms
-          drainTimeout: 5s
-        supervisor:
-          stopTimeout: 10s
-          logMaxBytes: 4096
-          logBackups: 2
-        """ + SupervisorProcess.LEAN_JVMS, env, List.of("-Djava.io.tmpdir=" + Files.createDirectories(home.resolve("tmp"))));
+        "PATH", path.toString(),
+        "DELAYQ_SUPERVISOR_LOG_MAX_BYTES", "4096",
+        "DELAYQ_SUPERVISOR_LOG_BACKUPS", "2"));
+    sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env, List.of("-Djava.io.tmpdir=" + Files.createDirectories(home.resolve("tmp"))));
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
         Stream.of("redis", "scheduler", "worker-1").allMatch(n -> sup.state(n).equals("RUNNING")));
     password = Files.readString(home.resolve("run/redis.password")).trim();

@@ -83,15 +83,7 @@ class SecretsAndLogLinesProcessTest {
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     env.put("DELAYQ_REDIS_URL", url);
     keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
-    sup = SupervisorProcess.start(home, """
-        worker:
-          processes: 1
-          threads: 2
-          pollTimeout: 500ms
-          drainTimeout: 5s
-        supervisor:
-          stopTimeout: 10s
-        """ + SupervisorProcess.LEAN_JVMS, env);
+    sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env);
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
         .until(() -> sup.state("scheduler").equals("RUNNING") && sup.state("worker-1").equals("RUNNING"));
     delayq = DelayqLauncher.in(Files.createDirectories(home.resolve("scratch-install")));

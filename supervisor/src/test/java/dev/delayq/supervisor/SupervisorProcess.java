@@ -31,6 +31,17 @@ final class SupervisorProcess implements AutoCloseable {
         scheduler: "-Xms16m -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
       """;
 
+  /** One worker of two threads that drains quickly: enough for a test about the supervisor itself. */
+  static final String ONE_QUICK_WORKER = """
+      worker:
+        processes: 1
+        threads: 2
+        pollTimeout: 500ms
+        drainTimeout: 5s
+      supervisor:
+        stopTimeout: 10s
+      """ + LEAN_JVMS;
+
   final Path home;
   final Path config;
   final Map<String, String> env;

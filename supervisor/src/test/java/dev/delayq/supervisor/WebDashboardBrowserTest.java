@@ -57,15 +57,7 @@ class WebDashboardBrowserTest {
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     DelayQueue queue = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
     Inspector inspector = new Inspector(RedisFixture.get().redis(), keys);
-    try (SupervisorProcess sup = SupervisorProcess.start(home, """
-        worker:
-          processes: 1
-          threads: 2
-          pollTimeout: 500ms
-          drainTimeout: 5s
-        supervisor:
-          stopTimeout: 10s
-        """ + SupervisorProcess.LEAN_JVMS, env)) {
+    try (SupervisorProcess sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env)) {
       WebClient web = new WebClient(sup.webUrl());
       await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
           .until(() -> web.up() && sup.children("worker").stream()
