@@ -9,8 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Redis a benchmark runs against: by default a private redis-server started for the run
@@ -20,7 +21,7 @@ import redis.clients.jedis.Protocol;
 final class BenchRedis implements AutoCloseable {
   private final String url;
   private final Process server;
-  private final JedisPooled redis;
+  private final UnifiedJedis redis;
 
   private BenchRedis(String url, Process server) {
     this.url = url;
@@ -44,7 +45,7 @@ final class BenchRedis implements AutoCloseable {
     String url = "redis://127.0.0.1:" + port;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      try (JedisPooled probe = new JedisPooled("127.0.0.1", port)) {
+      try (RedisClient probe = RedisClient.create("127.0.0.1", port)) {
         probe.ping();
         break;
       } catch (RuntimeException e) {
@@ -62,7 +63,7 @@ final class BenchRedis implements AutoCloseable {
     return url;
   }
 
-  JedisPooled redis() {
+  UnifiedJedis redis() {
     return redis;
   }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -38,7 +38,7 @@ class RedisAuthTest {
         .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      try (JedisPooled admin = open("redis://:s3cret@127.0.0.1:" + port)) {
+      try (UnifiedJedis admin = open("redis://:s3cret@127.0.0.1:" + port)) {
         admin.ping();
         admin.sendCommand(() -> "ACL".getBytes(), "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all");
         return;
@@ -56,20 +56,20 @@ class RedisAuthTest {
     server.destroyForcibly();
   }
 
-  private static JedisPooled open(String url) {
+  private static UnifiedJedis open(String url) {
     return RedisConnector.open(url, "auth-test", 2, Duration.ofSeconds(1), Duration.ofSeconds(2));
   }
 
   @Test
   void passwordInTheUrlIsUsed() {
-    try (JedisPooled redis = open("redis://:s3cret@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://:s3cret@127.0.0.1:" + port)) {
       assertEquals("PONG", redis.ping());
     }
   }
 
   @Test
   void aclUserAndPasswordInTheUrlAreUsed() {
-    try (JedisPooled redis = open("redis://app:app-pass@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://app:app-pass@127.0.0.1:" + port)) {
       assertEquals("PONG", redis.ping());
       Object whoami = redis.sendCommand(() -> "ACL".getBytes(), "WHOAMI");
       assertEquals("app", new String((byte[]) whoami));
@@ -78,7 +78,7 @@ class RedisAuthTest {
 
   @Test
   void wrongPasswordIsRefused() {
-    try (JedisPooled redis = open("redis://app:wrong@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://app:wrong@127.0.0.1:" + port)) {
       assertThrows(JedisException.class, redis::ping);
     }
   }

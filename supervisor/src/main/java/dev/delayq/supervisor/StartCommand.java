@@ -5,6 +5,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.web.WebServer;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import redis.clients.jedis.JedisPooled;
 
 /** {@code start}: takes the PID file, opens the control socket and runs the supervisor. */
 @Command(name = "start", mixinStandardHelpOptions = true,
@@ -82,10 +82,9 @@ final class StartCommand implements Callable<Integer> {
         "DELAYQ_REDIS_URL", config.redisUrl(),
         "DELAYQ_SUPERVISOR_PID", Long.toString(self),
         "DELAYQ_HOME", home.home().toString());
-    try (JedisPooled redis = RedisConnector.open(config.redisUrl(), "delayq-supervisor", 4,
-        config.redis().connectTimeout(), config.redis().socketTimeout())) {
+    try (RedisConnection redis = RedisConnector.connect(config, "delayq-supervisor", 4)) {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
-      Inspector inspector = new Inspector(redis, keys);
+      Inspector inspector = new Inspector(redis.client(), keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
           config.worker().poisonPillAfter());
       Supervisor supervisor = new Supervisor(specs, new ChildLauncher(env, home.home()), recovery,
@@ -96,7 +95,7 @@ final class StartCommand implements Callable<Integer> {
       Optional<WebServer> web = WebServer.startIfEnabled(config, new WebSteering(supervisor));
       Signals.onStop(why -> supervisor.stop(config.supervisor().stopTimeout(), why, null));
       log.info("delayq supervisor {} starting: home {}, queue {}, Redis {}{}, {} worker(s); control socket {}",
-          self, home.home(), config.queue().name(), RedisConnector.redact(config.redisUrl()),
+          self, home.home(), config.queue().name(), redis.describe(),
           config.redis().embedded() ? " (embedded)" : "", count, home.socket(config));
       try {
         supervisor.run();

@@ -11,12 +11,12 @@ import dev.delayq.testing.RedisFixture;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 
 /** Instant recovery against the real Redis: what a dead worker process held goes back to ready. */
 class InstantRecoveryTest {
-  private JedisPooled redis;
+  private UnifiedJedis redis;
   private Keys keys;
   private RedisBroker broker;
   private InstantRecovery recovery;

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** How the supervisor ends: drained by SIGTERM, killed outright, and stopped then started again. */
 class ShutdownProcessTest {
@@ -117,7 +118,7 @@ class ShutdownProcessTest {
     int port = Integer.parseInt(env.get("DELAYQ_REDIS_EMBEDDED_PORT"));
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(1), env);
-        JedisPooled redis = new JedisPooled("127.0.0.1", port)) {
+        UnifiedJedis redis = RedisClient.create("127.0.0.1", port)) {
       awaitAllRunning(sup, 3);
       DelayQueue queue = new DelayQueue(new RedisBroker(redis, keys), 1 << 20, 5);
       String id = queue.delay("order_close", Map.of("order_id", 7), Duration.ofMinutes(10)).id();

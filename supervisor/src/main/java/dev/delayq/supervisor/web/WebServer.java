@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
@@ -22,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -36,7 +36,7 @@ public final class WebServer implements AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService threads;
-  private final JedisPooled redis;
+  private final RedisConnection redis;
   private final Guard guard;
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final ExpositionFormats formats = ExpositionFormats.init();
@@ -46,15 +46,14 @@ public final class WebServer implements AutoCloseable {
 
   private WebServer(DelayqConfig config, Steering steering, HttpServer server) {
     this.server = server;
-    this.redis = RedisConnector.open(config.redisUrl(), "delayq-web", THREADS,
-        config.redis().connectTimeout(), config.redis().socketTimeout());
+    this.redis = RedisConnector.connect(config, "delayq-web", THREADS);
     Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
     Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
     this.guard = new Guard(config.web().token(), config.web().loopback());
-    this.reads = new ReadApi(steering, admin, new Series(redis, keys), new DepthHistory(),
+    this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
         System::currentTimeMillis, guard.tokenRequired());
     this.actions = new ActionApi(steering, admin);
-    registry.register(new QueueCollector(redis, keys, admin));
+    registry.register(new QueueCollector(redis.client(), keys, admin));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
     AtomicInteger n = new AtomicInteger();
