@@ -2,18 +2,20 @@ package dev.delayq.redis;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.executors.CommandExecutor;
-import redis.clients.jedis.providers.ConnectionProvider;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.executors.CommandExecutor;
+import redis.clients.jedis.providers.ConnectionProvider;
 
 /**
  * The connections of one process to the Redis master, wherever it is. It hands out the
@@ -22,7 +24,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * When a server answers as a replica (READONLY) it opens a fresh provider, at most once a
  * second: a new pool on the same address (a managed failover moves the address) or a new
  * Sentinel provider, which asks the Sentinels where the master is now, in case the switch
- * message was missed. A TLS refusal comes out with its reason said plainly.
+ * message was missed. A failure to connect comes out through {@code explain}, which says
+ * plainly why TLS refused.
  */
 final class FollowedMaster implements ConnectionProvider {
   private static final Logger log = LoggerFactory.getLogger(FollowedMaster.class);
@@ -31,7 +34,7 @@ final class FollowedMaster implements ConnectionProvider {
   private final String process;
   private final Supplier<ConnectionProvider> open;
   private final Function<ConnectionProvider, HostAndPort> masterOf;
-  private final String caFile;
+  private final UnaryOperator<JedisConnectionException> explain;
   private final AtomicLong epoch = new AtomicLong();
   private volatile ConnectionProvider current;
   private volatile HostAndPort master;
@@ -40,11 +43,12 @@ final class FollowedMaster implements ConnectionProvider {
   private long reopenedAtNanos = System.nanoTime() - REOPEN_EVERY_NANOS;
 
   FollowedMaster(String process, Supplier<ConnectionProvider> open,
-      Function<ConnectionProvider, HostAndPort> masterOf, String caFile) {
+      Function<ConnectionProvider, HostAndPort> masterOf,
+      BiFunction<JedisConnectionException, HostAndPort, JedisConnectionException> explain) {
     this.process = process;
     this.open = open;
     this.masterOf = masterOf;
-    this.caFile = caFile;
+    this.explain = e -> explain.apply(e, master);
     this.current = open.get();
     this.master = masterOf.apply(current);
   }
@@ -66,7 +70,7 @@ final class FollowedMaster implements ConnectionProvider {
     try {
       return current.getConnection();
     } catch (JedisConnectionException e) {
-      throw RedisErrors.explainTls(e, master, caFile);
+      throw explain.apply(e);
     }
   }
 

@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.BiFunction;
 import javax.net.ssl.SSLSocketFactory;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slf4j.Logger;
@@ -17,6 +18,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
@@ -69,10 +71,13 @@ public final class RedisConnector {
     JedisClientConfig client = clientConfig(config, uri, clientName, tls, sockets, true);
     GenericObjectPoolConfig<Connection> pool = pool(maxConnections);
     ReplicaAcks acks = new ReplicaAcks(config.replicaAcks(), config.replicaAcksTimeout().toMillis());
+    BiFunction<JedisConnectionException, HostAndPort, JedisConnectionException> explain =
+        !tls ? (e, at) -> e
+            : (e, at) -> RedisErrors.explainTls(e, at, config.tlsCaFile(), !config.tlsCertFile().isEmpty());
     if (!sentinel) {
       HostAndPort address = JedisURIHelper.getHostAndPort(uri);
       FollowedMaster master = new FollowedMaster(clientName,
-          () -> new PooledConnectionProvider(address, client, pool), p -> address, config.tlsCaFile());
+          () -> new PooledConnectionProvider(address, client, pool), p -> address, explain);
       UnifiedJedis jedis = RedisClient.builder().hostAndPort(address).clientConfig(client)
           .connectionProvider(master).commandExecutor(new FollowedMaster.Executor(master)).build();
       return new RedisConnection(jedis, master, acks, redact(url));
@@ -84,7 +89,7 @@ public final class RedisConnector {
     JedisClientConfig sentinelClient = clientConfig(config, null, clientName, tls, sockets, false);
     FollowedMaster master = new FollowedMaster(clientName,
         () -> new SentineledConnectionProvider(config.masterName(), client, pool, sentinels, sentinelClient),
-        p -> ((SentineledConnectionProvider) p).getCurrentMaster(), config.tlsCaFile());
+        p -> ((SentineledConnectionProvider) p).getCurrentMaster(), explain);
     UnifiedJedis jedis = RedisSentinelClient.builder().masterName(config.masterName())
         .sentinels(sentinels).clientConfig(client).sentinelClientConfig(sentinelClient)
         .connectionProvider(master).commandExecutor(new FollowedMaster.Executor(master)).build();

@@ -1,5 +1,6 @@
 package dev.delayq.redis;
 
+import java.net.SocketException;
 import javax.net.ssl.SSLException;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -39,9 +40,20 @@ public final class RedisErrors {
    * handshake failed under it; otherwise {@code e} itself.
    */
   static JedisConnectionException explainTls(JedisConnectionException e, HostAndPort server,
-      String caFile) {
+      String caFile, boolean clientCertificate) {
+    if (e instanceof TlsRefusedException) {
+      return e;
+    }
     SSLException ssl = find(e, SSLException.class);
-    if (ssl == null || e instanceof TlsRefusedException) {
+    if (ssl == null) {
+      SocketException closed = find(e, SocketException.class);
+      if (closed != null && !clientCertificate) {
+        // TLS 1.3: the server checks the client's certificate after the handshake, so a refusal
+        // reaches this side as a closed socket on the first command of the new connection
+        return new TlsRefusedException("TLS connection to " + server + " closed by the server "
+            + "right after the handshake: it requires a client certificate (redis.tlsCertFile and "
+            + "redis.tlsKeyFile) [" + closed.getMessage() + "]");
+      }
       return e;
     }
     String raw = String.valueOf(ssl.getMessage());
