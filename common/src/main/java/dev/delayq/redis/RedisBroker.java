@@ -283,6 +283,11 @@ public final class RedisBroker {
         List.of(keys.inFlight(consumerId), keys.ready()), ids)).intValue();
   }
 
+  /** The ids in a consumer's in-flight list, oldest claim last. */
+  public List<String> inFlightIds(String consumerId) {
+    return redis.lrange(keys.inFlight(consumerId), 0, -1);
+  }
+
   /** True when acknowledged; false when fenced (the job was taken back from this consumer). */
   public boolean ack(String consumerId, String id) {
     return ackAll(consumerId, List.of(id))[0];

@@ -21,6 +21,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
+import redis.clients.jedis.util.Delay;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
@@ -32,6 +33,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  */
 public final class RedisConnector {
   private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
+  /** Jedis waits 5 s by default before it listens to a Sentinel again: a switch could pass unheard. */
+  private static final Delay SENTINEL_RECONNECT = Delay.constant(Duration.ofMillis(500));
 
   private RedisConnector() {}
 
@@ -88,7 +91,8 @@ public final class RedisConnector {
     }
     JedisClientConfig sentinelClient = clientConfig(config, null, clientName, tls, sockets, false);
     FollowedMaster master = new FollowedMaster(clientName,
-        () -> new SentineledConnectionProvider(config.masterName(), client, pool, sentinels, sentinelClient),
+        () -> new SentineledConnectionProvider(config.masterName(), client, pool, sentinels,
+            sentinelClient, SENTINEL_RECONNECT),
         p -> ((SentineledConnectionProvider) p).getCurrentMaster(), explain);
     UnifiedJedis jedis = RedisSentinelClient.builder().masterName(config.masterName())
         .sentinels(sentinels).clientConfig(client).sentinelClientConfig(sentinelClient)
@@ -97,14 +101,18 @@ public final class RedisConnector {
         + "' via " + config.sentinels() + (tls ? " over TLS" : ""));
   }
 
-  /** The settings of each connection; the Sentinels' take no database, name or credentials. */
+  /**
+   * The settings of each connection. The Sentinels' take no database, name or credentials, and
+   * no read timeout: their connection waits for +switch-master, which may not come for months
+   * (a timeout there would drop the subscription every few seconds, and a switch with it).
+   */
   private static JedisClientConfig clientConfig(DelayqConfig.Redis config, URI uri, String clientName,
       boolean tls, SSLSocketFactory sockets, boolean toMaster) {
     DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder()
         .serverDefaultProtocol()
         .connectionTimeoutMillis((int) config.connectTimeout().toMillis())
-        .socketTimeoutMillis((int) config.socketTimeout().toMillis())
-        .blockingSocketTimeoutMillis((int) config.socketTimeout().toMillis())
+        .socketTimeoutMillis(toMaster ? (int) config.socketTimeout().toMillis() : 0)
+        .blockingSocketTimeoutMillis(toMaster ? (int) config.socketTimeout().toMillis() : 0)
         .ssl(tls);
     if (tls) {
       b.sslParameters(TlsFiles.parameters(config.tlsVerifyHostname()));

@@ -142,9 +142,10 @@ public final class WorkerMain {
           config.worker().pollTimeout().toMillis() / 1000.0,
           config.worker().heartbeatTtl().toMillis(), config.worker().prefetch(),
           config.worker().jobTimeout(), retry);
+      FailoverResync resync = new FailoverResync(broker, redis::masterEpoch, finisher);
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            watchdog, stats, outages);
+            watchdog, stats, outages, resync);
         Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
             + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);
