@@ -46,7 +46,7 @@ public final class SchedulerMain {
     RedisBroker broker = new RedisBroker(redis, keys);
     broker.scripts().loadAll();
 
-    String owner = child.name() + ":" + ProcessHandle.current().pid();
+    String owner = child.name() + "@" + child.host() + ":" + ProcessHandle.current().pid();
     LeaderLease lease = new LeaderLease(broker, owner, config.scheduler().leaseTtl().toMillis());
     Waiter waiter = new Waiter();
     OutageLog outages = new OutageLog(child.name());

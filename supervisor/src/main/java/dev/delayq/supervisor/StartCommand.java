@@ -2,6 +2,7 @@ package dev.delayq.supervisor;
 
 import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.process.ChildEnvironment;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -78,15 +79,17 @@ final class StartCommand implements Callable<Integer> {
       log.warn("{} is missing: build with `mvn -DskipTests package` (bin/delayq-supervisor does it)", jar);
     }
     long self = ProcessHandle.current().pid();
+    String host = ChildEnvironment.host(System.getenv());
     Map<String, String> env = Map.of(
         "DELAYQ_REDIS_URL", config.redisUrl(),
         "DELAYQ_SUPERVISOR_PID", Long.toString(self),
-        "DELAYQ_HOME", home.home().toString());
+        "DELAYQ_HOME", home.home().toString(),
+        ChildEnvironment.HOST, host);
     try (RedisConnection redis = RedisConnector.connect(config, "delayq-supervisor", 4)) {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
       Inspector inspector = new Inspector(redis.client(), keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
-          config.worker().poisonPillAfter());
+          config.worker().poisonPillAfter(), host);
       Supervisor supervisor = new Supervisor(specs, new ChildLauncher(env, home.home()), recovery,
           inspector, count, Ticker.SYSTEM);
       ControlServer control = new ControlServer(home.socket(config), new ControlCommands(supervisor,

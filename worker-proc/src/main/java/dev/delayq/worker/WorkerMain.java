@@ -94,7 +94,7 @@ public final class WorkerMain {
       long pid = ProcessHandle.current().pid();
       int threads = config.worker().threads();
       for (int i = 1; i <= threads; i++) {
-        consumerIds.add(child.name() + ":" + pid + ":" + i);
+        consumerIds.add(ChildEnvironment.consumerPrefix(child.name(), child.host(), pid) + i);
       }
       Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
           config.worker().heartbeatTtl().toMillis(), child.name(), stats, outages);
@@ -146,8 +146,7 @@ public final class WorkerMain {
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
             watchdog, stats, outages, resync);
-        Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
-            + id.substring(id.lastIndexOf(':') + 1));
+        Thread t = new Thread(c, child.name() + "/consumer-" + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);
         consumers.add(c);
         consumerThreads.add(t);
