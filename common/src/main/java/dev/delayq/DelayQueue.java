@@ -86,7 +86,10 @@ public final class DelayQueue implements AutoCloseable {
 
   /**
    * Enqueues one job. Concurrent calls from many threads are sent together in one script
-   * call, each caller still getting its own result.
+   * call, each caller still getting its own result. With {@code redis.replicaAcks} it returns
+   * once that many replicas have the job, and throws {@link dev.delayq.redis.ReplicaAcksException}
+   * when they did not confirm it in time: the job may or may not survive a failover then, so
+   * enqueue it again with the same id (a second enqueue of a stored id changes nothing).
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);

@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.DelayQueue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
-import dev.delayq.testing.RedisFixture;
-import java.nio.file.Path;
+import dev.delayq.testing.RedisServer;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -24,36 +21,21 @@ import redis.clients.jedis.exceptions.JedisException;
  * them: what DELAYQ_REDIS_URL accepts reaches the server, and a wrong secret is refused.
  */
 class RedisAuthTest {
-  @TempDir
-  static Path dir;
-  private static Process server;
+  private static RedisServer server;
   private static int port;
 
   @BeforeAll
-  static void startServerWithPasswordAndAclUser() throws Exception {
-    port = RedisFixture.freePort();
-    server = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-        "--requirepass", "s3cret")
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try (UnifiedJedis admin = open("redis://:s3cret@127.0.0.1:" + port)) {
-        admin.ping();
-        admin.sendCommand(() -> "ACL".getBytes(), "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all");
-        return;
-      } catch (JedisException notYet) {
-        if (System.nanoTime() > deadline) {
-          throw notYet;
-        }
-        Thread.sleep(20);
-      }
+  static void startServerWithPasswordAndAclUser() {
+    server = RedisServer.start("--requirepass", "s3cret");
+    port = server.port();
+    try (UnifiedJedis admin = open("redis://:s3cret@127.0.0.1:" + port)) {
+      admin.sendCommand(() -> "ACL".getBytes(), "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all");
     }
   }
 
   @AfterAll
   static void stopServer() {
-    server.destroyForcibly();
+    server.close();
   }
 
   private static UnifiedJedis open(String url) {

@@ -34,7 +34,7 @@ public final class RedisServer implements AutoCloseable {
     int port = freePort();
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
     args.addAll(List.of(extraArgs));
-    return launch(port, args, false, ready -> pings(port));
+    return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
   }
 
   /**
