@@ -182,7 +182,7 @@ final class Measures {
       if (holder == null) {
         throw new IllegalStateException("the marker job is in no consumer's in-flight list");
       }
-      String name = holder.substring(0, holder.indexOf(':'));
+      String name = holder.substring(0, holder.indexOf('@'));
       long pid = Long.parseLong(holder.split(":")[1]);
       long killedAt = System.currentTimeMillis();
       ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);

@@ -75,6 +75,7 @@ class SeveralHostsProcessTest {
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
           .until(() -> running(a) == 2 && running(b) == 2);
 
+      await().atMost(Duration.ofSeconds(20)).until(() -> RedisFixture.get().redis().get(keys.leader()) != null);
       String leader = RedisFixture.get().redis().get(keys.leader());
       assertTrue(leader.startsWith("scheduler@host-a:") || leader.startsWith("scheduler@host-b:"), leader);
       long leaders = List.of(a, b).stream().filter(h -> h.log("scheduler").contains("leader lease taken")).count();
