@@ -3,8 +3,8 @@ package dev.delayq;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.redis.ServerCheck;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The producer API: puts jobs on a queue to run after a delay or at an instant. Due times
@@ -35,7 +33,7 @@ public final class DelayQueue implements AutoCloseable {
   private final RedisBroker broker;
   private final Payloads payloads;
   private final int defaultMaxAttempts;
-  private final UnifiedJedis owned;
+  private final RedisConnection owned;
   private final EnqueueBatcher batcher;
 
   /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
@@ -48,10 +46,9 @@ public final class DelayQueue implements AutoCloseable {
    * Redis of a supervisor on this host, {@code EmbeddedRedisPassword.connectUrl(config, home)}.
    */
   public static DelayQueue connect(DelayqConfig config, String redisUrl) {
-    JedisPooled redis = RedisConnector.open(redisUrl, "delayq-producer", 16,
-        config.redis().connectTimeout(), config.redis().socketTimeout());
+    RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-producer", 16);
     try {
-      ServerCheck.verify(redis, config.redis().requireNoeviction());
+      redis.checkServer(config.redis().requireNoeviction());
       RedisBroker broker = new RedisBroker(redis,
           new Keys(config.queue().keyPrefix(), config.queue().name()));
       broker.scripts().loadAll();
@@ -69,7 +66,7 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
-      UnifiedJedis owned) {
+      RedisConnection owned) {
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
     this.defaultMaxAttempts = defaultMaxAttempts;
@@ -97,7 +94,10 @@ public final class DelayQueue implements AutoCloseable {
 
   /**
    * Enqueues one job. Concurrent calls from many threads are sent together in one script
-   * call, each caller still getting its own result.
+   * call, each caller still getting its own result. With {@code redis.replicaAcks} it returns
+   * once that many replicas have the job, and throws {@link dev.delayq.redis.ReplicaAcksException}
+   * when they did not confirm it in time: the job may or may not survive a failover then, so
+   * enqueue it again with the same id (a second enqueue of a stored id changes nothing).
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);

@@ -53,6 +53,11 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--redis", description = "use this Redis instead of a private one (its data is not touched outside bench-* queues)")
   String redisUrl;
 
+  @Option(names = "--replica-acks", defaultValue = "0", paramLabel = "N",
+      description = "redis.replicaAcks for the producer and workers: every state change waits for N "
+          + "replicas (the private Redis gets N replicas on loopback) (default 0)")
+  int replicaAcks;
+
   @Option(names = "--json", description = "also write the figures to this file")
   Path json;
 
@@ -77,10 +82,14 @@ public final class BenchMain implements Callable<Integer> {
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
     Path work = Files.createTempDirectory("delayq-bench");
     Map<String, Object> results = new LinkedHashMap<>();
-    try (BenchRedis redis = BenchRedis.start(redisUrl)) {
+    if (replicaAcks < 0 || replicaAcks > 5) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
+    }
+    try (BenchRedis redis = BenchRedis.start(redisUrl, replicaAcks)) {
       Measures measures = new Measures(redis, root, work, payloadBytes);
       results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
-          "redis_version", redis.version(), "java", System.getProperty("java.version")));
+          "redis_version", redis.version(), "java", System.getProperty("java.version"),
+          "replica_acks", replicaAcks));
       int sustain = sustainSeconds != null ? sustainSeconds : (n < 10_000 ? 3 : 30);
       for (String m : wanted) {
         System.err.println("bench: " + m + " ...");

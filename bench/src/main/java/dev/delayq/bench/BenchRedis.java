@@ -1,96 +1,139 @@
 package dev.delayq.bench;
 
+import dev.delayq.config.ConfigLoader;
 import dev.delayq.redis.RedisBinary;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Redis a benchmark runs against: by default a private redis-server started for the run
  * (no persistence, like the anchors' Redis) and stopped after, so a benchmark never touches
- * user data; or the server at --redis.
+ * user data; or the server at --redis. With replica acks, every state change waits for that
+ * many replicas (redis.replicaAcks); the private server then gets its replicas on loopback.
  */
 final class BenchRedis implements AutoCloseable {
   private final String url;
-  private final Process server;
-  private final JedisPooled redis;
+  private final int replicaAcks;
+  private final List<Process> servers;
+  private final RedisConnection connection;
 
-  private BenchRedis(String url, Process server) {
+  private BenchRedis(String url, int replicaAcks, List<Process> servers) {
     this.url = url;
-    this.server = server;
-    this.redis = RedisConnector.open(url, "delayq-bench", 64, Duration.ofSeconds(2), Duration.ofSeconds(30));
+    this.replicaAcks = replicaAcks;
+    this.servers = servers;
+    this.connection = RedisConnector.connect(new ConfigLoader().load(null, Map.of(
+        "DELAYQ_REDIS_URL", url, "DELAYQ_REDIS_SOCKET_TIMEOUT", "30s",
+        "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(replicaAcks))), "delayq-bench", 64);
   }
 
-  static BenchRedis start(String externalUrl) throws IOException, InterruptedException {
+  static BenchRedis start(String externalUrl, int replicaAcks) throws IOException, InterruptedException {
     if (externalUrl != null) {
-      return new BenchRedis(externalUrl, null);
+      return new BenchRedis(externalUrl, replicaAcks, List.of());
     }
+    List<Process> servers = new ArrayList<>();
+    int port = startServer(servers, List.of());
+    for (int i = 0; i < replicaAcks; i++) {
+      int replica = startServer(servers, List.of("--replicaof", "127.0.0.1", Integer.toString(port)));
+      awaitSynced(replica, servers);
+    }
+    return new BenchRedis("redis://127.0.0.1:" + port, replicaAcks, servers);
+  }
+
+  private static int startServer(List<Process> servers, List<String> extra) throws IOException, InterruptedException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
     Path dir = Files.createTempDirectory("delayq-bench-redis");
-    Process p = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-        "--maxmemory-policy", "noeviction")
+    List<String> command = new ArrayList<>(List.of(RedisBinary.locate().toString(),
+        "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        "--dir", dir.toString(), "--maxmemory-policy", "noeviction"));
+    command.addAll(extra);
+    Process p = new ProcessBuilder(command)
         .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-    String url = "redis://127.0.0.1:" + port;
+    servers.add(p);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      try (JedisPooled probe = new JedisPooled("127.0.0.1", port)) {
+      try (RedisClient probe = RedisClient.create("127.0.0.1", port)) {
         probe.ping();
-        break;
+        return port;
       } catch (RuntimeException e) {
         if (!p.isAlive() || System.nanoTime() > deadline) {
-          p.destroyForcibly();
+          servers.forEach(Process::destroyForcibly);
           throw new IllegalStateException("bench redis-server did not start; see " + dir.resolve("redis.log"));
         }
         Thread.sleep(20);
       }
     }
-    return new BenchRedis(url, p);
+  }
+
+  private static void awaitSynced(int replica, List<Process> servers) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    try (RedisClient probe = RedisClient.create("127.0.0.1", replica)) {
+      while (!probe.info("replication").contains("master_link_status:up")) {
+        if (System.nanoTime() > deadline) {
+          servers.forEach(Process::destroyForcibly);
+          throw new IllegalStateException("bench replica on port " + replica + " did not sync");
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  int replicaAcks() {
+    return replicaAcks;
+  }
+
+  /** The connection producers use (with its replica acks). */
+  RedisConnection connection() {
+    return connection;
   }
 
   String url() {
     return url;
   }
 
-  JedisPooled redis() {
-    return redis;
+  UnifiedJedis redis() {
+    return connection.client();
   }
 
   String version() {
-    return ServerCheck.info(redis, "server").getOrDefault("redis_version", "?");
+    return ServerCheck.info(redis(), "server").getOrDefault("redis_version", "?");
   }
 
   /** The Redis server's clock, epoch ms. */
   long nowMs() {
-    java.util.List<?> t = (java.util.List<?>) redis.sendCommand(Protocol.Command.TIME);
+    List<?> t = (List<?>) redis().sendCommand(Protocol.Command.TIME);
     return Long.parseLong(new String((byte[]) t.get(0))) * 1000
         + Long.parseLong(new String((byte[]) t.get(1))) / 1000;
   }
 
   /** CPU seconds the Redis server has used (user + system). */
   double cpuSeconds() {
-    java.util.Map<String, String> cpu = ServerCheck.info(redis, "cpu");
+    Map<String, String> cpu = ServerCheck.info(redis(), "cpu");
     return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
   }
 
   long usedMemory() {
-    return Long.parseLong(ServerCheck.info(redis, "memory").get("used_memory"));
+    return Long.parseLong(ServerCheck.info(redis(), "memory").get("used_memory"));
   }
 
   @Override
   public void close() throws InterruptedException {
-    redis.close();
-    if (server != null) {
+    connection.close();
+    for (Process server : servers) {
       server.destroy();
       if (!server.waitFor(5, TimeUnit.SECONDS)) {
         server.destroyForcibly();

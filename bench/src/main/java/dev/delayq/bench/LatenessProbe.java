@@ -4,7 +4,7 @@ import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import java.net.URI;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClient;
 
 /**
  * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
@@ -13,7 +13,7 @@ import redis.clients.jedis.JedisPooled;
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
-  private static volatile JedisPooled redis;
+  private static volatile RedisClient redis;
 
   @Override
   public String type() {
@@ -33,11 +33,11 @@ public final class LatenessProbe implements JobHandler {
     return JobResult.done();
   }
 
-  private static JedisPooled redis() {
+  private static RedisClient redis() {
     if (redis == null) {
       synchronized (LatenessProbe.class) {
         if (redis == null) {
-          redis = new JedisPooled(URI.create(System.getenv("DELAYQ_REDIS_URL")));
+          redis = RedisClient.create(URI.create(System.getenv("DELAYQ_REDIS_URL")));
         }
       }
     }

@@ -43,7 +43,7 @@ final class Measures {
   private Queue freshQueue() {
     String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     Keys keys = new Keys("delayq", name);
-    RedisBroker broker = new RedisBroker(redis.redis(), keys);
+    RedisBroker broker = new RedisBroker(redis.connection(), keys);
     broker.scripts().loadAll();
     return new Queue(name, keys, broker, new DelayQueue(broker, 1 << 20, 5));
   }
@@ -182,7 +182,7 @@ final class Measures {
       if (holder == null) {
         throw new IllegalStateException("the marker job is in no consumer's in-flight list");
       }
-      String name = holder.substring(0, holder.indexOf(':'));
+      String name = holder.substring(0, holder.indexOf('@'));
       long pid = Long.parseLong(holder.split(":")[1]);
       long killedAt = System.currentTimeMillis();
       ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
@@ -250,7 +250,8 @@ final class Measures {
     ProbeJar.writeTo(jobs.resolve("bench-probe.jar"));
     return SupervisorRun.start(this.home, home, Map.of(
         "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(),
-        "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"), workers);
+        "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false",
+        "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(redis.replicaAcks())), workers);
   }
 
   private void awaitConsumers(Queue q, int consumers) throws InterruptedException {

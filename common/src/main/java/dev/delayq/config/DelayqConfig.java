@@ -11,11 +11,22 @@ public record DelayqConfig(
     Redis redis, Queue queue, Scheduler scheduler, Worker worker, Retry retry,
     Supervisor supervisor, Jvm jvm, Web web) {
 
-  /** Where the jobs live. An empty url means "the supervisor's embedded redis-server". */
+  /**
+   * Where the jobs live: one server at {@code url}, or the master that the Sentinels at
+   * {@code sentinels} name {@code masterName}; TLS when the url is {@code rediss://}. An empty
+   * url without sentinels means "the supervisor's embedded redis-server".
+   */
   public record Redis(String url, int embeddedPort, boolean requireNoeviction,
-      Duration connectTimeout, Duration socketTimeout) {
+      Duration connectTimeout, Duration socketTimeout,
+      String tlsCaFile, String tlsCertFile, String tlsKeyFile, boolean tlsVerifyHostname,
+      String sentinels, String masterName, int replicaAcks, Duration replicaAcksTimeout) {
     public Redis {
       url = url == null ? "" : url.trim();
+      tlsCaFile = blankIfNull(tlsCaFile);
+      tlsCertFile = blankIfNull(tlsCertFile);
+      tlsKeyFile = blankIfNull(tlsKeyFile);
+      sentinels = blankIfNull(sentinels);
+      masterName = blankIfNull(masterName);
       Check.port("embeddedPort", embeddedPort);
       Check.positive("connectTimeout", connectTimeout);
       Check.positive("socketTimeout", socketTimeout);
@@ -23,10 +34,60 @@ public record DelayqConfig(
         throw new IllegalArgumentException(
             "url: must start with redis:// or rediss:// (or be empty for the embedded Redis)");
       }
+      if (tlsCertFile.isEmpty() != tlsKeyFile.isEmpty()) {
+        throw new IllegalArgumentException((tlsCertFile.isEmpty() ? "tlsCertFile" : "tlsKeyFile")
+            + ": a client certificate needs both tlsCertFile and tlsKeyFile");
+      }
+      if (!url.startsWith("rediss://")) {
+        for (String[] key : new String[][] {{"tlsCaFile", tlsCaFile}, {"tlsCertFile", tlsCertFile}}) {
+          if (!key[1].isEmpty()) {
+            throw new IllegalArgumentException(key[0] + ": set, but TLS is off: the url must start "
+                + "with rediss:// (with sentinels too: rediss://[user:password@]MASTER_NAME)");
+          }
+        }
+      }
+      for (String node : sentinelList(sentinels)) {
+        if (!node.matches("[^\\s:,]+:\\d{1,5}")) {
+          throw new IllegalArgumentException("sentinels: '" + node + "' is not host:port "
+              + "(a comma-separated list, e.g. 10.0.0.1:26379,10.0.0.2:26379)");
+        }
+      }
+      if (!sentinels.isEmpty() && masterName.isEmpty()) {
+        throw new IllegalArgumentException("masterName: required with sentinels (the name the "
+            + "Sentinels monitor the master under, as in `sentinel monitor NAME host port quorum`)");
+      }
+      if (sentinels.isEmpty() && !masterName.isEmpty()) {
+        throw new IllegalArgumentException("masterName: set, but sentinels is empty");
+      }
+      Check.between("replicaAcks", replicaAcks, 0, 100);
+      Check.positive("replicaAcksTimeout", replicaAcksTimeout);
+      if (replicaAcksTimeout.compareTo(socketTimeout) >= 0) {
+        throw new IllegalArgumentException("replicaAcksTimeout: must be shorter than socketTimeout ("
+            + Durations.format(socketTimeout) + "): WAIT holds the connection that long");
+      }
     }
 
+    private static String blankIfNull(String s) {
+      return s == null ? "" : s.trim();
+    }
+
+    /** The Sentinel addresses, host:port each (empty: no Sentinel). */
+    public static List<String> sentinelList(String sentinels) {
+      return sentinels == null || sentinels.isBlank() ? List.of()
+          : List.of(sentinels.trim().split("\\s*,\\s*"));
+    }
+
+    public List<String> sentinelNodes() {
+      return sentinelList(sentinels);
+    }
+
+    /** True when the supervisor runs its own redis-server: neither a url nor sentinels given. */
     public boolean embedded() {
-      return url.isEmpty();
+      return url.isEmpty() && sentinels.isEmpty();
+    }
+
+    public boolean tls() {
+      return url.startsWith("rediss://");
     }
 
     public String embeddedUrl() {
@@ -175,7 +236,10 @@ public record DelayqConfig(
     Check.present("web", web);
   }
 
-  /** The Redis URL processes connect to: the configured one, else the embedded server's. */
+  /**
+   * The Redis URL processes connect to: the configured one, else the embedded server's. With
+   * sentinels it only carries the scheme, credentials and database (or is empty).
+   */
   public String redisUrl() {
     return redis.embedded() ? redis.embeddedUrl() : redis.url();
   }

@@ -1,13 +1,18 @@
 package dev.delayq.process;
 
+import dev.delayq.redis.RedisErrors;
+
 /**
  * One thread's view of a Redis outage: the backoff before its next try (100 ms doubling to
  * 5 s), and its part in the process's {@link OutageLog}, which logs the outage once when it
- * starts and once when it ends, however many calls fail in between.
+ * starts and once when it ends, however many calls fail in between. A server that answered as
+ * a replica (READONLY) is no outage: the master moved, the connection is finding it and says
+ * so itself, and the thread tries again shortly.
  */
 public final class RedisOutage {
   private static final long MIN_BACKOFF_MS = 100;
   private static final long MAX_BACKOFF_MS = 5_000;
+  private static final long MASTER_MOVED_RETRY_MS = 200;
 
   private final String subject;
   private final OutageLog log;
@@ -27,6 +32,9 @@ public final class RedisOutage {
 
   /** Records a failed call; returns how long to wait before the next try, in ms. */
   public synchronized long failed(Exception e) {
+    if (RedisErrors.isTopologyChange(e)) {
+      return MASTER_MOVED_RETRY_MS;
+    }
     if (!down) {
       down = true;
       backoffMs = MIN_BACKOFF_MS;

@@ -37,10 +37,19 @@ public final class Admin {
   private final StatsReader statsReader;
 
   public Admin(UnifiedJedis redis, Keys keys, int poisonPillAfter) {
-    this.redis = redis;
-    this.keys = keys;
+    this(new RedisBroker(redis, keys), poisonPillAfter);
+  }
+
+  /** The admin side on a process's connection (its replica acks apply to every change). */
+  public Admin(RedisConnection redis, Keys keys, int poisonPillAfter) {
+    this(new RedisBroker(redis, keys), poisonPillAfter);
+  }
+
+  private Admin(RedisBroker broker, int poisonPillAfter) {
+    this.redis = broker.redis();
+    this.keys = broker.keys();
     this.poisonPillAfter = poisonPillAfter;
-    this.broker = new RedisBroker(redis, keys);
+    this.broker = broker;
     this.scripts = broker.scripts();
     this.inspector = new Inspector(redis, keys);
     this.statsReader = new StatsReader(redis, keys, inspector);

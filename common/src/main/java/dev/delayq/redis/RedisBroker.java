@@ -19,10 +19,20 @@ public final class RedisBroker {
   private final Keys keys;
   private final Scripts scripts;
 
+  /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
+    this(redis, keys, new Scripts(redis));
+  }
+
+  /** A broker on a process's connection, with its replica acks and master following. */
+  public RedisBroker(RedisConnection redis, Keys keys) {
+    this(redis.client(), keys, new Scripts(redis));
+  }
+
+  private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts) {
     this.redis = redis;
     this.keys = keys;
-    this.scripts = new Scripts(redis);
+    this.scripts = scripts;
   }
 
   public Keys keys() {
@@ -207,9 +217,14 @@ public final class RedisBroker {
     if (id == null) {
       return Optional.empty();
     }
-    Object raw = scripts.eval(Script.CLAIM,
-        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+    Object raw;
+    try {
+      raw = scripts.eval(Script.CLAIM,
+          List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers()),
+          List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+    } catch (ReplicaAcksException e) {
+      throw giveBackUnconfirmed(consumerId, List.of(id), e);
+    }
     return Optional.of(new Claimed(id, raw instanceof String s ? s : null));
   }
 
@@ -218,14 +233,42 @@ public final class RedisBroker {
    * ready's length over the registered consumers); empty when nothing is ready.
    */
   public List<Claimed> claimReady(String consumerId, long heartbeatTtlMs, int most) {
-    List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
-        List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers()),
-        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most)));
+    List<?> r;
+    try {
+      r = (List<?>) scripts.eval(Script.CLAIM_READY,
+          List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers()),
+          List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most)));
+    } catch (ReplicaAcksException e) {
+      List<String> ids = new ArrayList<>();
+      List<?> claimed = (List<?>) e.replies().get(0);
+      for (int i = 0; i + 1 < claimed.size(); i += 2) {
+        ids.add((String) claimed.get(i));
+      }
+      throw giveBackUnconfirmed(consumerId, ids, e);
+    }
     List<Claimed> out = new ArrayList<>(r.size() / 2);
     for (int i = 0; i + 1 < r.size(); i += 2) {
       out.add(new Claimed((String) r.get(i), r.get(i + 1) instanceof String s ? s : null));
     }
     return out;
+  }
+
+  /**
+   * A claim whose replicas did not confirm it is not run: a failover could bring back the jobs
+   * in ready, to run a second time elsewhere. They go back to ready here (on a master that lost
+   * its replicas the give-back is not confirmed either, and that is fine: the new master never
+   * had the claim). Returns the exception to throw.
+   */
+  private ReplicaAcksException giveBackUnconfirmed(String consumerId, List<String> ids,
+      ReplicaAcksException e) {
+    try {
+      releaseClaimed(consumerId, ids);
+    } catch (ReplicaAcksException expected) {
+      // applied on this server; the give-back is as durable as the claim was
+    } catch (RuntimeException other) {
+      e.addSuppressed(other);
+    }
+    return e;
   }
 
   /**
@@ -238,6 +281,11 @@ public final class RedisBroker {
     }
     return ((Long) scripts.eval(Script.RELEASE_CLAIMED,
         List.of(keys.inFlight(consumerId), keys.ready()), ids)).intValue();
+  }
+
+  /** The ids in a consumer's in-flight list, oldest claim last. */
+  public List<String> inFlightIds(String consumerId) {
+    return redis.lrange(keys.inFlight(consumerId), 0, -1);
   }
 
   /** True when acknowledged; false when fenced (the job was taken back from this consumer). */

@@ -1,21 +1,52 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * Calls scripts by SHA. All are loaded once at start; when Redis has lost its script cache
  * (a restart, SCRIPT FLUSH) the one call that hits NOSCRIPT loads the script and tries again.
+ *
+ * <p>With {@code redis.replicaAcks} set, every call of a script that changes a job's state is
+ * followed by {@code WAIT replicas timeout} in the same pipeline, so on the same connection
+ * (WAIT covers the writes of the connection it is sent on), and fewer confirmations throw a
+ * {@link ReplicaAcksException}. A READONLY answer (the server turned replica) tells the
+ * connection to find the master; the call is tried once more when it did.
  */
 public final class Scripts {
-  private final UnifiedJedis redis;
+  /**
+   * Scripts whose writes are not waited for: losing them in a failover costs no job. A lost
+   * heartbeat or lease is renewed within seconds; a lost forward leaves the job in delayed on the
+   * new master, to be forwarded again, and the claims that took it from ready on the old one
+   * were waited for, so nothing ran on the strength of it.
+   */
+  private static final Set<Script> NOT_WAITED = EnumSet.of(Script.HEARTBEAT, Script.HOLD_LEASE,
+      Script.RELEASE_LEASE, Script.MOVE_DUE_TO_READY);
 
+  private final UnifiedJedis redis;
+  private final ReplicaAcks acks;
+  private final RedisConnection.MasterFinder masterFinder;
+
+  /** Scripts on a bare client: no replica acks, no master to find. */
   public Scripts(UnifiedJedis redis) {
+    this(redis, ReplicaAcks.NONE, reason -> false);
+  }
+
+  public Scripts(RedisConnection connection) {
+    this(connection.client(), connection.replicaAcks(), connection::masterLost);
+  }
+
+  private Scripts(UnifiedJedis redis, ReplicaAcks acks, RedisConnection.MasterFinder masterFinder) {
     this.redis = redis;
+    this.acks = acks;
+    this.masterFinder = masterFinder;
   }
 
   /** Loads every script, so the first calls go straight through. */
@@ -26,6 +57,20 @@ public final class Scripts {
   }
 
   public Object eval(Script script, List<String> keys, List<String> args) {
+    if (!waited(script)) {
+      try {
+        return evalOnce(script, keys, args);
+      } catch (JedisDataException e) {
+        if (RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage())) {
+          return evalOnce(script, keys, args);
+        }
+        throw e;
+      }
+    }
+    return evalPipelined(script, List.of(new Call(keys, args))).get(0);
+  }
+
+  private Object evalOnce(Script script, List<String> keys, List<String> args) {
     try {
       return redis.evalsha(script.sha(), keys, args);
     } catch (JedisNoScriptException e) {
@@ -42,6 +87,17 @@ public final class Scripts {
    * that met NOSCRIPT did nothing, so they are sent again after loading the script.
    */
   public List<Object> evalPipelined(Script script, List<Call> calls) {
+    try {
+      return evalPipelinedOnce(script, calls);
+    } catch (JedisDataException e) {
+      if (RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage())) {
+        return evalPipelinedOnce(script, calls);
+      }
+      throw e;
+    }
+  }
+
+  private List<Object> evalPipelinedOnce(Script script, List<Call> calls) {
     List<Object> replies = new ArrayList<>(calls.size());
     List<Integer> missed = new ArrayList<>();
     sendAll(script, calls, replies, missed);
@@ -64,11 +120,20 @@ public final class Scripts {
     return replies;
   }
 
+  private boolean waited(Script script) {
+    return acks.required() && !NOT_WAITED.contains(script);
+  }
+
   private void sendAll(Script script, List<Call> calls, List<Object> replies, List<Integer> missed) {
     List<Response<Object>> responses = new ArrayList<>(calls.size());
+    Response<Long> confirmed = null;
     try (AbstractPipeline pipeline = redis.pipelined()) {
       for (Call c : calls) {
         responses.add(pipeline.evalsha(script.sha(), c.keys(), c.args()));
+      }
+      if (waited(script) && !calls.isEmpty()) {
+        // the sample key routes WAIT to the node of the scripts' slot (one connection per node)
+        confirmed = pipeline.waitReplicas(calls.get(0).keys().get(0), acks.replicas(), acks.timeoutMs());
       }
       pipeline.sync();
     }
@@ -79,6 +144,9 @@ public final class Scripts {
         replies.add(null);
         missed.add(i);
       }
+    }
+    if (confirmed != null && missed.isEmpty() && confirmed.get() < acks.replicas()) {
+      throw new ReplicaAcksException(script, confirmed.get(), acks, replies);
     }
   }
 }

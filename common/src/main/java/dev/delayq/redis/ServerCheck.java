@@ -10,8 +10,10 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Checks, at every process's start, that the Redis server can keep jobs: version 6.2 or later
- * (BLMOVE, LPOS) and a maxmemory-policy of noeviction (any other policy deletes jobs silently
- * when memory runs out).
+ * (BLMOVE, LPOS), not a Cluster node reached as a plain server (keys outside its slots would be
+ * redirected), a master (a replica refuses writes, and a writable one loses them at its next
+ * sync), and a maxmemory-policy of noeviction (any other policy deletes jobs silently when
+ * memory runs out).
  */
 public final class ServerCheck {
   private static final Logger log = LoggerFactory.getLogger(ServerCheck.class);
@@ -30,13 +32,31 @@ public final class ServerCheck {
    * is not noeviction when {@code requireNoeviction}; otherwise only warns about the latter.
    */
   public static void verify(UnifiedJedis redis, boolean requireNoeviction) {
+    verify(redis, requireNoeviction, "this Redis");
+  }
+
+  /** As {@link #verify(UnifiedJedis, boolean)}; {@code where} names the server in messages. */
+  public static void verify(UnifiedJedis redis, boolean requireNoeviction, String where) {
     Map<String, String> info = info(redis, "server");
-    info.putAll(info(redis, "memory"));
     String version = info.getOrDefault("redis_version", "0");
     if (!atLeast(version, 6, 2)) {
-      throw new UnfitServerException("Redis " + version + " is too old: delayq needs 6.2 or later "
-          + "(for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
+      throw new UnfitServerException(where + " runs Redis " + version + ", too old: delayq needs "
+          + "6.2 or later (for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
     }
+    info.putAll(info(redis, "cluster"));
+    if ("1".equals(info.get("cluster_enabled"))) {
+      throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
+          + "plain redis.url it would answer MOVED for every key outside its own slots. A cluster "
+          + "is given as redis.cluster (a list of its nodes), which this version of delayq does "
+          + "not have yet: use a standalone or a Sentinel-managed Redis");
+    }
+    info.putAll(info(redis, "replication"));
+    if (!"master".equals(info.getOrDefault("role", "master"))) {
+      throw new UnfitServerException(where + " is a replica (of " + info.get("master_host") + ":"
+          + info.get("master_port") + "): delayq must write to the master. Point redis.url at the "
+          + "master, or set redis.sentinels and redis.masterName to follow it through failovers");
+    }
+    info.putAll(info(redis, "memory"));
     String policy = info.getOrDefault("maxmemory_policy", "noeviction");
     if (!policy.equals("noeviction")) {
       String message = "Redis maxmemory-policy is " + policy + ": when memory runs out it would "

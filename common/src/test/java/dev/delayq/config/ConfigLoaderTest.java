@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -181,6 +182,34 @@ class ConfigLoaderTest {
       "redis:\\n  url: [unclosed\\n | not valid YAML | delayq.yml"})
   void otherBadValuesAreRefusedNamingTheKey(String text, String key, String why) throws IOException {
     refused(yaml(text.replace("\\n", "\n")), Map.of(), key, why);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "DELAYQ_REDIS_TLS_CA_FILE=/ca.pem | redis.tlsCaFile | must start with rediss://",
+      "DELAYQ_REDIS_URL=rediss://h:1;DELAYQ_REDIS_TLS_CERT_FILE=/c.pem | redis.tlsKeyFile | needs both tlsCertFile and tlsKeyFile",
+      "DELAYQ_REDIS_SENTINELS=10.0.0.1:26379,10.0.0.2 | redis.sentinels | is not host:port",
+      "DELAYQ_REDIS_SENTINELS=10.0.0.1:26379 | redis.masterName | required with sentinels",
+      "DELAYQ_REDIS_MASTER_NAME=mymaster | redis.masterName | sentinels is empty",
+      "DELAYQ_REDIS_REPLICA_ACKS=-1 | redis.replicaAcks | between 0 and 100",
+      "DELAYQ_REDIS_REPLICA_ACKS_TIMEOUT=5s | redis.replicaAcksTimeout | shorter than socketTimeout"})
+  void badRedisTopologyValuesAreRefusedNamingTheKey(String vars, String key, String why) {
+    Map<String, String> env = new HashMap<>();
+    for (String pair : vars.split(";")) {
+      String[] kv = pair.split("=", 2);
+      env.put(kv[0], kv[1]);
+    }
+    refused(null, env, key, why);
+  }
+
+  @Test
+  void sentinelsAndMasterNameReplaceTheEmbeddedRedis() {
+    DelayqConfig c = loader.load(null, Map.of("DELAYQ_REDIS_SENTINELS", "10.0.0.1:26379, 10.0.0.2:26379",
+        "DELAYQ_REDIS_MASTER_NAME", "mymaster", "DELAYQ_REDIS_REPLICA_ACKS", "1"));
+    assertFalse(c.redis().embedded());
+    assertEquals(List.of("10.0.0.1:26379", "10.0.0.2:26379"), c.redis().sentinelNodes());
+    assertEquals(1, c.redis().replicaAcks());
+    assertTrue(c.redis().tlsVerifyHostname(), "host names are verified unless turned off");
   }
 
   @Test

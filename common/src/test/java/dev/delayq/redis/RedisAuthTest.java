@@ -7,16 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.DelayQueue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
-import dev.delayq.testing.RedisFixture;
-import java.nio.file.Path;
+import dev.delayq.testing.RedisServer;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -24,52 +21,37 @@ import redis.clients.jedis.exceptions.JedisException;
  * them: what DELAYQ_REDIS_URL accepts reaches the server, and a wrong secret is refused.
  */
 class RedisAuthTest {
-  @TempDir
-  static Path dir;
-  private static Process server;
+  private static RedisServer server;
   private static int port;
 
   @BeforeAll
-  static void startServerWithPasswordAndAclUser() throws Exception {
-    port = RedisFixture.freePort();
-    server = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-        "--requirepass", "s3cret")
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try (JedisPooled admin = open("redis://:s3cret@127.0.0.1:" + port)) {
-        admin.ping();
-        admin.sendCommand(() -> "ACL".getBytes(), "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all");
-        return;
-      } catch (JedisException notYet) {
-        if (System.nanoTime() > deadline) {
-          throw notYet;
-        }
-        Thread.sleep(20);
-      }
+  static void startServerWithPasswordAndAclUser() {
+    server = RedisServer.start("--requirepass", "s3cret");
+    port = server.port();
+    try (UnifiedJedis admin = open("redis://:s3cret@127.0.0.1:" + port)) {
+      admin.sendCommand(() -> "ACL".getBytes(), "SETUSER", "app", "on", ">app-pass", "~*", "&*", "+@all");
     }
   }
 
   @AfterAll
   static void stopServer() {
-    server.destroyForcibly();
+    server.close();
   }
 
-  private static JedisPooled open(String url) {
+  private static UnifiedJedis open(String url) {
     return RedisConnector.open(url, "auth-test", 2, Duration.ofSeconds(1), Duration.ofSeconds(2));
   }
 
   @Test
   void passwordInTheUrlIsUsed() {
-    try (JedisPooled redis = open("redis://:s3cret@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://:s3cret@127.0.0.1:" + port)) {
       assertEquals("PONG", redis.ping());
     }
   }
 
   @Test
   void aclUserAndPasswordInTheUrlAreUsed() {
-    try (JedisPooled redis = open("redis://app:app-pass@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://app:app-pass@127.0.0.1:" + port)) {
       assertEquals("PONG", redis.ping());
       Object whoami = redis.sendCommand(() -> "ACL".getBytes(), "WHOAMI");
       assertEquals("app", new String((byte[]) whoami));
@@ -78,7 +60,7 @@ class RedisAuthTest {
 
   @Test
   void wrongPasswordIsRefused() {
-    try (JedisPooled redis = open("redis://app:wrong@127.0.0.1:" + port)) {
+    try (UnifiedJedis redis = open("redis://app:wrong@127.0.0.1:" + port)) {
       assertThrows(JedisException.class, redis::ping);
     }
   }

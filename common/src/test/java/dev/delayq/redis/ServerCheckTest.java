@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** {@link ServerCheck} against the fixture's Redis, with its eviction policy changed for a moment. */
 class ServerCheckTest {
-  private final JedisPooled redis = RedisFixture.get().redis();
+  private final UnifiedJedis redis = RedisFixture.get().redis();
 
   /** Runs {@code body} while the server's maxmemory-policy is {@code policy}, then restores noeviction. */
   private void withPolicy(String policy, Runnable body) {

@@ -1,17 +1,12 @@
 package dev.delayq.testing;
 
 import dev.delayq.redis.Keys;
-import dev.delayq.redis.RedisBinary;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The real Redis every test talks to: a {@code redis-server} started once per test JVM on a
@@ -22,7 +17,7 @@ public final class RedisFixture {
   private static RedisFixture shared;
 
   private final String url;
-  private final JedisPooled redis;
+  private final UnifiedJedis redis;
 
   private RedisFixture(String url) {
     this.url = url;
@@ -42,7 +37,7 @@ public final class RedisFixture {
     return url;
   }
 
-  public JedisPooled redis() {
+  public UnifiedJedis redis() {
     return redis;
   }
 
@@ -62,42 +57,10 @@ public final class RedisFixture {
   }
 
   private static String startServer() {
-    try {
-      int port = freePort();
-      Path dir = Files.createTempDirectory("delayq-test-redis");
-      Process p = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-          "--maxmemory-policy", "noeviction")
-          .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("redis.log").toFile())
-          .start();
-      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
-      String url = "redis://127.0.0.1:" + port;
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (true) {
-        try (JedisPooled probe = new JedisPooled("127.0.0.1", port)) {
-          probe.ping();
-          return url;
-        } catch (RuntimeException notYet) {
-          if (!p.isAlive() || System.nanoTime() > deadline) {
-            throw new IllegalStateException("test redis-server did not start on port " + port
-                + "; see " + dir.resolve("redis.log"), notYet);
-          }
-          Thread.sleep(20);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return RedisServer.start().url();
   }
 
   public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
+    return RedisServer.freePort();
   }
 }

@@ -193,7 +193,7 @@ class JobLifecycleTest {
     await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.size() >= 500);
 
     String leader = q.redis.redis().get(q.keys.leader());
-    Process leaderProcess = schedulers.get(leader.substring(0, leader.indexOf(':')));
+    Process leaderProcess = schedulers.get(leader.substring(0, leader.indexOf('@')));
     JvmProcesses.sigterm(leaderProcess);
     assertTrue(leaderProcess.waitFor(10, TimeUnit.SECONDS));
     assertEquals(0, leaderProcess.exitValue());

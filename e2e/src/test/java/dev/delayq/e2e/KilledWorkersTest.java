@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.JobRequest;
+import dev.delayq.process.ChildEnvironment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +50,7 @@ class KilledWorkersTest {
         await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.size() > ranBefore + 2_000);
         long pid = victim.pid();
         JvmProcesses.sigkill(victim);
-        inFlightAtKills.addAll(inFlightOf(q, "worker-2:" + pid + ":"));
+        inFlightAtKills.addAll(inFlightOf(q, ChildEnvironment.consumerPrefix("worker-2", ChildEnvironment.host(Map.of()), pid)));
         victim = processes.worker("worker-2");
       }
 

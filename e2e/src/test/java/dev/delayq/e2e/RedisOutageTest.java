@@ -25,7 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Redis goes away under a running scheduler and worker (SIGKILL) and comes back 3 s later from
@@ -46,7 +46,7 @@ class RedisOutageTest {
     int port = RedisFixture.freePort();
     String url = "redis://127.0.0.1:" + port;
     Process redis = startRedis(port);
-    try (JedisPooled client = RedisConnector.open(url, "outage-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    try (UnifiedJedis client = RedisConnector.open(url, "outage-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
         JvmProcesses processes = new JvmProcesses("redisOutage", url, "outage")) {
       await().atMost(10, TimeUnit.SECONDS).ignoreExceptions().until(() -> "PONG".equals(client.ping()));
       Keys keys = new Keys("delayq", "outage");

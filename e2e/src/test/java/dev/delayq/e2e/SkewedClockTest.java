@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
 
 /**
@@ -43,7 +43,7 @@ class SkewedClockTest {
     pb.environment().put("FAKETIME", "+1h");
     Process redisServer = pb.start();
     String url = "redis://127.0.0.1:" + port;
-    try (JedisPooled redis = awaitRedis(url);
+    try (UnifiedJedis redis = awaitRedis(url);
         JvmProcesses processes = new JvmProcesses("skewedClock", url, "skew")) {
       long skewMs = redisNowMs(redis) - System.currentTimeMillis();
       assertTrue(Math.abs(skewMs - 3_600_000) < 60_000, "Redis clock should be 1 h ahead, is " + skewMs);
@@ -69,13 +69,13 @@ class SkewedClockTest {
     }
   }
 
-  private static JedisPooled awaitRedis(String url) {
-    JedisPooled redis = RedisConnector.open(url, "skew-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
+  private static UnifiedJedis awaitRedis(String url) {
+    UnifiedJedis redis = RedisConnector.open(url, "skew-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
     await().atMost(10, TimeUnit.SECONDS).ignoreExceptions().until(() -> "PONG".equals(redis.ping()));
     return redis;
   }
 
-  private static long redisNowMs(JedisPooled redis) {
+  private static long redisNowMs(UnifiedJedis redis) {
     Object reply = redis.sendCommand(Protocol.Command.TIME);
     List<?> parts = (List<?>) reply;
     long seconds = Long.parseLong(new String((byte[]) parts.get(0)));

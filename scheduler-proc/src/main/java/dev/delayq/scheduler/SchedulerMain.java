@@ -8,11 +8,11 @@ import dev.delayq.process.ProcessArgs;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -27,12 +27,11 @@ public final class SchedulerMain {
   public static void main(String[] args) {
     ChildEnvironment child = ChildEnvironment.read(System.getenv(), "scheduler");
     DelayqConfig config;
-    JedisPooled redis;
+    RedisConnection redis;
     try {
       config = ProcessArgs.loadConfig(args);
-      redis = RedisConnector.open(config.redisUrl(), child.name(), 4,
-          config.redis().connectTimeout(), config.redis().socketTimeout());
-      ServerCheck.verify(redis, config.redis().requireNoeviction());
+      redis = RedisConnector.connect(config, child.name(), 4);
+      redis.checkServer(config.redis().requireNoeviction());
     } catch (ConfigException | IllegalArgumentException | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
       System.exit(1);
@@ -47,7 +46,7 @@ public final class SchedulerMain {
     RedisBroker broker = new RedisBroker(redis, keys);
     broker.scripts().loadAll();
 
-    String owner = child.name() + ":" + ProcessHandle.current().pid();
+    String owner = child.name() + "@" + child.host() + ":" + ProcessHandle.current().pid();
     LeaderLease lease = new LeaderLease(broker, owner, config.scheduler().leaseTtl().toMillis());
     Waiter waiter = new Waiter();
     OutageLog outages = new OutageLog(child.name());
@@ -67,7 +66,7 @@ public final class SchedulerMain {
     nudge.start();
 
     log.info("{}: started on queue {} at {} (batch {}, pid {})", owner, config.queue().name(),
-        RedisConnector.redact(config.redisUrl()), config.scheduler().batchSize(),
+        redis.describe(), config.scheduler().batchSize(),
         ProcessHandle.current().pid());
     new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), waiter, shutdown,

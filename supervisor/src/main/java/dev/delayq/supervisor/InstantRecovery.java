@@ -1,5 +1,6 @@
 package dev.delayq.supervisor;
 
+import dev.delayq.process.ChildEnvironment;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
@@ -20,9 +21,9 @@ final class InstantRecovery {
   private static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(10);
 
   /** One dead worker process whose jobs are still to be taken back. */
-  record Gone(String childName, long pid, int exitCode) {
+  record Gone(String childName, String host, long pid, int exitCode) {
     String consumerPrefix() {
-      return childName + ":" + pid + ":";
+      return ChildEnvironment.consumerPrefix(childName, host, pid);
     }
 
     String reason() {
@@ -33,12 +34,15 @@ final class InstantRecovery {
   private final RedisBroker broker;
   private final Inspector inspector;
   private final int poisonAt;
+  private final String host;
   private final Deque<Gone> pending = new ArrayDeque<>();
   private boolean failing;
   private long retryAt;
   private Duration retryWait = Duration.ofSeconds(1);
 
-  InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt) {
+  /** {@code host}: this host's name, as its workers put it in their consumer ids. */
+  InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host) {
+    this.host = host;
     this.broker = broker;
     this.inspector = inspector;
     this.poisonAt = poisonAt;
@@ -46,7 +50,7 @@ final class InstantRecovery {
 
   /** Takes back the jobs of a worker process that just exited (from the control thread). */
   void workerGone(String childName, long pid, int exitCode, long now) {
-    pending.addLast(new Gone(childName, pid, exitCode));
+    pending.addLast(new Gone(childName, host, pid, exitCode));
     retryAt = now;
     retryPending(now);
   }

@@ -4,9 +4,11 @@ import dev.delayq.config.ConfigException;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.EmbeddedRedisPassword;
 import dev.delayq.config.SecretFile;
+import dev.delayq.process.ChildEnvironment;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.web.WebServer;
 import java.io.IOException;
@@ -21,7 +23,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import redis.clients.jedis.JedisPooled;
 
 /** {@code start}: takes the PID file, opens the control socket and runs the supervisor. */
 @Command(name = "start", mixinStandardHelpOptions = true,
@@ -89,18 +90,19 @@ final class StartCommand implements Callable<Integer> {
     String redisUrl = config.redis().embedded()
         ? EmbeddedRedisPassword.withPassword(config.redis().embeddedUrl(), specs.embeddedPassword())
         : config.redisUrl();
+    String host = ChildEnvironment.host(System.getenv());
     Map<String, String> env = Map.of(
         "DELAYQ_REDIS_URL", redisUrl,
         "DELAYQ_SUPERVISOR_PID", Long.toString(self),
-        "DELAYQ_HOME", home.home().toString());
+        "DELAYQ_HOME", home.home().toString(),
+        ChildEnvironment.HOST, host);
     String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
-    try (JedisPooled redis = RedisConnector.open(redisUrl, "delayq-supervisor", 4,
-        config.redis().connectTimeout(), config.redis().socketTimeout());
+    try (RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-supervisor", 4);
         ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
-      Inspector inspector = new Inspector(redis, keys);
+      Inspector inspector = new Inspector(redis.client(), keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
-          config.worker().poisonPillAfter());
+          config.worker().poisonPillAfter(), host);
       Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
       Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));
@@ -113,7 +115,7 @@ final class StartCommand implements Callable<Integer> {
       control.start();
       Signals.onStop(why -> supervisor.stop(config.supervisor().stopTimeout(), why, null));
       log.info("delayq supervisor {} starting: home {}, queue {}, Redis {}{}, {} worker(s); control socket {}",
-          self, home.home(), config.queue().name(), RedisConnector.redact(config.redisUrl()),
+          self, home.home(), config.queue().name(), redis.describe(),
           config.redis().embedded() ? " (embedded)" : "", count, home.socket(config));
       try {
         supervisor.run();

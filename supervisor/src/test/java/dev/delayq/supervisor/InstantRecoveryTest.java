@@ -11,12 +11,12 @@ import dev.delayq.testing.RedisFixture;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 
 /** Instant recovery against the real Redis: what a dead worker process held goes back to ready. */
 class InstantRecoveryTest {
-  private JedisPooled redis;
+  private UnifiedJedis redis;
   private Keys keys;
   private RedisBroker broker;
   private InstantRecovery recovery;
@@ -26,7 +26,7 @@ class InstantRecoveryTest {
     redis = RedisFixture.get().redis();
     keys = RedisFixture.freshKeys();
     broker = RedisFixture.get().broker(keys);
-    recovery = new InstantRecovery(broker, new Inspector(redis, keys), 3);
+    recovery = new InstantRecovery(broker, new Inspector(redis, keys), 3, "h1");
   }
 
   private String readyJob(String id) {
@@ -44,7 +44,7 @@ class InstantRecoveryTest {
   @Test
   void jobsOfAGoneWorkerAreReadyAgainWithTheNextAttemptAndItsLateAckIsFenced() {
     readyJob("a");
-    String consumer = "worker-1:4242:3";
+    String consumer = "worker-1@h1:4242:3";
     assertTrue(broker.claim(consumer, 1, 30_000).isPresent());
     assertEquals(0, redis.llen(keys.ready()));
 
@@ -62,7 +62,7 @@ class InstantRecoveryTest {
   @Test
   void jobInAnUnregisteredInFlightListIsRecoveredAfterACrash() {
     readyJob("b");
-    String consumer = "worker-2:777:1";
+    String consumer = "worker-2@h1:777:1";
     // claimed by BLMOVE, then the process died before the claim script registered it
     redis.lmove(keys.ready(), keys.inFlight(consumer), ListDirection.RIGHT, ListDirection.LEFT);
     assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer));
@@ -74,19 +74,23 @@ class InstantRecoveryTest {
   }
 
   @Test
-  void onlyTheGoneProcessConsumersAreTouched() {
+  void onlyTheGoneProcessConsumersAreTouchedNotThoseOfTheSamePidOnAnotherHost() {
     readyJob("mine");
-    broker.claim("worker-1:100:1", 1, 30_000);
+    broker.claim("worker-1@h1:100:1", 1, 30_000);
     readyJob("other-pid");
-    broker.claim("worker-1:101:1", 1, 30_000);
+    broker.claim("worker-1@h1:101:1", 1, 30_000);
     readyJob("other-worker");
-    broker.claim("worker-10:100:1", 1, 30_000);
+    broker.claim("worker-10@h1:100:1", 1, 30_000);
+    readyJob("other-host");
+    broker.claim("worker-1@h2:100:1", 1, 30_000);
 
     recovery.workerGone("worker-1", 100, 1, System.nanoTime());
 
     assertEquals(List.of("mine"), redis.lrange(keys.ready(), 0, -1));
-    assertEquals(List.of("other-pid"), redis.lrange(keys.inFlight("worker-1:101:1"), 0, -1));
-    assertEquals(List.of("other-worker"), redis.lrange(keys.inFlight("worker-10:100:1"), 0, -1));
+    assertEquals(List.of("other-pid"), redis.lrange(keys.inFlight("worker-1@h1:101:1"), 0, -1));
+    assertEquals(List.of("other-worker"), redis.lrange(keys.inFlight("worker-10@h1:100:1"), 0, -1));
+    assertEquals(List.of("other-host"), redis.lrange(keys.inFlight("worker-1@h2:100:1"), 0, -1),
+        "the same worker name and pid on another host is another process");
   }
 
   @Test
@@ -96,7 +100,7 @@ class InstantRecoveryTest {
       if (pid > 1) {
         assertEquals(List.of("pill"), redis.lrange(keys.ready(), 0, -1));
       }
-      broker.claim("worker-1:" + pid + ":1", 1, 30_000);
+      broker.claim("worker-1@h1:" + pid + ":1", 1, 30_000);
       recovery.workerGone("worker-1", pid, 137, System.nanoTime());
     }
     assertEquals(0, redis.llen(keys.ready()));

@@ -13,6 +13,7 @@ import dev.delayq.cli.DelayqLauncher;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
 import java.nio.file.Files;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -208,7 +209,8 @@ class OwnerOnlyProcessTest {
   void childLogsRotateBySizeKeepingTheirBackups() throws Exception {
     Keys keys = keys();
     Inspector inspector;
-    try (JedisPooled redis = new JedisPooled("127.0.0.1", redisPort, null, password)) {
+    try (UnifiedJedis redis = RedisConnector.open("redis://:" + password + "@127.0.0.1:" + redisPort,
+        "owner-test", 4, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
       inspector = new Inspector(redis, keys);
       DelayQueue queue = new DelayQueue(new RedisBroker(redis, keys), 1 << 20, 5);
       Path unlock = home.resolve("never-there");

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A real supervisor on a Redis whose password is full of {@code / @ : %}: after a run with jobs,
@@ -59,7 +59,7 @@ class SecretsAndLogLinesProcessTest {
   static String password;
   static String url;
   static SupervisorProcess sup;
-  static JedisPooled redis;
+  static UnifiedJedis redis;
   static Keys keys;
   static DelayqLauncher delayq;
 

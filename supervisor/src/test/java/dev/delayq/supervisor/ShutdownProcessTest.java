@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.DelayQueue;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** How the supervisor ends: drained by SIGTERM, killed outright, and stopped then started again. */
 class ShutdownProcessTest {
@@ -120,7 +121,8 @@ class ShutdownProcessTest {
       awaitAllRunning(sup, 3);
       // the embedded Redis requires the password its supervisor keeps in run/
       String password = Files.readString(home.resolve("run/redis.password")).trim();
-      try (JedisPooled redis = new JedisPooled("127.0.0.1", port, null, password)) {
+      try (UnifiedJedis redis = RedisConnector.open("redis://:" + password + "@127.0.0.1:" + port,
+          "shutdown-test", 4, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
         DelayQueue queue = new DelayQueue(new RedisBroker(redis, keys), 1 << 20, 5);
         String id = queue.delay("order_close", Map.of("order_id", 7), Duration.ofMinutes(10)).id();
         Thread.sleep(1500); // appendfsync everysec: let the AOF reach the disk before the crash

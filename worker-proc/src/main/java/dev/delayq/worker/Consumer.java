@@ -45,6 +45,8 @@ final class Consumer implements Runnable {
   private final Watchdog watchdog;
   private final StatsRecorder stats;
   private final RedisOutage outage;
+  private final FailoverResync resync;
+  private long seenMasterEpoch;
   private volatile Watchdog.Slot slot;
   /** The current batch, and the index of its first job not started yet. */
   private volatile List<RedisBroker.Claimed> current = List.of();
@@ -52,7 +54,7 @@ final class Consumer implements Runnable {
 
   Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
       Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats,
-      OutageLog outages) {
+      OutageLog outages, FailoverResync resync) {
     this.id = id;
     this.broker = broker;
     this.handlers = handlers;
@@ -62,6 +64,8 @@ final class Consumer implements Runnable {
     this.watchdog = watchdog;
     this.stats = stats;
     this.outage = new RedisOutage(id, outages);
+    this.resync = resync;
+    this.seenMasterEpoch = resync.epoch();
   }
 
   String id() {
@@ -81,6 +85,7 @@ final class Consumer implements Runnable {
       while (!quiet.getAsBoolean()) {
         List<RedisBroker.Claimed> batch;
         try {
+          seenMasterEpoch = resync.between(id, seenMasterEpoch);
           batch = claim();
           outage.succeeded();
         } catch (JedisException e) {

@@ -11,13 +11,13 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -38,14 +38,13 @@ public final class WorkerMain {
   public static void main(String[] args) throws InterruptedException {
     ChildEnvironment child = ChildEnvironment.read(System.getenv(), "worker");
     DelayqConfig config;
-    JedisPooled redis;
+    RedisConnection redis;
     HandlerRegistry handlers;
     try {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
-      redis = RedisConnector.open(config.redisUrl(), child.name(), config.worker().threads() + 4,
-          config.redis().connectTimeout(), config.redis().socketTimeout());
-      ServerCheck.verify(redis, config.redis().requireNoeviction());
+      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 4);
+      redis.checkServer(config.redis().requireNoeviction());
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
@@ -63,7 +62,7 @@ public final class WorkerMain {
   private static final class Run {
     private final ChildEnvironment child;
     private final DelayqConfig config;
-    private final JedisPooled redis;
+    private final RedisConnection redis;
     private final HandlerRegistry handlers;
     private final RedisBroker broker;
     private final ShutdownSignal shutdown;
@@ -77,7 +76,7 @@ public final class WorkerMain {
     private volatile boolean exiting;
     private volatile boolean abandonResults;
 
-    Run(ChildEnvironment child, DelayqConfig config, JedisPooled redis, HandlerRegistry handlers) {
+    Run(ChildEnvironment child, DelayqConfig config, RedisConnection redis, HandlerRegistry handlers) {
       this.child = child;
       this.config = config;
       this.redis = redis;
@@ -95,7 +94,7 @@ public final class WorkerMain {
       long pid = ProcessHandle.current().pid();
       int threads = config.worker().threads();
       for (int i = 1; i <= threads; i++) {
-        consumerIds.add(child.name() + ":" + pid + ":" + i);
+        consumerIds.add(ChildEnvironment.consumerPrefix(child.name(), child.host(), pid) + i);
       }
       Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
           config.worker().heartbeatTtl().toMillis(), child.name(), stats, outages);
@@ -106,7 +105,7 @@ public final class WorkerMain {
       watchdog.start();
       startConsumers(watchdog);
       log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
-          threads, config.queue().name(), RedisConnector.redact(config.redisUrl()), pid, handlers.types());
+          threads, config.queue().name(), redis.describe(), pid, handlers.types());
 
       shutdown.await();
       log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", child.name(),
@@ -143,11 +142,11 @@ public final class WorkerMain {
           config.worker().pollTimeout().toMillis() / 1000.0,
           config.worker().heartbeatTtl().toMillis(), config.worker().prefetch(),
           config.worker().jobTimeout(), retry);
+      FailoverResync resync = new FailoverResync(broker, redis::masterEpoch, finisher);
       for (String id : consumerIds) {
         Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            watchdog, stats, outages);
-        Thread t = new Thread(c, id.substring(0, id.indexOf(':')) + "/consumer-"
-            + id.substring(id.lastIndexOf(':') + 1));
+            watchdog, stats, outages, resync);
+        Thread t = new Thread(c, child.name() + "/consumer-" + id.substring(id.lastIndexOf(':') + 1));
         t.setDaemon(true);
         consumers.add(c);
         consumerThreads.add(t);

@@ -45,7 +45,8 @@ class ConsumerTest {
   private void start(HandlerRegistry handlers) {
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false);
     Consumer consumer = new Consumer(CONSUMER, broker, handlers, finisher, SETTINGS, quiet::get,
-        watchdog, new StatsRecorder(broker.keys()), new OutageLog("test"));
+        watchdog, new StatsRecorder(broker.keys()), new OutageLog("test"),
+        new FailoverResync(broker, () -> 0L, finisher));
     thread = new Thread(consumer, "test/consumer-1");
     thread.setDaemon(true);
     thread.start();

@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** {@link Finisher} on a real Redis, and on one that is not there. */
 class FinisherTest {
@@ -116,7 +117,7 @@ class FinisherTest {
   }
 
   /** A broker whose Redis is a closed port: every call fails at once. */
-  private static JedisPooled unreachable(int port) {
+  private static UnifiedJedis unreachable(int port) {
     return RedisConnector.open("redis://127.0.0.1:" + port, "finisher-test", 2,
         Duration.ofMillis(200), Duration.ofMillis(200));
   }
@@ -124,7 +125,7 @@ class FinisherTest {
   @Test
   void finishKeepsRetryingThroughAnOutageUntilAbandoned() throws Exception {
     AtomicInteger failures = new AtomicInteger();
-    try (JedisPooled redis = unreachable(RedisFixture.freePort())) {
+    try (UnifiedJedis redis = unreachable(RedisFixture.freePort())) {
       Finisher f = new Finisher(new RedisBroker(redis, RedisFixture.freshKeys()),
           new RedisOutage("test/finisher"), () -> failures.incrementAndGet() >= 3);
 
@@ -136,7 +137,7 @@ class FinisherTest {
   @Test
   void queuedAcksKeepRetryingThroughAnOutageUntilAbandoned() throws Exception {
     AtomicInteger failures = new AtomicInteger();
-    try (JedisPooled redis = unreachable(RedisFixture.freePort())) {
+    try (UnifiedJedis redis = unreachable(RedisFixture.freePort())) {
       Finisher f = new Finisher(new RedisBroker(redis, RedisFixture.freshKeys()),
           new RedisOutage("test/finisher"), () -> failures.incrementAndGet() >= 3);
 
@@ -155,7 +156,7 @@ class FinisherTest {
     Keys keys = RedisFixture.freshKeys();
     Process[] server = new Process[1];
     AtomicInteger failures = new AtomicInteger();
-    try (JedisPooled redis = unreachable(port)) {
+    try (UnifiedJedis redis = unreachable(port)) {
       RedisBroker broker = new RedisBroker(redis, keys);
       // the second failed try brings Redis up, holding the job in c1's list (scripts not loaded)
       Finisher f = new Finisher(broker, new RedisOutage("test/finisher"), () -> {
@@ -184,7 +185,7 @@ class FinisherTest {
       Process p = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
           "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString())
           .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-      try (JedisPooled probe = new JedisPooled("127.0.0.1", port)) {
+      try (UnifiedJedis probe = RedisClient.create("127.0.0.1", port)) {
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).ignoreExceptions()
             .until(() -> "PONG".equals(probe.ping()));
       }

@@ -1,11 +1,12 @@
 package dev.delayq.e2e.handlers;
 
 import dev.delayq.job.JobContext;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Writes one line per handler start to the Redis list the payload names ("log"). */
 final class Recorder {
-  private static volatile JedisPooled redis;
+  private static volatile UnifiedJedis redis;
 
   private Recorder() {}
 
@@ -24,11 +25,11 @@ final class Recorder {
     return redis().incr(key);
   }
 
-  private static JedisPooled redis() {
+  private static UnifiedJedis redis() {
     if (redis == null) {
       synchronized (Recorder.class) {
         if (redis == null) {
-          redis = new JedisPooled(java.net.URI.create(System.getenv("DELAYQ_REDIS_URL")));
+          redis = RedisClient.create(java.net.URI.create(System.getenv("DELAYQ_REDIS_URL")));
         }
       }
     }

@@ -6,6 +6,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
@@ -23,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -37,7 +37,7 @@ public final class WebServer implements AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService threads;
-  private final JedisPooled redis;
+  private final RedisConnection redis;
   private final Guard guard;
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final ExpositionFormats formats = ExpositionFormats.init();
@@ -48,18 +48,17 @@ public final class WebServer implements AutoCloseable {
 
   private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
     this.server = server;
-    this.redis = RedisConnector.open(redisUrl, "delayq-web", THREADS,
-        config.redis().connectTimeout(), config.redis().socketTimeout());
+    this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
     Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
     Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
     this.guard = new Guard(token, config.web().loopback());
-    this.reads = new ReadApi(steering, admin, new Series(redis, keys), new DepthHistory(),
+    this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
         System::currentTimeMillis);
     this.actions = new ActionApi(steering, admin);
     String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
         ? "[" + config.web().bind() + "]" : config.web().bind();
     this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
-    registry.register(new QueueCollector(redis, keys, admin, new TypeCap(config.web().maxMetricTypes())));
+    registry.register(new QueueCollector(redis.client(), keys, admin, new TypeCap(config.web().maxMetricTypes())));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
     AtomicInteger n = new AtomicInteger();

@@ -13,16 +13,17 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** What a scrape writes for counts a worker's StatsRecorder flushed into the test Redis. */
 class WebQueueCollectorTest {
 
-  private static String scrape(JedisPooled redis, Keys keys) throws Exception {
+  private static String scrape(UnifiedJedis redis, Keys keys) throws Exception {
     return scrape(redis, keys, new TypeCap(50));
   }
 
-  private static String scrape(JedisPooled redis, Keys keys, TypeCap cap) throws Exception {
+  private static String scrape(UnifiedJedis redis, Keys keys, TypeCap cap) throws Exception {
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(new QueueCollector(redis, keys, new Admin(redis, keys, 3), cap));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -32,7 +33,7 @@ class WebQueueCollectorTest {
 
   @Test
   void flushedCountsBecomeCountersAndCumulativeHistogramsInSeconds() throws Exception {
-    JedisPooled redis = RedisFixture.get().redis();
+    UnifiedJedis redis = RedisFixture.get().redis();
     Keys keys = RedisFixture.freshKeys();
     StatsRecorder recorder = new StatsRecorder(keys);
     recorder.started("mail", 0);      // bucket le=0.001
@@ -66,7 +67,7 @@ class WebQueueCollectorTest {
 
   @Test
   void countersOfATypeThatHaveSeenNoEventYetAreZero() throws Exception {
-    JedisPooled redis = RedisFixture.get().redis();
+    UnifiedJedis redis = RedisFixture.get().redis();
     Keys keys = RedisFixture.freshKeys();
     StatsRecorder recorder = new StatsRecorder(keys);
     recorder.started("mail", 3);
@@ -85,7 +86,7 @@ class WebQueueCollectorTest {
 
   @Test
   void typesPastTheCapAreSummedAsOtherAndTheFirstKeepTheirSeries() throws Exception {
-    JedisPooled redis = RedisFixture.get().redis();
+    UnifiedJedis redis = RedisFixture.get().redis();
     Keys keys = RedisFixture.freshKeys();
     StatsRecorder recorder = new StatsRecorder(keys);
     for (int i = 0; i < 3; i++) {
@@ -119,7 +120,7 @@ class WebQueueCollectorTest {
   @Test
   void redisDownLeavesOnlyRedisUpZero() throws Exception {
     Keys keys = RedisFixture.freshKeys();
-    try (JedisPooled dead = new JedisPooled("127.0.0.1", 1)) {
+    try (UnifiedJedis dead = RedisClient.create("127.0.0.1", 1)) {
       String m = scrape(dead, keys);
       assertTrue(m.contains("delayq_redis_up{queue=\"" + keys.queue() + "\"} 0.0"), m);
       assertEquals(-1, m.indexOf("delayq_queue_jobs"), m);

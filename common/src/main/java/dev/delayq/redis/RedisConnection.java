@@ -1,0 +1,71 @@
+package dev.delayq.redis;
+
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One process's connection to its Redis, as {@link RedisConnector} opened it from the config:
+ * the Jedis client (standalone or Sentinel, TLS or not) that every gateway uses, how many
+ * replicas a state change needs ({@code redis.replicaAcks}), and the master it follows.
+ * Thread-safe; closing it closes the client.
+ */
+public final class RedisConnection implements AutoCloseable {
+  /** What to do when a server answered as a replica: find the master; true when it moved. */
+  @FunctionalInterface
+  public interface MasterFinder {
+    boolean masterLost(String reason);
+  }
+
+  private final UnifiedJedis client;
+  private final FollowedMaster master;
+  private final ReplicaAcks replicaAcks;
+  private final String description;
+
+  RedisConnection(UnifiedJedis client, FollowedMaster master, ReplicaAcks replicaAcks, String description) {
+    this.client = client;
+    this.master = master;
+    this.replicaAcks = replicaAcks;
+    this.description = description;
+  }
+
+  public UnifiedJedis client() {
+    return client;
+  }
+
+  public ReplicaAcks replicaAcks() {
+    return replicaAcks;
+  }
+
+  /** Where this connection leads, fit for a log line (no password). */
+  public String describe() {
+    return description + " (master at " + master.master() + ")";
+  }
+
+  /** The master's address now. */
+  public HostAndPort master() {
+    return master.master();
+  }
+
+  /**
+   * Grows whenever the master changed (a failover): what was written to the old one after its
+   * replica took over is not on the new one, so a process may have to look at its jobs again.
+   */
+  public long masterEpoch() {
+    return master.epoch();
+  }
+
+  /** A server answered as a replica: finds the master again; true when it is elsewhere now. */
+  public boolean masterLost(String reason) {
+    return master.masterLost(reason);
+  }
+
+  /** Refuses a server delayq cannot keep jobs on ({@link ServerCheck}), naming it. */
+  public void checkServer(boolean requireNoeviction) {
+    ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

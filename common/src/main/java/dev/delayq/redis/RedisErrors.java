@@ -1,0 +1,95 @@
+package dev.delayq.redis;
+
+import java.net.SocketException;
+import javax.net.ssl.SSLException;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** What a Redis error means for delayq: a change of master, a TLS refusal, or an outage. */
+public final class RedisErrors {
+  private RedisErrors() {}
+
+  /**
+   * True when the server answered as a replica: READONLY to a write, a blocked command released
+   * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
+   * must find it again, not wait for this server to come back.
+   */
+  public static boolean isTopologyChange(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof JedisDataException && t.getMessage() != null) {
+        String m = t.getMessage();
+        if (m.startsWith("READONLY") || m.startsWith("MASTERDOWN")
+            || (m.startsWith("UNBLOCKED") && m.contains("replica"))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** A TLS handshake that failed, with what to change said in its message. */
+  public static final class TlsRefusedException extends JedisConnectionException {
+    TlsRefusedException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * {@code e} as a {@link TlsRefusedException} with a message an operator can act on when a TLS
+   * handshake failed under it; otherwise {@code e} itself.
+   */
+  static JedisConnectionException explainTls(JedisConnectionException e, HostAndPort server,
+      String caFile, boolean clientCertificate) {
+    if (e instanceof TlsRefusedException) {
+      return e;
+    }
+    SSLException ssl = find(e, SSLException.class);
+    if (ssl == null) {
+      SocketException closed = find(e, SocketException.class);
+      if (closed != null && !clientCertificate) {
+        // TLS 1.3: the server checks the client's certificate after the handshake, so a refusal
+        // reaches this side as a closed socket on the first command of the new connection
+        return new TlsRefusedException("TLS connection to " + server + " closed by the server "
+            + "right after the handshake: it requires a client certificate (redis.tlsCertFile and "
+            + "redis.tlsKeyFile) [" + closed.getMessage() + "]");
+      }
+      return e;
+    }
+    String raw = String.valueOf(ssl.getMessage());
+    String why;
+    if (raw.contains("PKIX") || raw.contains("certification path")) {
+      why = "its certificate is not signed by a CA this process trusts ("
+          + (caFile.isEmpty() ? "the JVM's trust store; set redis.tlsCaFile to the CA's PEM file"
+              : "redis.tlsCaFile " + caFile) + ")";
+    } else if (raw.contains("subject alternative") || raw.contains("No name matching")
+        || raw.contains("No subject")) {
+      why = "its certificate does not name " + server.getHost() + " (host name verification is on; "
+          + "connect by a name the certificate holds, or set redis.tlsVerifyHostname: false)";
+    } else if (raw.contains("certificate_required") || raw.contains("bad_certificate")
+        || raw.contains("unknown_ca") || raw.contains("handshake_failure")) {
+      why = "it refused this client (it requires a client certificate it trusts: "
+          + "redis.tlsCertFile and redis.tlsKeyFile)";
+    } else if (raw.contains("Unsupported or unrecognized SSL message") || raw.contains("plaintext")) {
+      why = "it does not speak TLS (a plain port? then the url is redis://, not rediss://)";
+    } else {
+      why = "the TLS handshake failed";
+    }
+    return new TlsRefusedException("TLS connection to " + server + " refused: " + why + " [" + raw + "]");
+  }
+
+  private static <T extends Throwable> T find(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+      for (Throwable s : t.getSuppressed()) {
+        T inner = find(s, type);
+        if (inner != null) {
+          return inner;
+        }
+      }
+    }
+    return null;
+  }
+}

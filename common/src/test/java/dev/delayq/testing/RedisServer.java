@@ -1,0 +1,203 @@
+package dev.delayq.testing;
+
+import dev.delayq.redis.RedisBinary;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * One real redis-server (or Sentinel) on a free loopback port, in its own temp directory, for a
+ * test that needs a server of its own: with a password, TLS, as a replica, as a Sentinel. It
+ * answers PING before {@link #start} returns, and dies with the test JVM at the latest.
+ */
+public final class RedisServer implements AutoCloseable {
+  private final Process process;
+  private final int port;
+  private final Path dir;
+
+  private RedisServer(Process process, int port, Path dir) {
+    this.process = process;
+    this.port = port;
+    this.dir = dir;
+  }
+
+  /** A plain server (no persistence, noeviction) with {@code extraArgs} appended. */
+  public static RedisServer start(String... extraArgs) {
+    int port = freePort();
+    List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
+    args.addAll(List.of(extraArgs));
+    return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
+  }
+
+  /**
+   * A server on a TLS port only, with the certificate and key in {@code certs}; {@code
+   * requireClientCertificate} makes it refuse clients without a certificate its CA signed.
+   */
+  public static RedisServer startTls(TestCa.Files certs, boolean requireClientCertificate) {
+    int port = freePort();
+    List<String> args = List.of("--port", "0", "--tls-port", Integer.toString(port),
+        "--tls-cert-file", certs.cert().toString(), "--tls-key-file", certs.key().toString(),
+        "--tls-ca-cert-file", certs.ca().toString(),
+        "--tls-auth-clients", requireClientCertificate ? "yes" : "no");
+    return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
+  }
+
+  /** A Sentinel monitoring {@code master} under {@code masterName}, quorum {@code quorum}. */
+  public static RedisServer startSentinel(String masterName, int masterPort, int quorum) {
+    int port = freePort();
+    Path dir = tempDir("delayq-test-sentinel");
+    Path conf = dir.resolve("sentinel.conf");
+    try {
+      Files.writeString(conf, String.join("\n",
+          "port " + port,
+          "bind 127.0.0.1",
+          "dir " + dir,
+          "sentinel resolve-hostnames no",
+          "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " " + quorum,
+          "sentinel down-after-milliseconds " + masterName + " 2000",
+          "sentinel failover-timeout " + masterName + " 10000",
+          "sentinel parallel-syncs " + masterName + " 1",
+          ""));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return launch(port, List.of(conf.toString(), "--sentinel"), true, ready -> pings(port), dir);
+  }
+
+  private static RedisServer launch(int port, List<String> args, boolean sentinel,
+      Predicate<RedisServer> ready) {
+    return launch(port, args, sentinel, ready, tempDir("delayq-test-redis"));
+  }
+
+  private static RedisServer launch(int port, List<String> args, boolean sentinel,
+      Predicate<RedisServer> ready, Path dir) {
+    List<String> command = new ArrayList<>();
+    command.add(RedisBinary.locate().toString());
+    if (sentinel) {
+      command.addAll(args);
+    } else {
+      command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+          "--dir", dir.toString(), "--maxmemory-policy", "noeviction"));
+      command.addAll(args);
+    }
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("redis.log").toFile()).start();
+      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
+      RedisServer server = new RedisServer(p, port, dir);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!ready.test(server)) {
+        if (!p.isAlive() || System.nanoTime() > deadline) {
+          p.destroyForcibly();
+          throw new IllegalStateException("test redis-server did not start on port " + port
+              + ": " + server.log());
+        }
+        Thread.sleep(20);
+      }
+      return server;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean pings(int port) {
+    try (RedisClient probe = RedisClient.create("127.0.0.1", port)) {
+      probe.ping();
+      return true;
+    } catch (RuntimeException notYet) {
+      return false;
+    }
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String url() {
+    return "redis://127.0.0.1:" + port;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** A fresh client on a plain server (the caller closes it). */
+  public RedisClient client() {
+    return RedisClient.create("127.0.0.1", port);
+  }
+
+  public String log() {
+    try {
+      return Files.readString(dir.resolve("redis.log"));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  boolean logContains(String text) {
+    return log().contains(text);
+  }
+
+  /** SIGKILL, as a crash. */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      process.waitFor(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    kill();
+  }
+
+  public static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static Path tempDir(String prefix) {
+    try {
+      return Files.createTempDirectory(prefix);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits until {@code condition} holds, polling; for set-ups, not for assertions. */
+  static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out waiting for " + what);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}
