@@ -2,8 +2,9 @@ package dev.delayq.process;
 
 /**
  * One thread's view of a Redis outage: the backoff before its next try (100 ms doubling to
- * 5 s), and its part in the process's {@link OutageLog}, which logs the outage once when it
- * starts and once when it ends, however many calls fail in between.
+ * 5 s, spread by {@link Jitter} so the threads of many processes do not reconnect in step), and
+ * its part in the process's {@link OutageLog}, which logs the outage once when it starts and once
+ * when it ends, however many calls fail in between.
  */
 public final class RedisOutage {
   private static final long MIN_BACKOFF_MS = 100;
@@ -34,7 +35,7 @@ public final class RedisOutage {
     } else {
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     }
-    return backoffMs;
+    return Jitter.spread(backoffMs, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
   }
 
   /** Records a successful call. */

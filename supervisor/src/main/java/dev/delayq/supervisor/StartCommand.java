@@ -87,7 +87,7 @@ final class StartCommand implements Callable<Integer> {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
       Inspector inspector = new Inspector(redis, keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
-          config.worker().poisonPillAfter());
+          config.worker().poisonPillAfter(), home.runDir(config));
       Supervisor supervisor = new Supervisor(specs, new ChildLauncher(env, home.home()), recovery,
           inspector, count, Ticker.SYSTEM);
       ControlServer control = new ControlServer(home.socket(config), new ControlCommands(supervisor,

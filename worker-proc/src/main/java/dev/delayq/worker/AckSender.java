@@ -1,0 +1,130 @@
+package dev.delayq.worker;
+
+import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.redis.Delivery;
+import dev.delayq.redis.RedisBroker;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends, from one thread, what the consumers report as they go: the deliveries they finished
+ * (acknowledged: the job is forgotten) and the one each has just started (its running mark, for
+ * the heartbeat path of recovery). Whatever gathered while the last call was out goes in the
+ * next, every consumer together in one script call, so a job costs no round trip of its own and a
+ * finished job waits for its acknowledgement about one round trip. Retried through Redis outages
+ * until sent or abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged.
+ */
+final class AckSender implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(AckSender.class);
+  private static final int MOST_PER_CALL = 4_096;
+  private static final long IDLE_PARK_NANOS = 100_000_000L;
+
+  private record Item(String consumer, Delivery started, Delivery finished) {}
+
+  private final RedisBroker broker;
+  private final RedisOutage outage;
+  private final BooleanSupplier abandon;
+  private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicLong unsent = new AtomicLong();
+  private final List<Item> retrying = new ArrayList<>();
+  private volatile boolean closed;
+  private volatile Thread thread;
+
+  AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
+    this.broker = broker;
+    this.outage = outage;
+    this.abandon = abandon;
+  }
+
+  /** Starts sending on its own thread; {@code onCannotGoOn} is told should it not go on. */
+  void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
+    thread = RunUntilShutdown.of("ack-sender", this::send).until(() -> closed).riding(outage)
+        .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start();
+  }
+
+  /** Reports that {@code consumer} started {@code started} and finished {@code finished} (either may be null). */
+  void report(String consumer, Delivery started, Delivery finished) {
+    unsent.incrementAndGet();
+    queue.add(new Item(consumer, started, finished));
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /** Waits until every report was sent (or abandoned); false at the deadline. */
+  boolean flush(long deadlineNanos) throws InterruptedException {
+    while (unsent.get() > 0) {
+      if (System.nanoTime() - deadlineNanos >= 0) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
+  }
+
+  /** One call with everything reported, or a short wait for a report. */
+  long send() {
+    List<Item> round = new ArrayList<>(retrying);
+    retrying.clear();
+    for (Item i; round.size() < MOST_PER_CALL && (i = queue.poll()) != null; ) {
+      round.add(i);
+    }
+    if (round.isEmpty()) {
+      LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+      return 0;
+    }
+    Map<String, List<Delivery>> finished = new LinkedHashMap<>();
+    Map<String, Delivery> started = new LinkedHashMap<>();
+    for (Item i : round) {
+      List<Delivery> f = finished.computeIfAbsent(i.consumer(), c -> new ArrayList<>(2));
+      if (i.finished() != null) {
+        f.add(i.finished());
+      }
+      if (i.started() != null) {
+        started.put(i.consumer(), i.started()); // the latest start is the one running
+      }
+    }
+    List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
+    finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+    try {
+      List<boolean[]> acked = broker.ackAll(reports);
+      for (int r = 0; r < reports.size(); r++) {
+        for (int i = 0; i < acked.get(r).length; i++) {
+          if (!acked.get(r)[i]) {
+            Finisher.fenced(reports.get(r).consumerId(), reports.get(r).finished().get(i), "ack");
+          }
+        }
+      }
+      unsent.addAndGet(-round.size());
+    } catch (RuntimeException e) {
+      if (abandon.getAsBoolean()) {
+        log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
+            + "flight and are taken back, uncharged", round.size());
+        unsent.addAndGet(-round.size());
+      } else {
+        retrying.addAll(round); // sent again, in order, once the loop's backoff is over
+      }
+      throw e;
+    }
+    return 0;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+}
