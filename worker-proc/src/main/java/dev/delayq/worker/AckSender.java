@@ -28,13 +28,14 @@ final class AckSender implements AutoCloseable {
   private static final int MOST_PER_CALL = 4_096;
   private static final long IDLE_PARK_NANOS = 100_000_000L;
 
-  private record Item(String consumer, Delivery started, Delivery finished) {}
+  private record Item(String consumer, Delivery started, Delivery finished, AtomicLong consumersUnsent) {}
 
   private final RedisBroker broker;
   private final RedisOutage outage;
   private final BooleanSupplier abandon;
   private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
   private final AtomicLong unsent = new AtomicLong();
+  private final Map<String, AtomicLong> unsentByConsumer = new java.util.concurrent.ConcurrentHashMap<>();
   private final List<Item> retrying = new ArrayList<>();
   private volatile boolean closed;
   private volatile Thread thread;
@@ -53,8 +54,10 @@ final class AckSender implements AutoCloseable {
 
   /** Reports that {@code consumer} started {@code started} and finished {@code finished} (either may be null). */
   void report(String consumer, Delivery started, Delivery finished) {
+    AtomicLong mine = unsentByConsumer.computeIfAbsent(consumer, c -> new AtomicLong());
     unsent.incrementAndGet();
-    queue.add(new Item(consumer, started, finished));
+    mine.incrementAndGet();
+    queue.add(new Item(consumer, started, finished, mine));
     Thread t = thread;
     if (t != null) {
       LockSupport.unpark(t);
@@ -63,7 +66,17 @@ final class AckSender implements AutoCloseable {
 
   /** Waits until every report was sent (or abandoned); false at the deadline. */
   boolean flush(long deadlineNanos) throws InterruptedException {
-    while (unsent.get() > 0) {
+    return await(unsent, deadlineNanos);
+  }
+
+  /** Waits until every report of {@code consumer} was sent (or abandoned); false at the deadline. */
+  boolean flush(String consumer, long deadlineNanos) throws InterruptedException {
+    AtomicLong mine = unsentByConsumer.get(consumer);
+    return mine == null || await(mine, deadlineNanos);
+  }
+
+  private static boolean await(AtomicLong count, long deadlineNanos) throws InterruptedException {
+    while (count.get() > 0) {
       if (System.nanoTime() - deadlineNanos >= 0) {
         return false;
       }
@@ -105,18 +118,23 @@ final class AckSender implements AutoCloseable {
           }
         }
       }
-      unsent.addAndGet(-round.size());
+      sent(round);
     } catch (RuntimeException e) {
       if (abandon.getAsBoolean()) {
         log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
             + "flight and are taken back, uncharged", round.size());
-        unsent.addAndGet(-round.size());
+        sent(round);
       } else {
         retrying.addAll(round); // sent again, in order, once the loop's backoff is over
       }
       throw e;
     }
     return 0;
+  }
+
+  private void sent(List<Item> round) {
+    unsent.addAndGet(-round.size());
+    round.forEach(i -> i.consumersUnsent().decrementAndGet());
   }
 
   @Override

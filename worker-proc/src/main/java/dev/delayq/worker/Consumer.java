@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Consumer {
   private static final Logger log = LoggerFactory.getLogger(Consumer.class);
-  private static final long FLUSH_BEFORE_GIVING_BACK_NANOS = 2_000_000_000L;
+  /** Longer than the longest Redis outage backoff, so the sender's retry after an outage lands first. */
+  private static final long FLUSH_BEFORE_GIVING_BACK_NANOS = 6_000_000_000L;
 
   /** The settings a consumer claims by. */
   record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch) {}
@@ -53,6 +54,8 @@ final class Consumer {
   private int next;
   /** The first job of a batch comes marked running by the claim itself. */
   private boolean nextIsMarked;
+  /** The lease the batch was claimed under, or -1 when it did not hold then. */
+  private int batchEpoch = -1;
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
   private boolean unsure;
@@ -137,7 +140,7 @@ final class Consumer {
 
   /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */
   private boolean start(RedisBroker.Claimed job) {
-    if (shared.lease().holds(System.nanoTime())) {
+    if (shared.lease().holdsSince(batchEpoch, System.nanoTime())) {
       shared.acks().report(id, job.delivery(), pendingAck);
       pendingAck = null;
       return true;
@@ -176,6 +179,9 @@ final class Consumer {
   }
 
   private void claim() {
+    // read before the claim: a lease that lapses during it must not cover what it claims
+    int epoch = shared.lease().epoch();
+    boolean leaseHeld = shared.lease().holds(System.nanoTime());
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(), pendingAck);
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
@@ -193,6 +199,7 @@ final class Consumer {
     batch = jobs;
     next = 0;
     nextIsMarked = !jobs.isEmpty();
+    batchEpoch = leaseHeld ? epoch : -1;
   }
 
   /**
@@ -201,7 +208,7 @@ final class Consumer {
    */
   private void giveBackAll() {
     try {
-      shared.acks().flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
+      shared.acks().flush(id, System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -34,6 +34,21 @@ class LeaseTest {
   }
 
   @Test
+  void aLeaseRenewedAfterItLapsedIsANewOneThatCoversNothingClaimedBefore() {
+    Lease lease = Lease.forHeartbeat(30 * S, 5 * S);
+    lease.renewed(100 * S);
+    int claimedUnder = lease.epoch();
+    lease.renewed(105 * S);
+    assertTrue(lease.holdsSince(claimedUnder, 106 * S), "renewed in time: the same lease");
+
+    lease.renewed(160 * S); // the process was stopped for a minute; its jobs may be gone
+
+    assertTrue(lease.holds(161 * S));
+    assertFalse(lease.holdsSince(claimedUnder, 161 * S));
+    assertTrue(lease.holdsSince(lease.epoch(), 161 * S));
+  }
+
+  @Test
   void theMarginIsAtLeastOneHeartbeatInterval() {
     Lease lease = Lease.forHeartbeat(2 * S, S / 2); // a fifth is 0.4 s, the interval 0.5 s
     lease.renewed(0);
