@@ -28,16 +28,42 @@ final class AckSender implements AutoCloseable {
   private static final int MOST_PER_CALL = 4_096;
   private static final long IDLE_PARK_NANOS = 100_000_000L;
 
-  private record Item(String consumer, Delivery started, Delivery finished, AtomicLong consumersUnsent) {}
+  private record Item(Channel channel, Delivery started, Delivery finished) {}
+
+  /** One consumer's way to the sender: what it reports, and what of that is still unsent. */
+  final class Channel {
+    private final String consumer;
+    private final AtomicLong unsent = new AtomicLong();
+
+    private Channel(String consumer) {
+      this.consumer = consumer;
+    }
+
+    /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
+    void report(Delivery started, Delivery finished) {
+      AckSender.this.unsent.incrementAndGet();
+      unsent.incrementAndGet();
+      queue.add(new Item(this, started, finished));
+      if (idle) {
+        LockSupport.unpark(thread);
+      }
+    }
+
+    /** Waits until everything this consumer reported was sent (or abandoned); false at the deadline. */
+    boolean flush(long deadlineNanos) throws InterruptedException {
+      return await(unsent, deadlineNanos);
+    }
+  }
 
   private final RedisBroker broker;
   private final RedisOutage outage;
   private final BooleanSupplier abandon;
   private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
   private final AtomicLong unsent = new AtomicLong();
-  private final Map<String, AtomicLong> unsentByConsumer = new java.util.concurrent.ConcurrentHashMap<>();
   private final List<Item> retrying = new ArrayList<>();
   private volatile boolean closed;
+  /** True while the sender waits for reports: only then does a report need to wake it. */
+  private volatile boolean idle;
   private volatile Thread thread;
 
   AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
@@ -52,27 +78,14 @@ final class AckSender implements AutoCloseable {
         .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start();
   }
 
-  /** Reports that {@code consumer} started {@code started} and finished {@code finished} (either may be null). */
-  void report(String consumer, Delivery started, Delivery finished) {
-    AtomicLong mine = unsentByConsumer.computeIfAbsent(consumer, c -> new AtomicLong());
-    unsent.incrementAndGet();
-    mine.incrementAndGet();
-    queue.add(new Item(consumer, started, finished, mine));
-    Thread t = thread;
-    if (t != null) {
-      LockSupport.unpark(t);
-    }
+  /** The channel of {@code consumer}; each consumer takes its own once. */
+  Channel channel(String consumer) {
+    return new Channel(consumer);
   }
 
   /** Waits until every report was sent (or abandoned); false at the deadline. */
   boolean flush(long deadlineNanos) throws InterruptedException {
     return await(unsent, deadlineNanos);
-  }
-
-  /** Waits until every report of {@code consumer} was sent (or abandoned); false at the deadline. */
-  boolean flush(String consumer, long deadlineNanos) throws InterruptedException {
-    AtomicLong mine = unsentByConsumer.get(consumer);
-    return mine == null || await(mine, deadlineNanos);
   }
 
   private static boolean await(AtomicLong count, long deadlineNanos) throws InterruptedException {
@@ -93,18 +106,22 @@ final class AckSender implements AutoCloseable {
       round.add(i);
     }
     if (round.isEmpty()) {
-      LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+      idle = true;
+      if (queue.isEmpty()) { // checked after idle is set: a report added meanwhile wakes us
+        LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+      }
+      idle = false;
       return 0;
     }
     Map<String, List<Delivery>> finished = new LinkedHashMap<>();
     Map<String, Delivery> started = new LinkedHashMap<>();
     for (Item i : round) {
-      List<Delivery> f = finished.computeIfAbsent(i.consumer(), c -> new ArrayList<>(2));
+      List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
       if (i.finished() != null) {
         f.add(i.finished());
       }
       if (i.started() != null) {
-        started.put(i.consumer(), i.started()); // the latest start is the one running
+        started.put(i.channel().consumer, i.started()); // the latest start is the one running
       }
     }
     List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
@@ -134,7 +151,7 @@ final class AckSender implements AutoCloseable {
 
   private void sent(List<Item> round) {
     unsent.addAndGet(-round.size());
-    round.forEach(i -> i.consumersUnsent().decrementAndGet());
+    round.forEach(i -> i.channel().unsent.decrementAndGet());
   }
 
   @Override

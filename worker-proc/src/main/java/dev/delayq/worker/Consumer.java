@@ -48,6 +48,7 @@ final class Consumer {
   private final Settings settings;
   private final BooleanSupplier quiet;
   private final BooleanSupplier abandon;
+  private final AckSender.Channel acks;
 
   // state, read and written by this consumer's thread only (volatile: the worker reads it at exit)
   private List<RedisBroker.Claimed> batch = List.of();
@@ -72,6 +73,7 @@ final class Consumer {
     this.settings = settings;
     this.quiet = quiet;
     this.abandon = abandon;
+    this.acks = shared.acks().channel(id);
   }
 
   String id() {
@@ -141,7 +143,7 @@ final class Consumer {
   /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */
   private boolean start(RedisBroker.Claimed job) {
     if (shared.lease().holdsSince(batchEpoch, System.nanoTime())) {
-      shared.acks().report(id, job.delivery(), pendingAck);
+      acks.report(job.delivery(), pendingAck);
       pendingAck = null;
       return true;
     }
@@ -208,7 +210,7 @@ final class Consumer {
    */
   private void giveBackAll() {
     try {
-      shared.acks().flush(id, System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
+      acks.flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
