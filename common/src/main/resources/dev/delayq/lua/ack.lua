@@ -22,9 +22,7 @@ for i = 1, #KEYS - 2 do
   local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
   at = at + 3
   for k = at, at + n - 1 do
-    local acked = redis.call('LREM', inflightKey, -1, ARGV[k])
-    if acked == 1 then redis.call('HDEL', jobsKey, idOf(ARGV[k])) end
-    out[#out + 1] = acked
+    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k])
   end
   at = at + n
   if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then

@@ -27,11 +27,7 @@ local readyKey, inflightKey, jobsKey, consumersKey, runningKey, deliveriesKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local consumer, ttl, most, ackFirst = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 
-local acked = -1
-if ackFirst ~= '' then
-  acked = redis.call('LREM', inflightKey, -1, ackFirst)
-  if acked == 1 then redis.call('HDEL', jobsKey, idOf(ackFirst)) end
-end
+local acked = acknowledge(inflightKey, jobsKey, ackFirst)
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end

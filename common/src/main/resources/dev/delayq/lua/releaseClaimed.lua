@@ -15,11 +15,7 @@
 local inflightKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
 local ackFirst = ARGV[1]
 
-local acked = -1
-if ackFirst ~= '' then
-  acked = redis.call('LREM', inflightKey, -1, ackFirst)
-  if acked == 1 then redis.call('HDEL', jobsKey, idOf(ackFirst)) end
-end
+local acked = acknowledge(inflightKey, jobsKey, ackFirst)
 -- newest first onto the right end, so the earliest claimed ends rightmost and runs first
 local released = 0
 while true do

@@ -22,11 +22,7 @@ local out = {}
 for i = 1, #ARGV / 3 do
   local inflightKey = KEYS[2 + i]
   local consumer, delivery, ackFirst = ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i]
-  local acked = -1
-  if ackFirst ~= '' then
-    acked = redis.call('LREM', inflightKey, -1, ackFirst)
-    if acked == 1 then redis.call('HDEL', jobsKey, idOf(ackFirst)) end
-  end
+  local acked = acknowledge(inflightKey, jobsKey, ackFirst)
   local started = 0
   -- searched from the right: the next to start is the oldest delivery left
   if redis.call('LPOS', inflightKey, delivery, 'RANK', -1) then

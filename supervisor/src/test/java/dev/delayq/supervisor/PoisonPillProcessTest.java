@@ -14,7 +14,6 @@ import dev.delayq.testing.RedisFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -86,12 +85,7 @@ class PoisonPillProcessTest {
 
   /** Every quick job started exactly once, at attempt 1, and ended. */
   private static void assertEachRanOnceAtAttemptOne(Runs runs, int n, Set<String> poison) {
-    Map<String, List<Integer>> starts = new HashMap<>();
-    for (Runs.Run r : runs.all()) {
-      if (r.what().equals("start") && !poison.contains(r.id())) {
-        starts.computeIfAbsent(r.id(), k -> new ArrayList<>()).add(r.attempt());
-      }
-    }
+    Map<String, List<Integer>> starts = runs.startedAttempts(poison);
     assertEquals(n, starts.size(), "lost 0");
     starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + " started " + attempts));
   }

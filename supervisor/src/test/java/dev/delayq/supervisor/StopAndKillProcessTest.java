@@ -13,7 +13,6 @@ import dev.delayq.testing.RedisFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,17 +59,6 @@ class StopAndKillProcessTest {
         .map(dev.delayq.EnqueueResult::id).toList();
   }
 
-  private static void awaitAllRunning(SupervisorProcess sup, int children) {
-    await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() -> sup.status()
-        .map(s -> {
-          int running = 0;
-          for (var c : s.path("children")) {
-            running += c.path("state").asText().equals("RUNNING") ? 1 : 0;
-          }
-          return running == children;
-        }).orElse(false));
-  }
-
   @Test
   void stopPastItsTimeoutKillsTheWorkersAndPutsEveryJobBackOnlyTheRunningOnesCharged() throws Exception {
     JobsJar.install(home);
@@ -78,7 +66,7 @@ class StopAndKillProcessTest {
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     Runs runs = new Runs(home.resolve("runs.log"));
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG, env)) {
-      awaitAllRunning(sup, 3);
+      sup.awaitRunning(3);
       List<String> ids = enqueue(keys, runs, 12, 60_000);
       await().atMost(Duration.ofSeconds(20)).until(() -> runs.all().size() == 4);
 
@@ -109,7 +97,7 @@ class StopAndKillProcessTest {
     Runs runs = new Runs(home.resolve("runs.log"));
     List<String> ids;
     try (SupervisorProcess first = SupervisorProcess.start(home, CONFIG, env)) {
-      awaitAllRunning(first, 3);
+      first.awaitRunning(3);
       List<Long> children = new ArrayList<>();
       first.status().orElseThrow().path("children").forEach(c -> children.add(c.path("pid").asLong()));
       ids = enqueue(keys, runs, 200, 100);
@@ -124,12 +112,7 @@ class StopAndKillProcessTest {
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
           .until(() -> redis.hlen(keys.jobs()) == 0);
 
-      Map<String, List<Integer>> starts = new HashMap<>();
-      for (Runs.Run r : runs.all()) {
-        if (r.what().equals("start")) {
-          starts.computeIfAbsent(r.id(), k -> new ArrayList<>()).add(r.attempt());
-        }
-      }
+      Map<String, List<Integer>> starts = runs.startedAttempts(Set.of());
       assertEquals(Set.copyOf(ids), starts.keySet(), "every job ran: lost 0");
       starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + ": once, uncharged"));
       assertEquals(200, runs.all().stream().filter(r -> r.what().equals("end")).count());
