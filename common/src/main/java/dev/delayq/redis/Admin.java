@@ -269,8 +269,8 @@ public final class Admin {
     Recovery recovery = new Recovery(broker, inspector, poisonPillAfter);
     List<Recovery.TakenBack> expired = recovery.expired(redisNowMs(), Integer.MAX_VALUE, " (delayq recover)");
     List<Recovery.TakenBack> unregistered = recovery.sweepUnregistered(" (delayq recover)");
-    if (!inspector.unregisteredConsumers().isEmpty()) {
-      sleepQuietly(100);
+    if (recovery.unregisteredSeen() > 0) {
+      sleepQuietly(100); // a consumer registering right now keeps its claim: look again
       unregistered = recovery.sweepUnregistered(" (delayq recover)");
     }
     int requeued = 0;

@@ -70,8 +70,9 @@ public final class Inspector {
 
   /**
    * Checks the invariant over the whole queue. An in-flight list holds deliveries
-   * ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as a place of its id. A breach must show in three snapshots taken a
-   * moment apart to be reported, so jobs moving under a live system are not mistaken for one.
+   * ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as a place of its id. A breach
+   * must show in three snapshots taken a moment apart to be reported, so jobs moving under a live
+   * system are not mistaken for one.
    */
   public List<Breach> check() {
     Map<String, Breach> persistent = null;

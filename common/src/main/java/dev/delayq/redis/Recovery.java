@@ -73,6 +73,11 @@ public final class Recovery {
     return out;
   }
 
+  /** How many unregistered lists the last sweep saw (taken back or not). */
+  public int unregisteredSeen() {
+    return unregisteredLastSweep.size();
+  }
+
   /**
    * Takes back every list of the consumers whose id starts with {@code consumerPrefix} (all
    * consumers of one worker process), unconditionally: the caller knows that process is gone.

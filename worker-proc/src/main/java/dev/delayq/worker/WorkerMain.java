@@ -15,6 +15,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -116,8 +117,13 @@ public final class WorkerMain {
       });
       if (child.supervisorPid() > 0) {
         // only a supervisor on this host reads it, the moment this process is gone
-        crashRecord = RunningFile.create(RunningFile.pathFor(child.home().resolve(config.supervisor().runDir()),
-            child.name(), pid), pid, threads);
+        Path record = RunningFile.pathFor(child.home().resolve(config.supervisor().runDir()), child.name(), pid);
+        try {
+          crashRecord = RunningFile.create(record, pid, threads);
+        } catch (java.io.UncheckedIOException e) {
+          log.warn("{}: no crash record ({}); after a crash, the running marks in Redis decide "
+              + "which job was running", child.name(), e.getMessage());
+        }
       }
       Heartbeat heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
           config.worker().heartbeatInterval().toMillis(),
