@@ -1,0 +1,80 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** ack.lua through {@link RedisBroker#ackAll}: acknowledgements and running marks of a worker's consumers. */
+class AckScriptTest {
+  private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
+  private final QueueProbe probe = new QueueProbe(broker);
+
+  private List<Delivery> claim(String consumer, String... ids) {
+    for (String id : ids) {
+      probe.seedReady(id);
+    }
+    return broker.claimReady(consumer, 30_000, ids.length, null).jobs().stream()
+        .map(RedisBroker.Claimed::delivery).toList();
+  }
+
+  @Test
+  void finishedJobsOfSeveralConsumersAreForgottenAndTheirStartsMarkedInOneCall() {
+    List<Delivery> a = claim("c1", "a1", "a2", "a3");
+    List<Delivery> b = claim("c2", "b1", "b2");
+
+    List<boolean[]> acked = broker.ackAll(List.of(
+        new RedisBroker.Report("c1", a.get(2), List.of(a.get(0), a.get(1))),
+        new RedisBroker.Report("c2", b.get(1), List.of(b.get(0)))));
+
+    assertArrayEquals(new boolean[] {true, true}, acked.get(0));
+    assertArrayEquals(new boolean[] {true}, acked.get(1));
+    for (String id : List.of("a1", "a2", "b1")) {
+      assertEquals(List.of(), probe.placesOf(id));
+      assertNull(probe.rawRecord(id));
+    }
+    assertEquals(a.get(2).element(), probe.runningMark("c1"));
+    assertEquals(b.get(1).element(), probe.runningMark("c2"));
+    assertEquals(2, probe.recordCount());
+  }
+
+  @Test
+  void aDeliveryTakenBackIsFencedAndTheFreshClaimOfTheSameIdStands() {
+    Delivery stale = claim("c1", "j1").get(0);
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+    Delivery fresh = broker.claimReady("c1", 30_000, 1, null).jobs().get(0).delivery();
+
+    List<boolean[]> acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale))));
+
+    assertArrayEquals(new boolean[] {false}, acked.get(0));
+    assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"));
+    assertEquals(1, probe.recordCount());
+  }
+
+  @Test
+  void aMarkArrivingAfterItsJobWasAcknowledgedIsNotSet() {
+    List<Delivery> d = claim("c1", "first", "second");
+    // "second" finished and was acknowledged by a later claim before this late report landed
+    broker.claimReady("c1", 30_000, 1, d.get(1));
+    String mark = probe.runningMark("c1");
+
+    broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(1), List.of(d.get(0)))));
+
+    assertEquals(mark, probe.runningMark("c1"), "a mark on a job that has moved on would charge nothing, or the wrong one");
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void aReportWithNothingFinishedOnlyMarks() {
+    List<Delivery> d = claim("c1", "x", "y");
+
+    assertArrayEquals(new boolean[0], broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(1), List.of()))).get(0));
+
+    assertEquals(d.get(1).element(), probe.runningMark("c1"));
+    assertEquals(2, probe.recordCount());
+  }
+}
