@@ -2,6 +2,7 @@ package dev.delayq.bench;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -175,7 +176,8 @@ final class Measures {
       }
       String holder = null;
       for (String consumer : q.broker().consumers()) {
-        if (redis.redis().lrange(q.keys().inFlight(consumer), 0, -1).contains(id)) {
+        if (redis.redis().lrange(q.keys().inFlight(consumer), 0, -1).stream()
+            .map(Delivery::idOf).anyMatch(id::equals)) {
           holder = consumer;
         }
       }
@@ -394,7 +396,8 @@ final class Measures {
 
   private void clear(Queue q) {
     Keys k = q.keys();
-    redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader());
+    redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
+        k.running(), k.deliveries());
     for (String key : new Inspector(redis.redis(), k).inFlightKeys()) {
       redis.redis().del(key);
     }

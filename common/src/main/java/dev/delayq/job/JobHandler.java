@@ -11,9 +11,11 @@ import java.util.Optional;
  * <p>Threading: one instance serves all consumer threads of a worker process, so
  * {@link #handle} may run concurrently and must be thread-safe.
  *
- * <p>Delivery is at least once: a job runs again only when its worker died or was cut off
- * between the handler's end and the acknowledgement, or when the handler failed. Make
- * handlers idempotent, and use {@link JobContext#attempt()} to tell a retry.
+ * <p>Delivery is at least once: a job runs again when its attempt failed; when its worker died,
+ * stalled or was cut off while its handler ran (that job alone is charged an attempt); or when
+ * its worker died between the handler's end and the acknowledgement (uncharged). A job never
+ * runs again for another job's crash. Make handlers idempotent, and use
+ * {@link JobContext#attempt()} to tell a retry.
  */
 public interface JobHandler {
 

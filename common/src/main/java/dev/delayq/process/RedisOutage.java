@@ -4,10 +4,11 @@ import dev.delayq.redis.RedisErrors;
 
 /**
  * One thread's view of a Redis outage: the backoff before its next try (100 ms doubling to
- * 5 s), and its part in the process's {@link OutageLog}, which logs the outage once when it
- * starts and once when it ends, however many calls fail in between. A server that answered as
- * a replica (READONLY) is no outage: the master moved, the connection is finding it and says
- * so itself, and the thread tries again shortly.
+ * 5 s, spread by {@link Jitter} so the threads of many processes do not reconnect in step), and
+ * its part in the process's {@link OutageLog}, which logs the outage once when it starts and once
+ * when it ends, however many calls fail in between. A server that answered as a replica
+ * (READONLY) is no outage: the master moved, the connection is finding it and says so itself,
+ * and the thread tries again shortly.
  */
 public final class RedisOutage {
   private static final long MIN_BACKOFF_MS = 100;
@@ -42,7 +43,7 @@ public final class RedisOutage {
     } else {
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     }
-    return backoffMs;
+    return Jitter.spread(backoffMs, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
   }
 
   /** Records a successful call. */

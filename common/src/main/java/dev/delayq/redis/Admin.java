@@ -212,9 +212,10 @@ public final class Admin {
       Response<Double> delayedR = tx.zscore(keys.delayed(), id);
       Response<Long> readyR = tx.lpos(keys.ready(), id);
       Response<Double> deadR = tx.zscore(keys.dead(), id);
-      List<Response<Long>> inFlight = new ArrayList<>(lists.size());
+      // in-flight lists hold deliveries, <token>|<id>, and are short: read them whole
+      List<Response<List<String>>> inFlight = new ArrayList<>(lists.size());
       for (String l : lists) {
-        inFlight.add(tx.lpos(l, id));
+        inFlight.add(tx.lrange(l, 0, -1));
       }
       tx.exec();
       raw = rawR.get();
@@ -222,10 +223,12 @@ public final class Admin {
       readyPos = readyR.get();
       deadAt = deadR.get();
       String listPrefix = keys.inFlight("");
-      for (int i = 0; i < lists.size(); i++) {
-        if (inFlight.get(i).get() != null) {
-          consumer = lists.get(i).substring(listPrefix.length());
-          break;
+      for (int i = 0; i < lists.size() && consumer == null; i++) {
+        for (String delivery : inFlight.get(i).get()) {
+          if (Delivery.idOf(delivery).equals(id)) {
+            consumer = lists.get(i).substring(listPrefix.length());
+            break;
+          }
         }
       }
     }
@@ -251,47 +254,41 @@ public final class Admin {
 
   // ---- recovery ----------------------------------------------------------------------------
 
-  /** What {@link #recover()} did: consumers taken back and jobs moved, per kind. */
+  /**
+   * What {@link #recover()} did: consumers taken back and jobs moved, per kind. {@code requeued}
+   * went back to ready; {@code charged} of the jobs taken back had their handler running and
+   * counted an attempt (to ready or, {@code deadLettered}, to dead).
+   */
   public record RecoverReport(int expiredConsumers, int unregisteredConsumers, int requeued,
-      int deadLettered, int orphansRequeued, int orphansDeadLettered) {
+      int charged, int deadLettered, int orphansRequeued, int orphansDeadLettered) {
     public int total() {
       return requeued + deadLettered + orphansRequeued + orphansDeadLettered;
     }
   }
 
   /**
-   * Runs the recoverer now (the article's TaskRecover as a command): takes back the in-flight
-   * jobs of consumers whose heartbeat expired and of in-flight lists with no registered consumer
-   * (seen so twice, a moment apart, so a consumer registering right now keeps its claim), then
+   * Runs the recoverer now, by the one {@link Recovery} policy: takes back the in-flight jobs of
+   * consumers whose heartbeat expired and of in-flight lists with no registered consumer (seen so
+   * twice, a moment apart, so a consumer registering right now keeps its claim), charging only the
+   * job each had running; then
    * puts every hash orphan the consistency check confirms back on ready, each re-checked
    * atomically by its script.
    */
   public RecoverReport recover() {
-    int expired = 0;
-    int unregistered = 0;
-    int requeued = 0;
-    int dead = 0;
-    for (String consumer : broker.expiredConsumers(redisNowMs(), Integer.MAX_VALUE)) {
-      RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.EXPIRED,
-          "consumer " + consumer + " stopped its heartbeat (delayq recover)", poisonPillAfter);
-      if (!r.consumerAlive()) {
-        expired++;
-        requeued += r.requeued();
-        dead += r.deadLettered();
-      }
+    Recovery recovery = new Recovery(broker, inspector, poisonPillAfter);
+    List<Recovery.TakenBack> expired = recovery.expired(redisNowMs(), Integer.MAX_VALUE, " (delayq recover)");
+    List<Recovery.TakenBack> unregistered = recovery.sweepUnregistered(" (delayq recover)");
+    if (recovery.unregisteredSeen() > 0) {
+      sleepQuietly(100); // a consumer registering right now keeps its claim: look again
+      unregistered = recovery.sweepUnregistered(" (delayq recover)");
     }
-    Set<String> firstLook = new HashSet<>(inspector.unregisteredConsumers());
-    if (!firstLook.isEmpty()) {
-      sleepQuietly(100);
-      for (String consumer : inspector.unregisteredConsumers()) {
-        if (firstLook.contains(consumer)) {
-          RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE,
-              "in-flight list of unregistered consumer " + consumer + " (delayq recover)", poisonPillAfter);
-          unregistered++;
-          requeued += r.requeued();
-          dead += r.deadLettered();
-        }
-      }
+    int requeued = 0;
+    int charged = 0;
+    int dead = 0;
+    for (Recovery.TakenBack t : concat(expired, unregistered)) {
+      requeued += t.result().taken() - t.result().deadLettered();
+      charged += t.result().charged();
+      dead += t.result().deadLettered();
     }
     int orphansRequeued = 0;
     int orphansDead = 0;
@@ -305,7 +302,14 @@ public final class Admin {
         }
       }
     }
-    return new RecoverReport(expired, unregistered, requeued, dead, orphansRequeued, orphansDead);
+    return new RecoverReport(expired.size(), unregistered.size(), requeued, charged, dead, orphansRequeued,
+        orphansDead);
+  }
+
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    List<T> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 
   /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */

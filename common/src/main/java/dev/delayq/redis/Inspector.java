@@ -76,8 +76,10 @@ public final class Inspector {
   }
 
   /**
-   * Checks the invariant over the whole queue. A breach must show in three snapshots taken a
-   * moment apart to be reported, so jobs moving under a live system are not mistaken for one.
+   * Checks the invariant over the whole queue. An in-flight list holds deliveries
+   * ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as a place of its id. A breach
+   * must show in three snapshots taken a moment apart to be reported, so jobs moving under a live
+   * system are not mistaken for one.
    */
   public List<Breach> check() {
     Map<String, Breach> persistent = null;
@@ -117,7 +119,8 @@ public final class Inspector {
       note(places, "delayed", delayed.get());
       note(places, "ready", ready.get());
       note(places, "dead", dead.get());
-      inFlight.forEach((key, ids) -> note(places, key.substring(key.lastIndexOf("}:") + 2), ids.get()));
+      inFlight.forEach((key, deliveries) -> note(places, key.substring(key.lastIndexOf("}:") + 2),
+          deliveries.get().stream().map(Delivery::idOf).toList()));
     }
     List<Breach> breaches = new ArrayList<>();
     for (String id : records) {

@@ -32,7 +32,10 @@ public record Keys(String prefix, String queue) {
     return key("ready");
   }
 
-  /** LIST: the ids one consumer has claimed and not yet finished. */
+  /**
+   * LIST: the deliveries one consumer holds, {@code <token>|<id>} (see {@link Delivery}), newest
+   * on the left; a bare id is a claim BLMOVE made that has no token yet.
+   */
   public String inFlight(String consumerId) {
     return key("inflight:" + consumerId);
   }
@@ -45,6 +48,19 @@ public record Keys(String prefix, String queue) {
   /** ZSET: consumer id -> heartbeat expiry in epoch milliseconds. */
   public String consumers() {
     return key("consumers");
+  }
+
+  /**
+   * HASH: consumer id -> the delivery whose handler that consumer started last. Recovery charges
+   * only that delivery; once it has left the in-flight list the entry is merely stale.
+   */
+  public String running() {
+    return key("running");
+  }
+
+  /** STRING: the delivery counter; every claim takes the next token from it. */
+  public String deliveries() {
+    return key("deliveries");
   }
 
   /** ZSET: job id -> time it was dead-lettered, epoch milliseconds. */

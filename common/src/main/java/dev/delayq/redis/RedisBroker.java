@@ -1,9 +1,7 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import redis.clients.jedis.UnifiedJedis;
@@ -147,8 +145,16 @@ public final class RedisBroker {
     return redis.zrange(keys.consumers(), 0, -1);
   }
 
-  /** The result of taking back a consumer's jobs. */
-  public record Requeued(int requeued, int deadLettered, boolean consumerAlive) {}
+  /**
+   * What taking back a consumer's deliveries did: {@code uncharged} went back to ready as they
+   * were (never started, or finished before the running one); {@code charged} had its handler
+   * running and counted an attempt and a lost delivery, {@code deadLettered} of those went to dead.
+   */
+  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
+    public int taken() {
+      return uncharged + charged;
+    }
+  }
 
   /** Why a consumer's jobs are taken back: it went silent, or its process is known to be gone. */
   public enum RequeueMode {
@@ -162,54 +168,108 @@ public final class RedisBroker {
   }
 
   /**
-   * Takes back every in-flight job of {@code consumerId} (in bounded batches), each with
-   * attempt + 1; past its attempts or the poison-pill limit a job goes to dead.
+   * Takes back every delivery of {@code consumerId} (in bounded batches): the one whose handler
+   * was running is charged an attempt and a lost delivery (to dead past its attempts or the
+   * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    int requeued = 0;
+    return requeue(consumerId, mode, reason, poisonAt, "");
+  }
+
+  /**
+   * As {@link #requeueInFlight(String, RequeueMode, String, int)}, but with what the worker's
+   * crash record says was running (empty: nothing), which decides over the running mark.
+   */
+  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
+      Optional<String> recordedRunning) {
+    return requeue(consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"));
+  }
+
+  private Requeued requeue(String consumerId, RequeueMode mode, String reason, int poisonAt, String recorded) {
+    int uncharged = 0;
+    int charged = 0;
     int dead = 0;
     List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
-        keys.ready(), keys.dead());
-    List<String> args = List.of(consumerId, "1000", mode.arg, reason, Integer.toString(poisonAt));
+        keys.ready(), keys.dead(), keys.running());
+    List<String> args = List.of(consumerId, "1000", mode.arg, reason, Integer.toString(poisonAt), recorded);
     while (true) {
       List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
       long first = (Long) r.get(0);
       if (first < 0) {
-        return new Requeued(requeued, dead, true);
+        return new Requeued(uncharged, charged, dead, true);
       }
-      requeued += (int) first;
-      dead += ((Long) r.get(1)).intValue();
-      if ((Long) r.get(2) == 0L) {
-        return new Requeued(requeued, dead, false);
-      }
-    }
-  }
-
-  /**
-   * Takes back the jobs of every consumer whose id starts with {@code consumerPrefix} (all
-   * consumers of one worker process), unconditionally: the caller knows that process is gone.
-   */
-  public Requeued requeueConsumersOf(String consumerPrefix, String reason, int poisonAt) {
-    int requeued = 0;
-    int dead = 0;
-    for (String consumer : consumers()) {
-      if (consumer.startsWith(consumerPrefix)) {
-        Requeued r = requeueInFlight(consumer, RequeueMode.GONE, reason, poisonAt);
-        requeued += r.requeued();
-        dead += r.deadLettered();
+      uncharged += (int) first;
+      charged += ((Long) r.get(1)).intValue();
+      dead += ((Long) r.get(2)).intValue();
+      if ((Long) r.get(3) == 0L) {
+        return new Requeued(uncharged, charged, dead, false);
       }
     }
-    return new Requeued(requeued, dead, false);
   }
 
   // ---- workers ---------------------------------------------------------------------------
 
-  /** A claimed job: its id and raw record (null when the id had no record and was dropped). */
-  public record Claimed(String id, String rawRecord) {}
+  /** How an acknowledgement folded into a claim, start or release went. */
+  public enum Ack {
+    /** The job is forgotten. */
+    ACKED,
+    /** The delivery was no longer the consumer's (taken back): nothing changed for it. */
+    FENCED,
+    /** None was asked for. */
+    NONE;
+
+    static Ack of(Object code) {
+      long c = (Long) code;
+      return c == 1 ? ACKED : c == 0 ? FENCED : NONE;
+    }
+  }
+
+  /** A claimed job: its delivery and raw record (null when the id had no record and was dropped). */
+  public record Claimed(Delivery delivery, String rawRecord) {
+    public String id() {
+      return delivery.id();
+    }
+  }
+
+  /**
+   * What one {@link #claimReady} did: the acknowledgement folded into it, the jobs claimed in
+   * order (the first already marked running), and ids dropped from ready for having no record.
+   */
+  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped) {}
+
+  /**
+   * Acknowledges {@code ackFirst} (null for none), then takes up to {@code most} due jobs at once
+   * without blocking (a fair share: no more than ready's length over the registered consumers),
+   * each a new delivery; the first is marked running. No jobs when nothing is ready. A
+   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the claim may not survive a
+   * failover: the caller must run none of it and give its list back ({@link #releaseClaimed}).
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+    List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
+        List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
+            keys.running(), keys.deliveries()),
+        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst)));
+    long token = (Long) r.get(1);
+    List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
+    List<String> dropped = List.of();
+    for (int i = 2; i + 1 < r.size(); i += 2, token++) {
+      String id = (String) r.get(i);
+      if (r.get(i + 1) instanceof String raw) {
+        jobs.add(new Claimed(new Delivery(token, id), raw));
+      } else {
+        dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
+        dropped.add(id);
+      }
+    }
+    return new Batch(Ack.of(r.get(0)), jobs, dropped);
+  }
 
   /**
    * Waits up to {@code timeoutSeconds} for a due job and moves it atomically into the
-   * consumer's in-flight list (BLMOVE), then reads its record and re-registers the consumer.
+   * consumer's in-flight list (BLMOVE), then makes it a delivery marked running, reads its record
+   * and re-registers the consumer. Empty on timeout, or when the id was taken back in between;
+   * a Claimed without record when the id had none (it is dropped). A {@link ReplicaAcksException}
+   * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
    */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
     String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
@@ -217,137 +277,126 @@ public final class RedisBroker {
     if (id == null) {
       return Optional.empty();
     }
-    Object raw;
-    try {
-      raw = scripts.eval(Script.CLAIM,
-          List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers()),
-          List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
-    } catch (ReplicaAcksException e) {
-      throw giveBackUnconfirmed(consumerId, List.of(id), e);
+    List<?> r = (List<?>) scripts.eval(Script.CLAIM,
+        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries()),
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+    long token = (Long) r.get(0);
+    if (token == 0) {
+      return Optional.empty();
     }
-    return Optional.of(new Claimed(id, raw instanceof String s ? s : null));
+    return Optional.of(token < 0 ? new Claimed(new Delivery(0, id), null)
+        : new Claimed(new Delivery(token, id), (String) r.get(1)));
   }
 
+  /** What {@link #start} did: the acknowledgement folded into it, and whether the job may run. */
+  public record Started(Ack ack, boolean started) {}
+
+  /** One consumer's start: its next delivery, and the finished one to acknowledge first (or null). */
+  public record Start(String consumerId, Delivery delivery, Delivery ackFirst) {}
+
   /**
-   * Takes up to {@code most} due jobs at once without blocking (a fair share: no more than
-   * ready's length over the registered consumers); empty when nothing is ready.
+   * Acknowledges {@code ackFirst} (null for none), then confirms that {@code delivery} is still
+   * this consumer's and marks it running. Not started: it was taken back, and must not run.
    */
-  public List<Claimed> claimReady(String consumerId, long heartbeatTtlMs, int most) {
-    List<?> r;
-    try {
-      r = (List<?>) scripts.eval(Script.CLAIM_READY,
-          List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers()),
-          List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most)));
-    } catch (ReplicaAcksException e) {
-      List<String> ids = new ArrayList<>();
-      List<?> claimed = (List<?>) e.replies().get(0);
-      for (int i = 0; i + 1 < claimed.size(); i += 2) {
-        ids.add((String) claimed.get(i));
-      }
-      throw giveBackUnconfirmed(consumerId, ids, e);
+  public Started start(String consumerId, Delivery delivery, Delivery ackFirst) {
+    return startAll(List.of(new Start(consumerId, delivery, ackFirst))).get(0);
+  }
+
+  /** The starts of several consumers in one script call; the answers in the same order. */
+  public List<Started> startAll(List<Start> starts) {
+    List<String> keyList = new ArrayList<>(starts.size() + 2);
+    List<String> args = new ArrayList<>(starts.size() * 3);
+    keyList.add(keys.jobs());
+    keyList.add(keys.running());
+    for (Start s : starts) {
+      keyList.add(keys.inFlight(s.consumerId()));
+      args.add(s.consumerId());
+      args.add(s.delivery().element());
+      args.add(element(s.ackFirst()));
     }
-    List<Claimed> out = new ArrayList<>(r.size() / 2);
+    List<?> r = (List<?>) scripts.eval(Script.START, keyList, args);
+    List<Started> out = new ArrayList<>(starts.size());
     for (int i = 0; i + 1 < r.size(); i += 2) {
-      out.add(new Claimed((String) r.get(i), r.get(i + 1) instanceof String s ? s : null));
+      out.add(new Started(Ack.of(r.get(i)), (Long) r.get(i + 1) == 1L));
     }
     return out;
   }
 
-  /**
-   * A claim whose replicas did not confirm it is not run: a failover could bring back the jobs
-   * in ready, to run a second time elsewhere. They go back to ready here (on a master that lost
-   * its replicas the give-back is not confirmed either, and that is fine: the new master never
-   * had the claim). Returns the exception to throw.
-   */
-  private ReplicaAcksException giveBackUnconfirmed(String consumerId, List<String> ids,
-      ReplicaAcksException e) {
-    try {
-      releaseClaimed(consumerId, ids);
-    } catch (ReplicaAcksException expected) {
-      // applied on this server; the give-back is as durable as the claim was
-    } catch (RuntimeException other) {
-      e.addSuppressed(other);
-    }
-    return e;
-  }
+  /** One consumer's part of an {@link #ackAll} call: the delivery it started (or null), the ones it finished. */
+  public record Report(String consumerId, Delivery started, List<Delivery> finished) {}
 
   /**
-   * Gives back claimed jobs that never started (draining): to ready, to run next, with no
-   * attempt or lost delivery counted. Returns how many were still in the consumer's list.
+   * Acknowledges finished deliveries and marks started ones, for several consumers in one script
+   * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
-  public int releaseClaimed(String consumerId, List<String> ids) {
-    if (ids.isEmpty()) {
-      return 0;
-    }
-    return ((Long) scripts.eval(Script.RELEASE_CLAIMED,
-        List.of(keys.inFlight(consumerId), keys.ready()), ids)).intValue();
-  }
-
-  /** The ids in a consumer's in-flight list, oldest claim last. */
-  public List<String> inFlightIds(String consumerId) {
-    return redis.lrange(keys.inFlight(consumerId), 0, -1);
-  }
-
-  /** True when acknowledged; false when fenced (the job was taken back from this consumer). */
-  public boolean ack(String consumerId, String id) {
-    return ackAll(consumerId, List.of(id))[0];
-  }
-
-  /** Acknowledges several jobs of one consumer in one call; false where fenced. */
-  public boolean[] ackAll(String consumerId, List<String> ids) {
-    List<?> r = (List<?>) scripts.eval(Script.ACK, List.of(keys.inFlight(consumerId), keys.jobs()), ids);
-    boolean[] acked = new boolean[r.size()];
-    for (int i = 0; i < acked.length; i++) {
-      acked[i] = ((Long) r.get(i)) == 1L;
-    }
-    return acked;
-  }
-
-  /**
-   * Acknowledges the jobs of several consumers in one pipeline (one script call per consumer);
-   * returns, per consumer, false where fenced.
-   */
-  public Map<String, boolean[]> ackAll(Map<String, List<String>> idsByConsumer) {
-    List<String> consumers = new ArrayList<>(idsByConsumer.keySet());
-    List<Scripts.Call> calls = new ArrayList<>(consumers.size());
-    for (String c : consumers) {
-      calls.add(new Scripts.Call(List.of(keys.inFlight(c), keys.jobs()), idsByConsumer.get(c)));
-    }
-    List<Object> replies = scripts.evalPipelined(Script.ACK, calls);
-    Map<String, boolean[]> out = new LinkedHashMap<>();
-    for (int i = 0; i < consumers.size(); i++) {
-      List<?> r = (List<?>) replies.get(i);
-      boolean[] acked = new boolean[r.size()];
-      for (int k = 0; k < acked.length; k++) {
-        acked[k] = ((Long) r.get(k)) == 1L;
+  public List<boolean[]> ackAll(List<Report> reports) {
+    List<String> keyList = new ArrayList<>(reports.size() + 2);
+    List<String> args = new ArrayList<>();
+    keyList.add(keys.jobs());
+    keyList.add(keys.running());
+    for (Report r : reports) {
+      keyList.add(keys.inFlight(r.consumerId()));
+      args.add(r.consumerId());
+      args.add(element(r.started()));
+      args.add(Integer.toString(r.finished().size()));
+      for (Delivery d : r.finished()) {
+        args.add(d.element());
       }
-      out.put(consumers.get(i), acked);
+    }
+    List<?> codes = (List<?>) scripts.eval(Script.ACK, keyList, args);
+    List<boolean[]> out = new ArrayList<>(reports.size());
+    int at = 0;
+    for (Report r : reports) {
+      boolean[] acked = new boolean[r.finished().size()];
+      for (int i = 0; i < acked.length; i++) {
+        acked[i] = (Long) codes.get(at++) == 1L;
+      }
+      out.add(acked);
     }
     return out;
   }
 
-  /** What a move to delayed did. */
-  public enum Moved { MOVED, FENCED, MALFORMED }
+  /** What {@link #releaseClaimed} did. */
+  public record Released(Ack ack, int released) {}
 
-  public Moved retry(String consumerId, String id, long delayMs, String error) {
-    return moveToDelayed(consumerId, id, delayMs, "retry", error);
+  /**
+   * Acknowledges {@code ackFirst} (null for none), then gives back every other delivery of the
+   * consumer (none of which it started): to the front of ready in claim order, with no attempt or
+   * lost delivery counted.
+   */
+  public Released releaseClaimed(String consumerId, Delivery ackFirst) {
+    List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready()), List.of(element(ackFirst)));
+    return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
-  public Moved reschedule(String consumerId, String id, long delayMs) {
-    return moveToDelayed(consumerId, id, delayMs, "reschedule", "");
+  private static String element(Delivery orNull) {
+    return orNull == null ? "" : orNull.element();
   }
 
-  private Moved moveToDelayed(String consumerId, String id, long delayMs, String mode, String error) {
+  /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
+  public enum Moved { MOVED, FENCED, DEAD }
+
+  public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
+    return moveToDelayed(consumerId, delivery, delayMs, "retry", error);
+  }
+
+  public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
+    return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
+  }
+
+  private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {
     long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake()),
-        List.of(id, Long.toString(delayMs), mode, error));
-    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.MALFORMED;
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
+        List.of(delivery.element(), Long.toString(delayMs), mode, error));
+    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
   }
 
   /** True when dead-lettered; false when fenced. */
-  public boolean deadLetter(String consumerId, String id, String error) {
+  public boolean deadLetter(String consumerId, Delivery delivery, String error) {
     return ((Long) scripts.eval(Script.DEAD_LETTER,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()), List.of(id, error))) == 1L;
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
+        List.of(delivery.element(), error))) == 1L;
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {

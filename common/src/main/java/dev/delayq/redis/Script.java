@@ -20,6 +20,7 @@ public enum Script {
   MOVE_DUE_TO_READY("moveDueToReady"),
   CLAIM("claim"),
   CLAIM_READY("claimReady"),
+  START("start"),
   ACK("ack"),
   MOVE_TO_DELAYED("moveToDelayed"),
   DEAD_LETTER("deadLetter"),

@@ -25,7 +25,10 @@ public final class Scripts {
    * Scripts whose writes are not waited for: losing them in a failover costs no job. A lost
    * heartbeat or lease is renewed within seconds; a lost forward leaves the job in delayed on the
    * new master, to be forwarded again, and the claims that took it from ready on the old one
-   * were waited for, so nothing ran on the strength of it.
+   * were waited for, so nothing ran on the strength of it. Every other script is waited for,
+   * start.lua and ack.lua included: they acknowledge, and a lost acknowledgement runs a finished
+   * job again. (The running marks they also set matter only when a crash is recovered without
+   * the worker's crash record; a mark lost with a failover can at worst misplace that one charge.)
    */
   private static final Set<Script> NOT_WAITED = EnumSet.of(Script.HEARTBEAT, Script.HOLD_LEASE,
       Script.RELEASE_LEASE, Script.MOVE_DUE_TO_READY);

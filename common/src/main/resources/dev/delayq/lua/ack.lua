@@ -1,21 +1,32 @@
---[[ ack: jobs finished; forget them.
-  KEYS[1] in-flight (LIST)  the acknowledging consumer's claimed ids
-  KEYS[2] jobs      (HASH)  id -> record
-  ARGV[1..n] job ids
-  Returns one number per id: 1 when acknowledged; 0 when fenced: the id is no longer in this
-  consumer's list (it was taken back after its heartbeat expired or its process died), and
-  nothing is changed for it.
-  Invariant: a record goes only with the consumer's own claim on it.
+--[[ ack: the consumers of one worker acknowledge the jobs they finished and say which delivery
+  each has started since, all in one call (the worker sends whatever gathered while the last call
+  was out). The mark is what the heartbeat path of recovery charges; it may lag the consumer by
+  one call, which is why a worker's own crash record, not this mark, decides after a crash.
+  KEYS[1]   jobs      (HASH)  id -> record
+  KEYS[2]   running   (HASH)  consumer id -> the delivery whose handler it started last
+  KEYS[2+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
+  ARGV, per consumer i: consumer id, the delivery it started ('' for none), n, then n deliveries
+    it finished
+  Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
+  changed for it).
+  Invariant: an acknowledged id leaves with its record. A mark is set only on a delivery still in
+  the consumer's list, so a late one never points at a job that has moved on.
 ]]
-local inflightKey, jobsKey = KEYS[1], KEYS[2]
+--@include delivery
+local jobsKey, runningKey = KEYS[1], KEYS[2]
 
-local acked = {}
-for i = 1, #ARGV do
-  if redis.call('LREM', inflightKey, 1, ARGV[i]) == 0 then
-    acked[i] = 0
-  else
-    redis.call('HDEL', jobsKey, ARGV[i])
-    acked[i] = 1
+local out = {}
+local at = 1
+for i = 1, #KEYS - 2 do
+  local inflightKey = KEYS[2 + i]
+  local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
+  at = at + 3
+  for k = at, at + n - 1 do
+    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k])
+  end
+  at = at + n
+  if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then
+    redis.call('HSET', runningKey, consumer, mark)
   end
 end
-return acked
+return out

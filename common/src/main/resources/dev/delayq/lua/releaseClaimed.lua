@@ -1,20 +1,27 @@
---[[ releaseClaimed: a consumer gives back jobs it claimed but never started (it is draining,
-  or its worker is exiting), so they run next elsewhere as if never claimed: no attempt and no
-  lost delivery is counted, the record is untouched.
-  KEYS[1] in-flight (LIST)  the consumer's claimed ids
-  KEYS[2] ready     (LIST)  due ids; released ids go on the right, to run next
-  ARGV[1..n] job ids, in the order they were claimed
-  Returns the number released (an id no longer in the list, e.g. taken back, is skipped).
-  Invariant: each id leaves the in-flight list and enters ready in the same step.
+--[[ releaseClaimed: a consumer acknowledges the job it has just finished, then gives back every
+  other delivery in its list, none of which it has started: it is draining, or a call failed and
+  it no longer knows what its list holds. They run next elsewhere as if never claimed: no attempt
+  and no lost delivery is counted, the records are untouched.
+  KEYS[1] in-flight (LIST)  the consumer's deliveries '<token>|<id>', newest on the left
+  KEYS[2] jobs      (HASH)  id -> record
+  KEYS[3] ready     (LIST)  due ids; released ids go on the right, to run next, in claim order
+  ARGV[1] delivery to acknowledge first, '' for none
+  Returns {ack, released}: ack 1 acknowledged, 0 fenced, -1 none asked; released the number of
+  ids given back.
+  Invariant: the acknowledged id leaves with its record; each other id leaves the in-flight list
+  and enters ready in the same step.
 ]]
-local inflightKey, readyKey = KEYS[1], KEYS[2]
+--@include delivery
+local inflightKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
+local ackFirst = ARGV[1]
 
+local acked = acknowledge(inflightKey, jobsKey, ackFirst)
+-- newest first onto the right end, so the earliest claimed ends rightmost and runs first
 local released = 0
--- last claimed first, so the earliest claimed ends at the very right and runs first
-for i = #ARGV, 1, -1 do
-  if redis.call('LREM', inflightKey, 1, ARGV[i]) == 1 then
-    redis.call('RPUSH', readyKey, ARGV[i])
-    released = released + 1
-  end
+while true do
+  local delivery = redis.call('LPOP', inflightKey)
+  if not delivery then break end
+  redis.call('RPUSH', readyKey, idOf(delivery))
+  released = released + 1
 end
-return released
+return {acked, released}

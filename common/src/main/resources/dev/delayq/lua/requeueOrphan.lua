@@ -4,15 +4,18 @@
   KEYS[2] delayed (ZSET)  id -> due time
   KEYS[3] ready   (LIST)  due ids; an orphan goes on the right, to run next (it waited long enough)
   KEYS[4] dead    (ZSET)  id -> time it was dead-lettered
-  KEYS[5..] in-flight (LIST)  every consumer's claimed ids, as found just before the call
+  KEYS[5..] in-flight (LIST)  every consumer's deliveries '<token>|<id>', as found just before
+                              the call
   ARGV[1] job id
   ARGV[2] reason, kept in the record as recoveredFrom
   Returns 1 requeued; 2 dead-lettered (its record is unreadable, it is kept verbatim under
   "malformed"); 0 not an orphan (no record, or the id is in one of the places): nothing changed.
-  Invariant: a record whose id is in no place gets exactly one place, in one step.
+  Invariant: a record whose id is in no place gets exactly one place, in one step, its new
+  record built before it is placed.
 ]]
 --@include now
 --@include record
+--@include delivery
 local jobsKey, delayedKey, readyKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, reason = ARGV[1], ARGV[2]
 
@@ -22,19 +25,26 @@ if redis.call('ZSCORE', delayedKey, id) or redis.call('ZSCORE', deadKey, id)
     or redis.call('LPOS', readyKey, id) then
   return 0
 end
+-- in-flight lists are short (a consumer's prefetch), so reading them whole is cheap
 for k = 5, #KEYS do
-  if redis.call('LPOS', KEYS[k], id) then return 0 end
+  for _, delivery in ipairs(redis.call('LRANGE', KEYS[k], 0, -1)) do
+    if idOf(delivery) == id then return 0 end
+  end
 end
 
 local now = nowMs()
-local head, tail = nil, nil
-if pcall(cjson.decode, raw) then head, tail = splitRecord(raw) end
-if not head then
-  redis.call('HSET', jobsKey, id, wrapMalformed(raw, 'malformed record of an orphan; ' .. reason, now))
+local head, tail = readWholeRecord(raw)
+local record, why = nil, 'malformed record of an orphan; ' .. reason
+if head then
+  head.recoveredFrom = reason
+  record, why = joinRecord(head, tail)
+  if not record then why = 'malformed record of an orphan: ' .. why .. '; ' .. reason end
+end
+if not record then
+  redis.call('HSET', jobsKey, id, wrapMalformed(raw, why, now))
   redis.call('ZADD', deadKey, now, id)
   return 2
 end
-head.recoveredFrom = reason
-redis.call('HSET', jobsKey, id, joinRecord(head, tail))
+redis.call('HSET', jobsKey, id, record)
 redis.call('RPUSH', readyKey, id)
 return 1

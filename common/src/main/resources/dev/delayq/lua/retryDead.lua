@@ -8,8 +8,10 @@
        previousError, deadAt removed; the payload is kept byte for byte
      0 not dead (unknown, or in another place): nothing changed
     -1 dead without a record: the id is dropped from dead (nothing could ever run it)
-    -2 dead with an unreadable record: left in dead, unchanged (inspect it, then purge it)
-  Invariant: the id leaves dead and enters ready in the same step, with its record.
+    -2 dead with a record that cannot be read or written back: left in dead, unchanged
+       (inspect it, then purge it)
+  Invariant: the id leaves dead and enters ready in the same step, with its record, built before
+  anything is removed.
 ]]
 --@include now
 --@include record
@@ -26,19 +28,21 @@ for i = 1, #ARGV do
       redis.call('ZREM', deadKey, id)
       code = -1
     else
-      local head, tail = nil, nil
-      -- the whole record must parse: a readable head in front of a broken payload is unreadable
-      if pcall(cjson.decode, raw) then head, tail = splitRecord(raw) end
-      if not head or head.malformed ~= nil then
-        code = -2
-      else
+      local head, tail = readWholeRecord(raw)
+      local record = nil
+      if head and head.malformed == nil then
         head.attempt = 1
         head.lost = 0
         head.dueAt = now
         if head.lastError ~= nil then head.previousError = head.lastError end
         head.lastError = nil
         head.deadAt = nil
-        redis.call('HSET', jobsKey, id, joinRecord(head, tail))
+        record = joinRecord(head, tail)
+      end
+      if not record then
+        code = -2
+      else
+        redis.call('HSET', jobsKey, id, record)
         redis.call('ZREM', deadKey, id)
         redis.call('LPUSH', readyKey, id)
         code = 1

@@ -1,72 +1,80 @@
 package dev.delayq.redis;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** ack.lua through {@link RedisBroker#ack}. */
+/** ack.lua through {@link RedisBroker#ackAll}: acknowledgements and running marks of a worker's consumers. */
 class AckScriptTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
 
-  @Test
-  void ackForgetsTheJobEverywhere() {
-    probe.seedInFlight("c1", "j1");
-
-    assertTrue(broker.ack("c1", "j1"));
-
-    assertEquals(List.of(), probe.placesOf("j1"));
-    assertNull(probe.rawRecord("j1"));
-    assertEquals(0, probe.recordCount());
+  private List<Delivery> claim(String consumer, String... ids) {
+    for (String id : ids) {
+      probe.seedReady(id);
+    }
+    return broker.claimReady(consumer, 30_000, ids.length, null).jobs().stream()
+        .map(RedisBroker.Claimed::delivery).toList();
   }
 
   @Test
-  void ackLeavesTheConsumersOtherJobsAlone() {
-    probe.seedInFlight("c1", "j1");
-    probe.seedInFlight("c1", "j2");
+  void finishedJobsOfSeveralConsumersAreForgottenAndTheirStartsMarkedInOneCall() {
+    List<Delivery> a = claim("c1", "a1", "a2", "a3");
+    List<Delivery> b = claim("c2", "b1", "b2");
 
-    assertTrue(broker.ack("c1", "j1"));
+    List<boolean[]> acked = broker.ackAll(List.of(
+        new RedisBroker.Report("c1", a.get(2), List.of(a.get(0), a.get(1))),
+        new RedisBroker.Report("c2", b.get(1), List.of(b.get(0)))));
 
-    assertEquals(List.of("j2"), probe.inFlightIds("c1"));
-    assertEquals(1, probe.recordCount());
-  }
-
-  @Test
-  void ackByAnotherConsumerIsFencedAndChangesNothing() {
-    probe.seedInFlight("c1", "j1");
-    String record = probe.rawRecord("j1");
-
-    assertFalse(broker.ack("c2", "j1"));
-
-    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
-    assertEquals(record, probe.rawRecord("j1"));
-  }
-
-  @Test
-  void ackOfAJobThatIsNotInFlightIsFenced() {
-    probe.seedDelayed("delayed", 60_000);
-    probe.seedReady("ready");
-
-    assertFalse(broker.ack("c1", "delayed"));
-    assertFalse(broker.ack("c1", "ready"));
-    assertFalse(broker.ack("c1", "unknown"));
-
-    assertEquals(List.of("delayed"), probe.placesOf("delayed"));
-    assertEquals(List.of("ready"), probe.placesOf("ready"));
+    assertArrayEquals(new boolean[] {true, true}, acked.get(0));
+    assertArrayEquals(new boolean[] {true}, acked.get(1));
+    for (String id : List.of("a1", "a2", "b1")) {
+      assertEquals(List.of(), probe.placesOf(id));
+      assertNull(probe.rawRecord(id));
+    }
+    assertEquals(a.get(2).element(), probe.runningMark("c1"));
+    assertEquals(b.get(1).element(), probe.runningMark("c2"));
     assertEquals(2, probe.recordCount());
   }
 
   @Test
-  void secondAckOfTheSameJobIsFenced() {
-    probe.seedInFlight("c1", "j1");
-    assertTrue(broker.ack("c1", "j1"));
+  void aDeliveryTakenBackIsFencedAndTheFreshClaimOfTheSameIdStands() {
+    Delivery stale = claim("c1", "j1").get(0);
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+    Delivery fresh = broker.claimReady("c1", 30_000, 1, null).jobs().get(0).delivery();
 
-    assertFalse(broker.ack("c1", "j1"));
+    List<boolean[]> acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale))));
+
+    assertArrayEquals(new boolean[] {false}, acked.get(0));
+    assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"));
+    assertEquals(1, probe.recordCount());
+  }
+
+  @Test
+  void aMarkArrivingAfterItsJobWasAcknowledgedIsNotSet() {
+    List<Delivery> d = claim("c1", "first", "second");
+    // "second" finished and was acknowledged by a later claim before this late report landed
+    broker.claimReady("c1", 30_000, 1, d.get(1));
+    String mark = probe.runningMark("c1");
+
+    broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(1), List.of(d.get(0)))));
+
+    assertEquals(mark, probe.runningMark("c1"), "a mark on a job that has moved on would charge nothing, or the wrong one");
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void aReportWithNothingFinishedOnlyMarks() {
+    List<Delivery> d = claim("c1", "x", "y");
+
+    assertArrayEquals(new boolean[0], broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(1), List.of()))).get(0));
+
+    assertEquals(d.get(1).element(), probe.runningMark("c1"));
+    assertEquals(2, probe.recordCount());
   }
 }

@@ -58,9 +58,9 @@ class AdminTest {
 
   @Test
   void malformedDeadRecordStillListsWithTypeQuestionMark() {
-    probe.seedInFlight("c1", "bad");
+    Delivery d = probe.seedInFlight("c1", "bad");
     broker.redis().hset(keys.jobs(), "bad", "{oops");
-    broker.deadLetter("c1", "bad", "malformed record");
+    broker.deadLetter("c1", d, "malformed record");
     broker.redis().zadd(keys.dead(), 5, "ghost");
 
     List<Admin.DeadJob> dead = admin.deadList(null, 10);
@@ -123,7 +123,7 @@ class AdminTest {
 
     Admin.RecoverReport report = admin.recover();
 
-    assertEquals(new Admin.RecoverReport(1, 1, 2, 0, 1, 0), report);
+    assertEquals(new Admin.RecoverReport(1, 1, 2, 2, 0, 1, 0), report);
     assertEquals(List.of("ready"), probe.placesOf("silent-job"));
     assertEquals(List.of("ready"), probe.placesOf("ghost-job"));
     assertEquals(List.of("ready"), probe.placesOf("orphan"));
@@ -136,7 +136,7 @@ class AdminTest {
     probe.seedDelayed("d", 60_000);
     probe.seedInFlight("alive", "running");
 
-    assertEquals(new Admin.RecoverReport(0, 0, 0, 0, 0, 0), admin.recover());
+    assertEquals(new Admin.RecoverReport(0, 0, 0, 0, 0, 0, 0), admin.recover());
   }
 
   // ---- stats -------------------------------------------------------------------------------

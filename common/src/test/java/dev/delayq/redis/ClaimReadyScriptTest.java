@@ -23,17 +23,21 @@ class ClaimReadyScriptTest {
     }
   }
 
-  private static List<String> ids(List<RedisBroker.Claimed> claimed) {
-    return claimed.stream().map(RedisBroker.Claimed::id).toList();
+  private RedisBroker.Batch claim(String consumer, int most) {
+    return broker.claimReady(consumer, TTL_MS, most, null);
+  }
+
+  private static List<String> ids(RedisBroker.Batch batch) {
+    return batch.jobs().stream().map(RedisBroker.Claimed::id).toList();
   }
 
   @Test
   void claimTakesThePrefetchWhenItIsBelowTheFairShare() {
     seedReady(10);
 
-    List<RedisBroker.Claimed> claimed = broker.claimReady("c1", TTL_MS, 4);
+    RedisBroker.Batch batch = claim("c1", 4);
 
-    assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(claimed));
+    assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch));
     assertEquals(6, probe.readyIds().size());
   }
 
@@ -42,9 +46,7 @@ class ClaimReadyScriptTest {
     seedReady(10);
     broker.heartbeat(List.of("c1", "c2", "c3"), TTL_MS);
 
-    List<RedisBroker.Claimed> claimed = broker.claimReady("c1", TTL_MS, 100);
-
-    assertEquals(List.of("job-1", "job-2", "job-3"), ids(claimed), "floor(10 / 3) = 3");
+    assertEquals(List.of("job-1", "job-2", "job-3"), ids(claim("c1", 100)), "floor(10 / 3) = 3");
     assertEquals(7, probe.readyIds().size());
   }
 
@@ -53,28 +55,83 @@ class ClaimReadyScriptTest {
     seedReady(2);
     broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5"), TTL_MS);
 
-    List<RedisBroker.Claimed> claimed = broker.claimReady("c1", TTL_MS, 100);
-
-    assertEquals(List.of("job-1"), ids(claimed), "floor(2 / 5) = 0, but one is taken");
+    assertEquals(List.of("job-1"), ids(claim("c1", 100)), "floor(2 / 5) = 0, but one is taken");
     assertEquals(List.of("job-2"), probe.readyIds());
   }
 
   @Test
-  void claimMovesTheOldestIdsToTheConsumerWithTheirRecords() {
+  void eachClaimedJobIsADeliveryWithItsOwnTokenAndOnlyTheFirstIsMarkedRunning() {
     seedReady(5);
     List<String> records = List.of(probe.rawRecord("job-1"), probe.rawRecord("job-2"),
         probe.rawRecord("job-3"));
 
-    List<RedisBroker.Claimed> claimed = broker.claimReady("c1", TTL_MS, 3);
+    RedisBroker.Batch batch = claim("c1", 3);
 
-    assertEquals(List.of(new RedisBroker.Claimed("job-1", records.get(0)),
-        new RedisBroker.Claimed("job-2", records.get(1)),
-        new RedisBroker.Claimed("job-3", records.get(2))), claimed);
+    List<RedisBroker.Claimed> jobs = batch.jobs();
+    assertEquals(records, jobs.stream().map(RedisBroker.Claimed::rawRecord).toList());
+    long first = jobs.get(0).delivery().token();
+    assertEquals(List.of(first, first + 1, first + 2), jobs.stream().map(j -> j.delivery().token()).toList());
+    assertEquals(List.of(jobs.get(2).delivery().element(), jobs.get(1).delivery().element(),
+        jobs.get(0).delivery().element()), probe.inFlightElements("c1"), "newest on the left");
+    assertEquals(jobs.get(0).delivery().element(), probe.runningMark("c1"));
     for (String id : List.of("job-1", "job-2", "job-3")) {
       assertEquals(List.of("inflight:c1"), probe.placesOf(id), id + " is in exactly one place");
     }
     assertEquals(List.of("job-5", "job-4"), probe.readyIds(), "the younger ones wait, in order");
     assertEquals(5, probe.recordCount(), "records stay while the jobs run");
+    assertEquals(RedisBroker.Ack.NONE, batch.ack());
+  }
+
+  @Test
+  void tokensNeverRepeatAcrossClaims() {
+    seedReady(4);
+
+    long a = claim("c1", 2).jobs().get(1).delivery().token();
+    long b = claim("c2", 2).jobs().get(0).delivery().token();
+
+    assertEquals(a + 1, b);
+  }
+
+  @Test
+  void theFinishedJobIsAcknowledgedInTheSameCall() {
+    seedReady(3);
+    RedisBroker.Batch first = claim("c1", 1);
+    Delivery finished = first.jobs().get(0).delivery();
+
+    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 1, finished);
+
+    assertEquals(RedisBroker.Ack.ACKED, next.ack());
+    assertEquals(List.of(), probe.placesOf("job-1"));
+    assertNull(probe.rawRecord("job-1"));
+    assertEquals(List.of("job-2"), ids(next));
+    assertEquals(List.of("job-2"), probe.inFlightIds("c1"));
+  }
+
+  @Test
+  void theAcknowledgementLandsEvenWhenNothingIsLeftToClaim() {
+    seedReady(1);
+    Delivery finished = claim("c1", 1).jobs().get(0).delivery();
+
+    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 10, finished);
+
+    assertEquals(RedisBroker.Ack.ACKED, next.ack());
+    assertEquals(List.of(), next.jobs());
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void anAcknowledgementOfADeliveryTakenBackIsFencedAndChangesNothing() {
+    seedReady(1);
+    Delivery stale = claim("c1", 1).jobs().get(0).delivery();
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+    Delivery fresh = claim("c1", 1).jobs().get(0).delivery(); // the same id, claimed again
+    String record = probe.rawRecord("job-1");
+
+    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 1, stale);
+
+    assertEquals(RedisBroker.Ack.FENCED, next.ack());
+    assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"), "the fresh claim stands");
+    assertEquals(record, probe.rawRecord("job-1"));
   }
 
   @Test
@@ -82,7 +139,7 @@ class ClaimReadyScriptTest {
     seedReady(1);
 
     long before = probe.redisNowMs();
-    broker.claimReady("c1", TTL_MS, 10);
+    claim("c1", 10);
     long after = probe.redisNowMs();
 
     long expiry = probe.consumerExpiry("c1");
@@ -91,14 +148,14 @@ class ClaimReadyScriptTest {
   }
 
   @Test
-  void idWithoutARecordIsReturnedWithoutOneAndDropped() {
+  void idWithoutARecordIsReportedAndDropped() {
     probe.seedReady("real");
     broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
-    List<RedisBroker.Claimed> claimed = broker.claimReady("c1", TTL_MS, 2);
+    RedisBroker.Batch batch = claim("c1", 2);
 
-    assertEquals(List.of(new RedisBroker.Claimed("real", probe.rawRecord("real")),
-        new RedisBroker.Claimed("ghost", null)), claimed);
+    assertEquals(List.of("real"), ids(batch));
+    assertEquals(List.of("ghost"), batch.dropped());
     assertEquals(List.of(), probe.placesOf("ghost"));
     assertEquals(List.of("real"), probe.inFlightIds("c1"));
   }
@@ -107,7 +164,7 @@ class ClaimReadyScriptTest {
   void emptyReadyGivesNothingAndDoesNotRegisterTheConsumer() {
     probe.seedDelayed("later", 60_000);
 
-    assertEquals(List.of(), broker.claimReady("c1", TTL_MS, 10));
+    assertEquals(List.of(), claim("c1", 10).jobs());
 
     assertNull(probe.consumerExpiry("c1"));
     assertEquals(List.of(), probe.inFlightIds("c1"));

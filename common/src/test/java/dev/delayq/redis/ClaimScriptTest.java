@@ -1,6 +1,7 @@
 package dev.delayq.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import dev.delayq.testing.RedisFixture;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.args.ListDirection;
 
 /** claim.lua through {@link RedisBroker#claim} (BLMOVE, then the script). */
 class ClaimScriptTest {
@@ -16,15 +18,19 @@ class ClaimScriptTest {
   private final QueueProbe probe = new QueueProbe(broker);
 
   @Test
-  void claimMovesTheIdToTheConsumerAndReturnsItsRecord() {
+  void claimMakesTheIdADeliveryMarkedRunningAndReturnsItsRecord() {
     probe.seedReady("j1");
     String record = probe.rawRecord("j1");
 
     long before = probe.redisNowMs();
-    Optional<RedisBroker.Claimed> claimed = broker.claim("c1", 1.0, 30_000);
+    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
     long after = probe.redisNowMs();
 
-    assertEquals(new RedisBroker.Claimed("j1", record), claimed.orElseThrow());
+    assertEquals("j1", claimed.id());
+    assertEquals(record, claimed.rawRecord());
+    assertTrue(claimed.delivery().token() > 0, "a delivery has a token");
+    assertEquals(List.of(claimed.delivery().element()), probe.inFlightElements("c1"));
+    assertEquals(claimed.delivery().element(), probe.runningMark("c1"), "it starts at once");
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"), "the record stays while the job runs");
     long expiry = probe.consumerExpiry("c1");
@@ -43,6 +49,19 @@ class ClaimScriptTest {
   }
 
   @Test
+  void eachClaimIsANewDeliveryEvenOfTheSameId() {
+    probe.seedReady("j1");
+    Delivery first = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker exited", 3);
+
+    Delivery second = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
+
+    assertEquals(first.id(), second.id());
+    assertNotEquals(first.token(), second.token());
+    assertEquals(List.of(second.element()), probe.inFlightElements("c1"));
+  }
+
+  @Test
   void idWithoutARecordIsDroppedAndTheConsumerStillRegistered() {
     broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
@@ -52,6 +71,25 @@ class ClaimScriptTest {
     assertNull(claimed.rawRecord());
     assertEquals(List.of(), probe.placesOf("ghost"));
     assertTrue(probe.consumerExpiry("c1") != null);
+  }
+
+  @Test
+  void idTakenBackBetweenBlmoveAndTheScriptIsNotClaimed() {
+    probe.seedReady("j1");
+    Keys k = broker.keys();
+    // BLMOVE moved it, then the consumer was presumed dead and its list taken back: uncharged
+    broker.redis().lmove(k.ready(), k.inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
+    assertEquals(new RedisBroker.Requeued(1, 0, 0, false),
+        broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3));
+
+    Object reply = broker.scripts().eval(Script.CLAIM,
+        List.of(k.jobs(), k.inFlight("c1"), k.consumers(), k.running(), k.deliveries()),
+        List.of("j1", "c1", "30000"));
+
+    assertEquals(List.of(0L), reply, "not claimed: the consumer must not run it");
+    assertEquals(List.of("ready"), probe.placesOf("j1"));
+    assertEquals(1, probe.record("j1").get("attempt").asInt());
+    assertNull(probe.runningMark("c1"));
   }
 
   @Test

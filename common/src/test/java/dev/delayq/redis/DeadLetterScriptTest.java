@@ -18,11 +18,11 @@ class DeadLetterScriptTest {
 
   @Test
   void deadLetteredJobKeepsItsRecordWithLastErrorAndDeadAt() {
-    probe.seedInFlight("c1", delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
+    Delivery d = probe.seedInFlight("c1", delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
     JsonNode before = probe.record("j1");
 
     long t0 = probe.redisNowMs();
-    assertTrue(broker.deadLetter("c1", "j1", "attempts exhausted: boom"));
+    assertTrue(broker.deadLetter("c1", d, "attempts exhausted: boom"));
     long t1 = probe.redisNowMs();
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
@@ -40,11 +40,11 @@ class DeadLetterScriptTest {
 
   @Test
   void malformedRecordIsKeptVerbatimUnderMalformed() {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
     String garbage = "{\"type\":\"x\",\"payload\":{\"unterminated\":";
     broker.redis().hset(broker.keys().jobs(), "j1", garbage);
 
-    assertTrue(broker.deadLetter("c1", "j1", "record is not JSON"));
+    assertTrue(broker.deadLetter("c1", d, "record is not JSON"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     JsonNode r = probe.record("j1");
@@ -55,21 +55,38 @@ class DeadLetterScriptTest {
 
   @Test
   void recordThatIsNotJsonAtAllIsKeptVerbatimToo() {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
     broker.redis().hset(broker.keys().jobs(), "j1", "not json ✗");
 
-    assertTrue(broker.deadLetter("c1", "j1", "unreadable"));
+    assertTrue(broker.deadLetter("c1", d, "unreadable"));
 
     assertEquals("not json ✗", probe.record("j1").get("malformed").asText());
     assertEquals(List.of("dead"), probe.placesOf("j1"));
   }
 
   @Test
-  void deadLetterIsFencedWhenTheIdIsNotInTheConsumersList() {
-    probe.seedInFlight("c1", "j1");
+  void recordThatCannotBeWrittenBackGoesToDeadKeptVerbatimWithTheReason() {
+    Delivery d = probe.seedInFlight("c1", "j1");
+    String unencodable = "{\"type\":\"x\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
+    broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
+
+    assertTrue(broker.deadLetter("c1", d, "malformed record: maxAttempts out of range"));
+
+    assertEquals(List.of("dead"), probe.placesOf("j1"));
+    JsonNode r = probe.record("j1");
+    assertEquals(unencodable, r.get("malformed").asText());
+    String error = r.get("lastError").asText();
+    assertTrue(error.startsWith("malformed record: maxAttempts out of range (the record cannot be written back: "),
+        error);
+  }
+
+  @Test
+  void deadLetterIsFencedWhenTheDeliveryIsNotInTheConsumersList() {
+    Delivery d = probe.seedInFlight("c1", "j1");
     String record = probe.rawRecord("j1");
 
-    assertFalse(broker.deadLetter("c2", "j1", "boom"));
+    assertFalse(broker.deadLetter("c2", d, "boom"));
+    assertFalse(broker.deadLetter("c1", new Delivery(d.token() + 1, "j1"), "boom"), "an old or other delivery");
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));

@@ -21,19 +21,21 @@ class MoveToDelayedScriptTest {
   private final QueueProbe probe = new QueueProbe(broker);
 
   /** Puts a retried job back in the consumer's hands: forward it once due, then claim it. */
-  private void claimAgain(String consumer, String id) {
+  private Delivery claimAgain(String consumer, String id) {
     probe.awaitRedisTimePast(probe.dueAt(id));
     assertEquals(1, broker.moveDueToReady(1000).moved());
-    assertEquals(id, broker.claim(consumer, 1.0, 30_000).orElseThrow().id());
+    RedisBroker.Claimed c = broker.claim(consumer, 1.0, 30_000).orElseThrow();
+    assertEquals(id, c.id());
+    return c.delivery();
   }
 
   @Test
   void retryIncrementsAttemptAndRecordsTheErrorAndDueTime() {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
     JsonNode before = probe.record("j1");
 
     long t0 = probe.redisNowMs();
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 5_000, "boom"));
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 5_000, "boom"));
     long t1 = probe.redisNowMs();
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
@@ -52,17 +54,17 @@ class MoveToDelayedScriptTest {
 
   @Test
   void retryKeepsThePayloadByteForByte() throws Exception {
-    probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
+    Delivery d = probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
     String tail = ",\"payload\":" + TRICKY_PAYLOAD + "}";
     assertTrue(probe.rawRecord("j1").endsWith(tail));
 
     String error = "IllegalStateException: \"quoted\" ,\"payload\": a/b ✗";
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 0, error));
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 0, error));
     assertTrue(probe.rawRecord("j1").endsWith(tail), probe.rawRecord("j1"));
     assertEquals(error, probe.record("j1").get("lastError").asText());
 
-    claimAgain("c1", "j1");
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", "j1", 0, "again"));
+    Delivery again = claimAgain("c1", "j1");
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", again, 0, "again"));
 
     String raw = probe.rawRecord("j1");
     assertTrue(raw.endsWith(tail), raw);
@@ -74,13 +76,13 @@ class MoveToDelayedScriptTest {
 
   @Test
   void rescheduleResetsAttemptAndClearsLastError() {
-    probe.seedInFlight("c1", "j1");
-    broker.retry("c1", "j1", 0, "boom");
-    claimAgain("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
+    broker.retry("c1", d, 0, "boom");
+    Delivery again = claimAgain("c1", "j1");
     assertEquals(2, probe.record("j1").get("attempt").asInt());
 
     long t0 = probe.redisNowMs();
-    assertEquals(RedisBroker.Moved.MOVED, broker.reschedule("c1", "j1", 30_000));
+    assertEquals(RedisBroker.Moved.MOVED, broker.reschedule("c1", again, 30_000));
 
     JsonNode r = probe.record("j1");
     assertEquals(1, r.get("attempt").asInt());
@@ -93,20 +95,21 @@ class MoveToDelayedScriptTest {
 
   @Test
   void rescheduleKeepsThePayloadByteForByte() {
-    probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
+    Delivery d = probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
 
-    broker.reschedule("c1", "j1", 1_000);
+    broker.reschedule("c1", d, 1_000);
 
     assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + TRICKY_PAYLOAD + "}"));
   }
 
   @Test
-  void retryIsFencedWhenTheIdIsNotInTheConsumersList() {
-    probe.seedInFlight("c1", "j1");
+  void retryIsFencedWhenTheDeliveryIsNotInTheConsumersList() {
+    Delivery d = probe.seedInFlight("c1", "j1");
     String record = probe.rawRecord("j1");
 
-    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c2", "j1", 1_000, "boom"));
-    assertEquals(RedisBroker.Moved.FENCED, broker.reschedule("c2", "j1", 1_000));
+    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c2", d, 1_000, "boom"));
+    assertEquals(RedisBroker.Moved.FENCED, broker.reschedule("c2", d, 1_000));
+    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c1", new Delivery(d.token() + 1, "j1"), 1_000, "old"));
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -114,32 +117,64 @@ class MoveToDelayedScriptTest {
   }
 
   @Test
-  void unreadableRecordIsReportedAndLeftForTheDeadLetter() {
-    probe.seedInFlight("c1", "j1");
+  void staleRetryAfterATakeBackDoesNotTouchTheFreshClaimOfTheSameId() {
+    Delivery stale = probe.seedInFlight("c1", "j1");
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE,
+        "heartbeat expired", 3);
+    Delivery fresh = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
+    String record = probe.rawRecord("j1");
+
+    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c1", stale, 0, "from the old delivery"));
+
+    assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"));
+    assertEquals(record, probe.rawRecord("j1"));
+  }
+
+  @Test
+  void unreadableRecordGoesToDeadInTheSameStepKeptVerbatim() {
+    Delivery d = probe.seedInFlight("c1", "j1");
     broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
 
-    assertEquals(RedisBroker.Moved.MALFORMED, broker.retry("c1", "j1", 1_000, "boom"));
+    assertEquals(RedisBroker.Moved.DEAD, broker.retry("c1", d, 1_000, "boom"));
 
-    assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
-    assertEquals("{\"type\":\"x\" garbage", probe.rawRecord("j1"));
+    assertEquals(List.of("dead"), probe.placesOf("j1"));
+    assertEquals("{\"type\":\"x\" garbage", probe.record("j1").get("malformed").asText());
+    assertTrue(probe.record("j1").get("lastError").asText().startsWith("malformed record: cannot retry it"));
+  }
+
+  @Test
+  void recordThatCannotBeWrittenBackGoesToDeadInTheSameStepWithTheReason() {
+    Delivery d = probe.seedInFlight("c1", "j1");
+    String unencodable = "{\"type\":\"x\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
+    broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
+
+    assertEquals(RedisBroker.Moved.DEAD, broker.retry("c1", d, 1_000, "attempt 1: boom"));
+
+    assertEquals(List.of("dead"), probe.placesOf("j1"));
+    JsonNode r = probe.record("j1");
+    assertEquals(unencodable, r.get("malformed").asText());
+    String error = r.get("lastError").asText();
+    assertTrue(error.contains("the record cannot be written back: Cannot serialise number")
+        && error.endsWith("attempt 1: boom"), error);
+    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
   }
 
   @Test
   void retryThatBecomesTheHeadWakesTheScheduler() {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
 
-    broker.retry("c1", "j1", 60_000, "boom");
+    broker.retry("c1", d, 60_000, "boom");
 
     assertEquals(1, probe.wakeTokens());
   }
 
   @Test
   void retryBehindAnEarlierDelayedJobDoesNotWakeTheScheduler() {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
     probe.seedDelayed("earlier", 10_000);
     assertTrue(broker.awaitWake(1.0));
 
-    broker.retry("c1", "j1", 60_000, "boom");
+    broker.retry("c1", d, 60_000, "boom");
 
     assertEquals(0, probe.wakeTokens());
     assertEquals(List.of("earlier", "j1"), probe.delayedIds());

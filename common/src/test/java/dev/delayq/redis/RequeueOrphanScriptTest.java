@@ -44,6 +44,29 @@ class RequeueOrphanScriptTest {
   }
 
   @Test
+  void idWhoseDeliveryIsInFlightIsNotAnOrphan() {
+    Delivery d = probe.seedInFlight("c1", "running");
+    assertEquals(List.of(d.element()), probe.inFlightElements("c1"));
+
+    assertEquals(0, admin.requeueOrphan("running"));
+
+    assertEquals(List.of("inflight:c1"), probe.placesOf("running"));
+  }
+
+  @Test
+  void orphanThatCannotBeWrittenBackGoesToDeadWithTheReason() {
+    String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
+    broker.redis().hset(keys.jobs(), "orphan", unencodable);
+
+    assertEquals(2, admin.requeueOrphan("orphan"));
+
+    assertEquals(List.of("dead"), probe.placesOf("orphan"));
+    assertEquals(unencodable, probe.record("orphan").get("malformed").asText());
+    assertTrue(probe.record("orphan").get("lastError").asText().contains("cannot be written back"));
+    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+  }
+
+  @Test
   void unreadableOrphanGoesToDeadKeptVerbatim() {
     broker.redis().hset(keys.jobs(), "orphan", "{broken");
 

@@ -21,8 +21,8 @@ class RetryDeadScriptTest {
 
   @Test
   void deadJobGoesToReadyWithAttemptsAfreshAndItsErrorKept() {
-    probe.seedInFlight("c1", QueueProbe.delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
-    broker.deadLetter("c1", "j1", "boom");
+    Delivery d = probe.seedInFlight("c1", QueueProbe.delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
+    broker.deadLetter("c1", d, "boom");
     long before = probe.redisNowMs();
 
     assertTrue(admin.retryDead("j1"));
@@ -81,6 +81,20 @@ class RetryDeadScriptTest {
     assertTrue(e.getMessage().contains("unreadable record"), e.getMessage());
     assertEquals(List.of("dead"), probe.placesOf("bad"));
     assertEquals("{not json", probe.rawRecord("bad"));
+  }
+
+  @Test
+  void deadRecordThatCannotBeWrittenBackStaysDeadAndTheOthersOfTheBatchStillGo() {
+    String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
+    broker.redis().hset(keys.jobs(), "bad", unencodable);
+    broker.redis().zadd(keys.dead(), 1, "bad");
+    probe.seedDead("c1", "good", "boom");
+
+    assertEquals(1, admin.retryAllDead());
+
+    assertEquals(List.of("dead"), probe.placesOf("bad"));
+    assertEquals(unencodable, probe.rawRecord("bad"));
+    assertEquals(List.of("ready"), probe.placesOf("good"));
   }
 
   @Test

@@ -50,10 +50,11 @@ class ScriptsTest {
     assertEquals(0, broker.moveDueToReady(10).moved());
 
     broker.redis().scriptFlush();
-    assertEquals("j1", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    assertEquals("j1", claimed.id());
 
     broker.redis().scriptFlush();
-    assertTrue(broker.ack("c1", "j1"));
+    assertEquals(RedisBroker.Ack.ACKED, broker.releaseClaimed("c1", claimed.delivery()).ack());
     assertEquals(List.of(), probe.placesOf("j1"));
   }
 

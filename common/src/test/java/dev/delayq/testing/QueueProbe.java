@@ -3,6 +3,7 @@ package dev.delayq.testing;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import java.nio.charset.StandardCharsets;
@@ -74,26 +75,30 @@ public final class QueueProbe {
     require(accepted && placesOf(id).equals(List.of("ready")), id + " did not land in ready");
   }
 
-  /** Enqueues an already-due job and claims it for {@code consumer}; ready must be empty before. */
-  public void seedInFlight(String consumer, String id) {
+  /**
+   * Enqueues an already-due job and claims it for {@code consumer} (which marks it running, as a
+   * consumer that starts it at once); ready must be empty before. Returns its delivery.
+   */
+  public Delivery seedInFlight(String consumer, String id) {
     seedReady(id);
-    claimExactly(consumer, id);
+    return claimExactly(consumer, id);
   }
 
-  public void seedInFlight(String consumer, RedisBroker.NewJob job) {
+  public Delivery seedInFlight(String consumer, RedisBroker.NewJob job) {
     seedReady(job);
-    claimExactly(consumer, job.id());
+    return claimExactly(consumer, job.id());
   }
 
-  private void claimExactly(String consumer, String id) {
+  private Delivery claimExactly(String consumer, String id) {
     Optional<RedisBroker.Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
     require(claimed.isPresent() && claimed.get().id().equals(id), consumer + " did not claim " + id);
+    return claimed.get().delivery();
   }
 
   /** Enqueues, claims and dead-letters a job. */
   public void seedDead(String consumer, String id, String error) {
-    seedInFlight(consumer, id);
-    require(broker.deadLetter(consumer, id, error), id + " was not dead-lettered");
+    Delivery d = seedInFlight(consumer, id);
+    require(broker.deadLetter(consumer, d, error), id + " was not dead-lettered");
   }
 
   private static void require(boolean condition, String message) {
@@ -134,8 +139,19 @@ public final class QueueProbe {
     return redis.lrange(keys.ready(), 0, -1);
   }
 
+  /** The ids of a consumer's deliveries, newest first (as the list holds them). */
   public List<String> inFlightIds(String consumer) {
+    return inFlightElements(consumer).stream().map(Delivery::idOf).toList();
+  }
+
+  /** A consumer's in-flight list as stored: deliveries {@code <token>|<id>}, newest first. */
+  public List<String> inFlightElements(String consumer) {
     return redis.lrange(keys.inFlight(consumer), 0, -1);
+  }
+
+  /** The delivery a consumer last marked running, or null. */
+  public String runningMark(String consumer) {
+    return redis.hget(keys.running(), consumer);
   }
 
   public List<String> deadIds() {
@@ -191,8 +207,10 @@ public final class QueueProbe {
       places.add("ready");
     }
     for (String list : inFlightKeys()) {
-      for (int i = 0; i < occurrences(list, id); i++) {
-        places.add(list.substring(list.lastIndexOf("}:") + 2));
+      for (String delivery : redis.lrange(list, 0, -1)) {
+        if (Delivery.idOf(delivery).equals(id)) {
+          places.add(list.substring(list.lastIndexOf("}:") + 2));
+        }
       }
     }
     if (redis.zscore(keys.dead(), id) != null) {

@@ -15,16 +15,20 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * One real redis-server (or Sentinel) on a free loopback port, in its own temp directory, for a
- * test that needs a server of its own: with a password, TLS, as a replica, as a Sentinel. It
- * answers PING before {@link #start} returns, and dies with the test JVM at the latest.
+ * test that needs a server of its own: with a password, TLS, as a replica, as a Sentinel, or
+ * keeping its data to be killed and started again. It is ready before {@link #start} returns,
+ * and dies with the test JVM at the latest.
  */
 public final class RedisServer implements AutoCloseable {
-  private final Process process;
+  private final List<String> command;
+  private final Predicate<RedisServer> ready;
   private final int port;
   private final Path dir;
+  private volatile Process process;
 
-  private RedisServer(Process process, int port, Path dir) {
-    this.process = process;
+  private RedisServer(List<String> command, Predicate<RedisServer> ready, int port, Path dir) {
+    this.command = List.copyOf(command);
+    this.ready = ready;
     this.port = port;
     this.dir = dir;
   }
@@ -35,6 +39,18 @@ public final class RedisServer implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
     args.addAll(List.of(extraArgs));
     return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
+  }
+
+  /**
+   * A server that keeps its jobs in {@code dir} (append-only file, fsync always), so that a test
+   * can {@link #kill} it and {@link #restart} it with its data on the same port.
+   */
+  public static RedisServer startPersistent(Path dir, String... extraArgs) {
+    int port = freePort();
+    List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port),
+        "--appendonly", "yes", "--appendfsync", "always"));
+    args.addAll(List.of(extraArgs));
+    return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"), dir);
   }
 
   /**
@@ -84,25 +100,39 @@ public final class RedisServer implements AutoCloseable {
     if (sentinel) {
       command.addAll(args);
     } else {
+      // later arguments win, so extra ones may override these
       command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
           "--dir", dir.toString(), "--maxmemory-policy", "noeviction"));
       command.addAll(args);
     }
+    RedisServer server = new RedisServer(command, ready, port, dir);
+    server.run();
+    return server;
+  }
+
+  /** Starts the server again after {@link #kill}: same arguments, port and directory (and data, if it keeps any). */
+  public void restart() {
+    if (process.isAlive()) {
+      throw new IllegalStateException("redis-server on port " + port + " is still running");
+    }
+    run();
+  }
+
+  private void run() {
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(dir.resolve("redis.log").toFile()).start();
       Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
-      RedisServer server = new RedisServer(p, port, dir);
+      process = p;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!ready.test(server)) {
+      while (!ready.test(this)) {
         if (!p.isAlive() || System.nanoTime() > deadline) {
           p.destroyForcibly();
           throw new IllegalStateException("test redis-server did not start on port " + port
-              + ": " + server.log());
+              + ": " + log());
         }
         Thread.sleep(20);
       }
-      return server;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

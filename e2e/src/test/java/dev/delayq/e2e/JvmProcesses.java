@@ -72,6 +72,22 @@ final class JvmProcesses implements AutoCloseable {
     p.destroy();
   }
 
+  /** SIGSTOP: the process stands still, threads, clocks and sockets and all, as in a long pause. */
+  static void sigstop(Process p) throws IOException, InterruptedException {
+    signal(p, "STOP");
+  }
+
+  static void sigcont(Process p) throws IOException, InterruptedException {
+    signal(p, "CONT");
+  }
+
+  private static void signal(Process p, String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+    }
+  }
+
   static void sigkill(Process p) throws InterruptedException {
     p.destroyForcibly();
     p.waitFor(10, TimeUnit.SECONDS);
@@ -81,7 +97,7 @@ final class JvmProcesses implements AutoCloseable {
   public void close() throws InterruptedException {
     for (Process p : started) {
       if (p.isAlive()) {
-        p.destroyForcibly();
+        p.destroyForcibly(); // SIGKILL ends a stopped process too
       }
     }
     for (Process p : started) {

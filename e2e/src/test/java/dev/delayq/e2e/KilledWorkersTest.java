@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.JobRequest;
 import dev.delayq.process.ChildEnvironment;
+import dev.delayq.redis.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +80,7 @@ class KilledWorkersTest {
     Set<String> ids = new HashSet<>();
     for (String consumer : q.broker.consumers()) {
       if (consumer.startsWith(prefix)) {
-        ids.addAll(q.redis.redis().lrange(q.keys.inFlight(consumer), 0, -1));
+        q.redis.redis().lrange(q.keys.inFlight(consumer), 0, -1).forEach(d -> ids.add(Delivery.idOf(d)));
       }
     }
     return ids;

@@ -8,10 +8,9 @@ import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
-import dev.delayq.redis.RedisBinary;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.testing.RedisFixture;
+import dev.delayq.testing.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,11 +42,9 @@ class RedisOutageTest {
     for (String role : List.of("worker-1", "scheduler")) {
       Files.deleteIfExists(Path.of("target", "e2e-logs", "redisOutage-" + role + ".log"));
     }
-    int port = RedisFixture.freePort();
-    String url = "redis://127.0.0.1:" + port;
-    Process redis = startRedis(port);
-    try (UnifiedJedis client = RedisConnector.open(url, "outage-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
-        JvmProcesses processes = new JvmProcesses("redisOutage", url, "outage")) {
+    try (RedisServer redis = RedisServer.startPersistent(dir);
+        UnifiedJedis client = RedisConnector.open(redis.url(), "outage-test", 8, Duration.ofSeconds(1), Duration.ofSeconds(5));
+        JvmProcesses processes = new JvmProcesses("redisOutage", redis.url(), "outage")) {
       await().atMost(10, TimeUnit.SECONDS).ignoreExceptions().until(() -> "PONG".equals(client.ping()));
       Keys keys = new Keys("delayq", "outage");
       RedisBroker broker = new RedisBroker(client, keys);
@@ -64,9 +61,9 @@ class RedisOutageTest {
       producer.enqueueAll(jobs);
       await().atMost(10, TimeUnit.SECONDS).until(() -> log.size() >= 50);
 
-      redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      redis.kill();
       Thread.sleep(3_000); // the outage itself: nothing to wait for but time
-      redis = startRedis(port);
+      redis.restart();
 
       await().atMost(60, TimeUnit.SECONDS).ignoreExceptions()
           .until(() -> client.hlen(keys.jobs()) == 0 && client.zcard(keys.dead()) == 0);
@@ -76,17 +73,7 @@ class RedisOutageTest {
       assertEquals(List.of(), new Inspector(client, keys).check());
       assertOutageLoggedOncePerSubject(Path.of("target", "e2e-logs", "redisOutage-worker-1.log"));
       assertOutageLoggedOncePerSubject(Path.of("target", "e2e-logs", "redisOutage-scheduler.log"));
-    } finally {
-      redis.destroyForcibly();
     }
-  }
-
-  private Process startRedis(int port) throws Exception {
-    Process p = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-        "--dir", dir.toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-    return p;
   }
 
   /** The process logged "unreachable" once and "back" once, whichever threads noticed. */

@@ -30,4 +30,20 @@ record RunLog(UnifiedJedis redis, String key) {
   long size() {
     return redis.llen(key);
   }
+
+  /** The runs of each job, in start order. */
+  java.util.Map<String, List<Run>> byId() {
+    java.util.Map<String, List<Run>> out = new java.util.LinkedHashMap<>();
+    for (Run r : runs()) {
+      out.computeIfAbsent(r.id(), k -> new ArrayList<>()).add(r);
+    }
+    return out;
+  }
+
+  /** The attempts each job ran with, in start order. */
+  java.util.Map<String, List<Integer>> attemptsById() {
+    java.util.Map<String, List<Integer>> out = new java.util.LinkedHashMap<>();
+    byId().forEach((id, runs) -> out.put(id, runs.stream().map(Run::attempt).toList()));
+    return out;
+  }
 }

@@ -2,7 +2,10 @@ package dev.delayq.scheduler;
 
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShutdownSignal;
+import java.time.Duration;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
@@ -11,7 +14,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * The scheduler's one thread: while it holds the lease it forwards due jobs (again at once
  * while batches come back full, so there is no per-second ceiling), recovers silent consumers
  * every recover interval, and otherwise sleeps until the next due time, a wake-up or the next
- * lease renewal. Every error is logged and survived; a Redis outage is retried with backoff.
+ * lease renewal. It runs under {@link RunUntilShutdown}: every error is logged once and
+ * survived, a Redis outage is retried with backoff, and should the loop not go on the scheduler
+ * exits non-zero so that it is restarted.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -36,21 +41,10 @@ final class SchedulerLoop {
     this.recoverIntervalNanos = recoverIntervalNanos;
   }
 
-  void run() {
-    while (!shutdown.isRequested()) {
-      try {
-        long wakeAt = tick();
-        outage.succeeded();
-        if (wakeAt > System.nanoTime() && !shutdown.isRequested()) {
-          waiter.awaitUntil(wakeAt);
-        }
-      } catch (JedisException e) {
-        waiter.awaitUntil(System.nanoTime() + outage.failed(e) * 1_000_000);
-      } catch (RuntimeException e) {
-        log.error("scheduler: unexpected error, will keep running", e);
-        waiter.awaitUntil(System.nanoTime() + 1_000_000_000L);
-      }
-    }
+  /** Runs until shutdown; {@code onCannotGoOn} is told when the loop cannot go on. */
+  void run(Consumer<Throwable> onCannotGoOn) {
+    RunUntilShutdown.of("scheduler", this::tick).until(shutdown::isRequested).riding(outage)
+        .pausingWith(waiter::awaitUntil).onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().run();
     try {
       lease.release();
     } catch (JedisException e) {

@@ -17,10 +17,13 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The scheduler process: wires the lease, forwarder, recoverer and wake listener together.
- * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused.
+ * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused,
+ * 72 when one of its threads could not go on (so that the supervisor restarts it).
  */
 public final class SchedulerMain {
   private static final Logger log = LoggerFactory.getLogger(SchedulerMain.class);
+
+  static final int EXIT_THREAD_FAILED = 72;
 
   private SchedulerMain() {}
 
@@ -46,14 +49,21 @@ public final class SchedulerMain {
     RedisBroker broker = new RedisBroker(redis, keys);
     broker.scripts().loadAll();
 
-    String owner = child.name() + "@" + child.host() + ":" + ProcessHandle.current().pid();
+    String owner = leaseOwner(child);
     LeaderLease lease = new LeaderLease(broker, owner, config.scheduler().leaseTtl().toMillis());
     Waiter waiter = new Waiter();
     OutageLog outages = new OutageLog(child.name());
-    Thread listener = new Thread(new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested,
-        outages), "wake-listener");
-    listener.setDaemon(true);
-    listener.start();
+    int[] exitCode = {0};
+    java.util.function.Consumer<Throwable> cannotGoOn = t -> {
+      exitCode[0] = EXIT_THREAD_FAILED;
+      shutdown.request("a thread could not go on (" + t + ")");
+      waiter.wake();
+    };
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+      log.error("{}: thread {} died of an uncaught error", owner, t.getName(), e);
+      cannotGoOn.accept(e);
+    });
+    new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested, outages).start(cannotGoOn);
     Thread nudge = new Thread(() -> {
       try {
         shutdown.await();
@@ -70,9 +80,23 @@ public final class SchedulerMain {
         ProcessHandle.current().pid());
     new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos(), outages).run();
-    log.info("{}: stopped ({})", owner, shutdown.reason());
+        config.scheduler().recoverInterval().toNanos(), outages).run(cannotGoOn);
+    log.info("{}: stopped ({}), exit {}", owner, shutdown.reason(), exitCode[0]);
     redis.close();
-    System.exit(0);
+    System.exit(exitCode[0]);
+  }
+
+  /**
+   * The lease holder's id. Under a supervisor it names the supervisor, not this process, so a
+   * scheduler the supervisor restarted after a crash takes its predecessor's lease back at once
+   * instead of waiting out its TTL; a second supervisor (another host, or the same one later)
+   * has another id and stands by. Run by hand, it names this process.
+   */
+  static String leaseOwner(ChildEnvironment child) {
+    String self = child.name() + "@" + child.host() + ":";
+    if (child.supervisorPid() > 0) {
+      return self + "supervisor-" + child.supervisorPid();
+    }
+    return self + ProcessHandle.current().pid();
   }
 }

@@ -2,16 +2,18 @@ package dev.delayq.scheduler;
 
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.RedisBroker;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
-import redis.clients.jedis.exceptions.JedisException;
+import java.util.function.Consumer;
 
 /**
  * Blocks on the wake list and wakes the scheduler's {@link Waiter} when an enqueue made a new
  * earliest job. Only the leader listens, so a standby never swallows the leader's token. The
  * blocking timeout only bounds how soon this thread notices shutdown.
  */
-final class WakeListener implements Runnable {
+final class WakeListener {
   private final RedisBroker broker;
   private final Waiter waiter;
   private final BooleanSupplier listening;
@@ -27,31 +29,20 @@ final class WakeListener implements Runnable {
     this.stopping = stopping;
   }
 
-  @Override
-  public void run() {
-    while (!stopping.getAsBoolean()) {
-      try {
-        if (!listening.getAsBoolean()) {
-          Thread.sleep(200);
-          continue;
-        }
-        if (broker.awaitWake(1.0)) {
-          waiter.wake();
-        }
-        outage.succeeded();
-      } catch (JedisException e) {
-        sleep(outage.failed(e));
-      } catch (InterruptedException e) {
-        return;
-      }
-    }
+  /** Listens on its own thread until shutdown; {@code onCannotGoOn} is told should it not go on. */
+  Thread start(Consumer<Throwable> onCannotGoOn) {
+    return RunUntilShutdown.of("wake-listener", this::tick).until(stopping).riding(outage)
+        .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
 
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+  /** One wait for a token (the leader only); returns when to wait again. */
+  long tick() {
+    if (!listening.getAsBoolean()) {
+      return System.nanoTime() + 200_000_000L;
     }
+    if (broker.awaitWake(1.0)) {
+      waiter.wake();
+    }
+    return System.nanoTime();
   }
 }

@@ -26,20 +26,20 @@ class RecovererTest {
   }
 
   @Test
-  void expiredConsumerJobsReturnToReadyWithAttemptPlusOne() {
-    probe.seedInFlight("silent", "j1");
-    probe.seedInFlight("silent", "j2");
+  void expiredConsumerJobsReturnToReadyAndOnlyTheRunningOneCountsAnAttempt() {
+    probe.seedReady("running");
+    probe.seedReady("prefetched");
+    broker.claimReady("silent", 30_000, 2, null); // "running" is marked: its handler started
     expire("silent");
 
     int taken = recoverer.tick(probe.redisNowMs());
 
     assertEquals(2, taken);
-    for (String id : List.of("j1", "j2")) {
-      assertEquals(List.of("ready"), probe.placesOf(id));
-      assertEquals(2, probe.record(id).get("attempt").asInt());
-      assertTrue(probe.record(id).get("lastError").asText().contains("heartbeat of consumer silent expired"),
-          probe.rawRecord(id));
-    }
+    assertEquals(List.of("prefetched", "running"), probe.readyIds());
+    assertEquals(2, probe.record("running").get("attempt").asInt());
+    assertTrue(probe.record("running").get("lastError").asText().contains("heartbeat of consumer silent expired"),
+        probe.rawRecord("running"));
+    assertEquals(1, probe.record("prefetched").get("attempt").asInt());
     assertNull(probe.consumerExpiry("silent"), "an emptied consumer is unregistered, so a late ack is fenced");
   }
 

@@ -11,9 +11,10 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code delayq recover}: the recoverer, now, plus re-queuing of hash orphans. */
 @Command(name = "recover", mixinStandardHelpOptions = true,
     description = {"Run the recoverer now: jobs in flight on consumers whose heartbeat expired, or "
-        + "on in-flight lists with no registered consumer, go back to ready with attempt + 1 (or to "
-        + "dead past their attempts or the poison-pill limit); records whose id is in no structure "
-        + "(orphans) go back to ready.",
+        + "on in-flight lists with no registered consumer, go back to ready; the one whose handler "
+        + "was running counts an attempt and a lost delivery (to dead past its attempts or the "
+        + "poison-pill limit), the others go back as they were. Records whose id is in no "
+        + "structure (orphans) go back to ready.",
         "Safe on a live system: each move is one script that re-checks its condition."},
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {"0:done (also when there was nothing to recover)", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
@@ -31,7 +32,8 @@ final class RecoverCommand implements Callable<Integer> {
       Admin.RecoverReport r = s.admin.recover();
       out.printf("consumers taken back: %d with an expired heartbeat, %d unregistered%n",
           r.expiredConsumers(), r.unregisteredConsumers());
-      out.printf("in-flight jobs: %d back to ready, %d to dead%n", r.requeued(), r.deadLettered());
+      out.printf("in-flight jobs: %d back to ready, %d to dead; %d charged an attempt (their handler "
+          + "was running)%n", r.requeued(), r.deadLettered(), r.charged());
       out.printf("orphan records: %d back to ready, %d to dead (unreadable)%n",
           r.orphansRequeued(), r.orphansDeadLettered());
       return ExitCodes.OK;

@@ -1,20 +1,29 @@
 package dev.delayq.supervisor;
 
 import dev.delayq.process.ChildEnvironment;
+import dev.delayq.process.RunningFile;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Recovery;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Returns the in-flight jobs of a worker process to {@code ready} the moment the supervisor
- * sees it exit, instead of after its heartbeats expire. Safe because the process is gone: no
- * late acknowledgement can come from it, and the requeue script fences its consumers anyway.
- * A recovery that fails (Redis down) is kept and retried on every tick until it succeeds.
+ * sees it exit, instead of after its heartbeats expire, by the one {@link Recovery} policy: the
+ * job whose handler was running counts an attempt and a lost delivery, the others go back as
+ * they were. Which job was running, the worker's crash record ({@link RunningFile}, in the run
+ * directory) says exactly, however the process died. Safe because the process is gone: no late
+ * outcome can come from it, and its deliveries are fenced anyway. A recovery that fails (Redis
+ * down) is kept and retried on every tick until it succeeds.
  */
 final class InstantRecovery {
   private static final Logger log = LoggerFactory.getLogger(InstantRecovery.class);
@@ -29,23 +38,35 @@ final class InstantRecovery {
     String reason() {
       return childName + " (pid " + pid + ") exited with code " + exitCode;
     }
+
+    /** Consumer id -> the delivery it was running, per the crash record; empty without one. */
+    Optional<Map<String, String>> crashRecord(Path runDir) {
+      Path path = RunningFile.pathFor(runDir, childName, pid);
+      if (!RunningFile.exists(path)) {
+        return Optional.empty();
+      }
+      Map<String, String> running = new HashMap<>();
+      RunningFile.read(path).forEach((slot, delivery) -> running.put(consumerPrefix() + (slot + 1), delivery));
+      return Optional.of(running);
+    }
   }
 
-  private final RedisBroker broker;
-  private final Inspector inspector;
-  private final int poisonAt;
+  private final Recovery recovery;
+  private final Path runDir;
   private final String host;
   private final Deque<Gone> pending = new ArrayDeque<>();
   private boolean failing;
   private long retryAt;
   private Duration retryWait = Duration.ofSeconds(1);
 
-  /** {@code host}: this host's name, as its workers put it in their consumer ids. */
-  InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host) {
+  /**
+   * {@code host}: this host's name, as its workers put it in their consumer ids; {@code runDir}:
+   * where they keep their crash records.
+   */
+  InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host, Path runDir) {
+    this.recovery = new Recovery(broker, inspector, poisonAt);
     this.host = host;
-    this.broker = broker;
-    this.inspector = inspector;
-    this.poisonAt = poisonAt;
+    this.runDir = runDir;
   }
 
   /** Takes back the jobs of a worker process that just exited (from the control thread). */
@@ -93,29 +114,24 @@ final class InstantRecovery {
 
   private void recover(Gone gone) {
     long started = System.nanoTime();
-    RedisBroker.Requeued registered =
-        broker.requeueConsumersOf(gone.consumerPrefix(), gone.reason(), poisonAt);
-    int requeued = registered.requeued();
-    int dead = registered.deadLettered();
-    // A consumer can hold a job in its in-flight list before it is registered (claimed, then
-    // died before its first heartbeat): after a crash, sweep the lists themselves too. SCAN
-    // walks the whole keyspace, so not after a clean drain, which left nothing behind.
-    List<String> unregistered = gone.exitCode() == 0 ? List.of() : unregisteredConsumers(gone.consumerPrefix());
-    for (String consumer : unregistered) {
-      RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, gone.reason(), poisonAt);
-      requeued += r.requeued();
-      dead += r.deadLettered();
-    }
+    List<Recovery.TakenBack> takenBack = recovery.processGone(gone.consumerPrefix(), gone.reason(),
+        gone.exitCode() != 0, gone.crashRecord(runDir));
+    RunningFile.pathFor(runDir, gone.childName(), gone.pid()).toFile().delete();
     long ms = (System.nanoTime() - started) / 1_000_000;
-    if (requeued + dead > 0) {
-      log.warn("{}: {} in-flight job(s) back to ready, {} dead-lettered (poison pill or attempts used up) ({} ms)",
-          gone.reason(), requeued, dead, ms);
+    int uncharged = 0;
+    int charged = 0;
+    int dead = 0;
+    for (Recovery.TakenBack t : takenBack) {
+      uncharged += t.result().uncharged();
+      charged += t.result().charged();
+      dead += t.result().deadLettered();
+    }
+    if (uncharged + charged > 0) {
+      log.warn("{}: {} in-flight job(s) back: {} unstarted, uncounted; {} that was running charged "
+          + "an attempt, {} of them dead-lettered (poison pill or attempts used up) ({} ms)",
+          gone.reason(), uncharged + charged, uncharged, charged, dead, ms);
     } else if (gone.exitCode() != 0) {
       log.info("{}: no job was in flight", gone.reason());
     }
-  }
-
-  private List<String> unregisteredConsumers(String prefix) {
-    return inspector.unregisteredConsumers().stream().filter(c -> c.startsWith(prefix)).toList();
   }
 }

@@ -102,7 +102,7 @@ final class StartCommand implements Callable<Integer> {
       Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
       Inspector inspector = new Inspector(redis.client(), keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
-          config.worker().poisonPillAfter(), host);
+          config.worker().poisonPillAfter(), host, home.runDir(config));
       Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
       Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));

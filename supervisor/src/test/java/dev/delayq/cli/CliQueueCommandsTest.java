@@ -104,7 +104,7 @@ class CliQueueCommandsTest {
 
     assertEquals(0, r.exit(), r.toString());
     assertEquals("consumers taken back: 0 with an expired heartbeat, 1 unregistered\n"
-        + "in-flight jobs: 1 back to ready, 0 to dead\n"
+        + "in-flight jobs: 1 back to ready, 0 to dead; 1 charged an attempt (their handler was running)\n"
         + "orphan records: 1 back to ready, 0 to dead (unreadable)\n", r.out());
     assertEquals(List.of("ready"), cli.probe.placesOf("orphan"));
     assertEquals(List.of("ready"), cli.probe.placesOf("ghost-job"));

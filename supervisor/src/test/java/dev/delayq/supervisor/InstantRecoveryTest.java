@@ -4,13 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.process.RunningFile;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.RedisFixture;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 
@@ -21,12 +25,15 @@ class InstantRecoveryTest {
   private RedisBroker broker;
   private InstantRecovery recovery;
 
+  @TempDir
+  Path runDir;
+
   @BeforeEach
   void freshQueue() {
     redis = RedisFixture.get().redis();
     keys = RedisFixture.freshKeys();
     broker = RedisFixture.get().broker(keys);
-    recovery = new InstantRecovery(broker, new Inspector(redis, keys), 3, "h1");
+    recovery = new InstantRecovery(broker, new Inspector(redis, keys), 3, "h1", runDir);
   }
 
   private String readyJob(String id) {
@@ -41,11 +48,33 @@ class InstantRecoveryTest {
     return record.replaceAll(".*\"attempt\":(\\d+).*", "$1");
   }
 
+  private List<String> idsIn(String consumer) {
+    return redis.lrange(keys.inFlight(consumer), 0, -1).stream().map(Delivery::idOf).toList();
+  }
+
+  @Test
+  void theCrashRecordTheWorkerLeftDecidesWhichJobWasRunning() {
+    readyJob("finished");
+    readyJob("running");
+    readyJob("prefetched");
+    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1@h1:4244:1", 30_000, 3, null).jobs();
+    // the worker had finished the first (its acknowledgement had not landed) and started the second
+    RunningFile.create(RunningFile.pathFor(runDir, "worker-1", 4244), 4244, 1)
+        .running(0, batch.get(1).delivery().element());
+
+    recovery.workerGone("worker-1", 4244, 137, System.nanoTime());
+
+    assertEquals("2", attemptOf("running"));
+    assertEquals("1", attemptOf("finished"));
+    assertEquals("1", attemptOf("prefetched"));
+    assertFalse(RunningFile.exists(RunningFile.pathFor(runDir, "worker-1", 4244)), "the record is removed once read");
+  }
+
   @Test
   void jobsOfAGoneWorkerAreReadyAgainWithTheNextAttemptAndItsLateAckIsFenced() {
     readyJob("a");
     String consumer = "worker-1@h1:4242:3";
-    assertTrue(broker.claim(consumer, 1, 30_000).isPresent());
+    RedisBroker.Claimed claimed = broker.claim(consumer, 1, 30_000).orElseThrow();
     assertEquals(0, redis.llen(keys.ready()));
 
     recovery.workerGone("worker-1", 4242, 137, System.nanoTime());
@@ -54,9 +83,27 @@ class InstantRecoveryTest {
     assertEquals(0, redis.llen(keys.inFlight(consumer)));
     assertEquals("2", attemptOf("a"));
     assertTrue(redis.hget(keys.jobs(), "a").contains("worker-1 (pid 4242) exited with code 137"));
-    assertFalse(broker.ack(consumer, "a"), "a late ack from the dead process deletes nothing");
+    assertEquals(RedisBroker.Ack.FENCED, broker.releaseClaimed(consumer, claimed.delivery()).ack(),
+        "a late ack from the dead process deletes nothing");
     assertTrue(redis.hexists(keys.jobs(), "a"));
     assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer), "the consumer is unregistered");
+  }
+
+  @Test
+  void onlyTheJobThatWasRunningIsChargedThePrefetchedOnesGoBackAsTheyWere() {
+    readyJob("running");
+    readyJob("prefetched-1");
+    readyJob("prefetched-2");
+    String consumer = "worker-1@h1:4243:1";
+    assertEquals(3, broker.claimReady(consumer, 30_000, 3, null).jobs().size());
+
+    recovery.workerGone("worker-1", 4243, 137, System.nanoTime());
+
+    assertEquals(List.of("prefetched-2", "prefetched-1", "running"), redis.lrange(keys.ready(), 0, -1));
+    assertEquals("2", attemptOf("running"));
+    assertEquals("1", attemptOf("prefetched-1"));
+    assertEquals("1", attemptOf("prefetched-2"));
+    assertFalse(redis.hget(keys.jobs(), "prefetched-1").contains("lost"));
   }
 
   @Test
@@ -87,9 +134,9 @@ class InstantRecoveryTest {
     recovery.workerGone("worker-1", 100, 1, System.nanoTime());
 
     assertEquals(List.of("mine"), redis.lrange(keys.ready(), 0, -1));
-    assertEquals(List.of("other-pid"), redis.lrange(keys.inFlight("worker-1@h1:101:1"), 0, -1));
-    assertEquals(List.of("other-worker"), redis.lrange(keys.inFlight("worker-10@h1:100:1"), 0, -1));
-    assertEquals(List.of("other-host"), redis.lrange(keys.inFlight("worker-1@h2:100:1"), 0, -1),
+    assertEquals(List.of("other-pid"), idsIn("worker-1@h1:101:1"));
+    assertEquals(List.of("other-worker"), idsIn("worker-10@h1:100:1"));
+    assertEquals(List.of("other-host"), idsIn("worker-1@h2:100:1"),
         "the same worker name and pid on another host is another process");
   }
 

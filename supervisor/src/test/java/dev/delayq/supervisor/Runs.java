@@ -44,6 +44,17 @@ final class Runs {
     return out;
   }
 
+  /** The attempts each job started with, in order, for the jobs not in {@code except}. */
+  Map<String, List<Integer>> startedAttempts(java.util.Set<String> except) {
+    Map<String, List<Integer>> out = new java.util.HashMap<>();
+    for (Run r : all()) {
+      if (r.what().equals("start") && !except.contains(r.id())) {
+        out.computeIfAbsent(r.id(), k -> new ArrayList<>()).add(r.attempt());
+      }
+    }
+    return out;
+  }
+
   List<Run> of(String what, String id) {
     return all().stream().filter(r -> r.what().equals(what) && r.id().equals(id)).toList();
   }

@@ -56,24 +56,13 @@ class ShutdownProcessTest {
     return env;
   }
 
-  private static void awaitAllRunning(SupervisorProcess sup, int children) {
-    await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() -> sup.status()
-        .map(s -> {
-          int running = 0;
-          for (var c : s.path("children")) {
-            running += c.path("state").asText().equals("RUNNING") ? 1 : 0;
-          }
-          return running == children;
-        }).orElse(false));
-  }
-
   @Test
   void sigtermLetsTheJobInFlightFinishAndBeAcknowledgedBeforeExit() throws Exception {
     JobsJar.install(home);
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(1), env)) {
-      awaitAllRunning(sup, 2);
+      sup.awaitRunning(2);
       Runs runs = new Runs(home.resolve("runs.log"));
       String id = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5)
           .delay("test_sleep", runs.payload(3000), Duration.ZERO).id();
@@ -96,7 +85,7 @@ class ShutdownProcessTest {
   @Test
   void killedSupervisorLeavesNoChildProcessWithinTenSeconds() throws Exception {
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(2), embeddedRedisEnv())) {
-      awaitAllRunning(sup, 4);
+      sup.awaitRunning(4);
       List<Long> children = new ArrayList<>();
       sup.status().orElseThrow().path("children").forEach(c -> children.add(c.path("pid").asLong()));
       assertEquals(4, children.size(), "redis, scheduler, 2 workers");
@@ -118,7 +107,7 @@ class ShutdownProcessTest {
     int port = Integer.parseInt(env.get("DELAYQ_REDIS_EMBEDDED_PORT"));
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG.formatted(1), env)) {
-      awaitAllRunning(sup, 3);
+      sup.awaitRunning(3);
       // the embedded Redis requires the password its supervisor keeps in run/
       String password = Files.readString(home.resolve("run/redis.password")).trim();
       try (UnifiedJedis redis = RedisConnector.open("redis://:" + password + "@127.0.0.1:" + port,
@@ -148,7 +137,7 @@ class ShutdownProcessTest {
     Runs runs = new Runs(home.resolve("runs.log"));
     String id;
     try (SupervisorProcess first = SupervisorProcess.start(home, CONFIG.formatted(1), env)) {
-      awaitAllRunning(first, 3);
+      first.awaitRunning(3);
       // bin/delayq enqueue, reaching the embedded Redis through the same config and environment,
       // on the same home (whose run/ holds the embedded Redis's password)
       List<String> enqueue = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -236,6 +236,18 @@ final class SupervisorProcess implements AutoCloseable {
     }
   }
 
+  /** Waits until {@code children} children are RUNNING. */
+  void awaitRunning(int children) {
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+        .until(() -> status().map(s -> {
+          int running = 0;
+          for (JsonNode c : s.path("children")) {
+            running += c.path("state").asText().equals("RUNNING") ? 1 : 0;
+          }
+          return running == children;
+        }).orElse(false));
+  }
+
   /** PIDs of every child any status call has shown. */
   List<Long> seenChildPids() {
     return List.copyOf(seenChildPids);

@@ -1,239 +1,296 @@
 package dev.delayq.worker;
 
-import dev.delayq.job.JobContext;
-import dev.delayq.job.JobHandler;
-import dev.delayq.job.JobResult;
-import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
-import dev.delayq.process.OutageLog;
-import dev.delayq.process.RedisOutage;
-import dev.delayq.redis.JobRecord;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.RunningFile;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
- * share of the backlog in one call, or one job with BLMOVE when nothing waits), runs each
- * handler on this thread under the {@link Watchdog}'s time limit, and hands outcomes to the
- * {@link Finisher}, whose sender acknowledges finished jobs together. A crash at any moment leaves its
- * jobs in its in-flight list, where they are recovered. It stops claiming when told to be
- * quiet, after finishing the jobs in hand.
+ * share of the backlog in one call, or one job with BLMOVE when nothing waits) and runs them one
+ * by one with its {@link JobRunner}.
+ *
+ * <p>Before each job it confirms that the delivery is still its own: while the worker's
+ * {@link Lease} holds (its last confirmed heartbeat is recent), nobody can have taken the job
+ * back, and the start costs no Redis call: the job's running mark and the acknowledgement of the
+ * one before it go out with the {@link AckSender}. When the lease does not hold (the worker was
+ * stopped or paused, or Redis was away) it asks Redis first, and a consumer whose jobs were taken
+ * back runs none of them. The same holds for a batch claimed before a failover (see
+ * {@link FailoverResync}): the new master may not have the claim. It writes the job it runs in
+ * the worker's crash record, so that after a crash only that job is charged. The acknowledgement
+ * of a batch's last job rides on the next claim.
+ *
+ * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
+ * consumer unsure of what its list holds, so before claiming again it gives back everything it
+ * has not started; that is also what becomes of a claim that {@code redis.replicaAcks} could not
+ * confirm, which must not run. Told to be quiet, it finishes the job in hand, gives back the rest
+ * and is done.
  */
-final class Consumer implements Runnable {
+final class Consumer {
   private static final Logger log = LoggerFactory.getLogger(Consumer.class);
+  /** Longer than the longest Redis outage backoff, so the sender's retry after an outage lands first. */
+  private static final long FLUSH_BEFORE_GIVING_BACK_NANOS = 6_000_000_000L;
 
-  /** The settings a consumer runs by. */
-  record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch, Duration jobTimeout,
-      RetryPolicy retryPolicy) {}
+  /** The settings a consumer claims by. */
+  record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch) {}
+
+  /** What a consumer shares with the others of its worker. */
+  record Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
+      Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync) {}
 
   private final String id;
+  private final int slot;
+  private final Shared shared;
   private final RedisBroker broker;
-  private final HandlerRegistry handlers;
-  private final Finisher finisher;
   private final Settings settings;
   private final BooleanSupplier quiet;
-  private final Watchdog watchdog;
-  private final StatsRecorder stats;
-  private final RedisOutage outage;
-  private final FailoverResync resync;
-  private long seenMasterEpoch;
-  private volatile Watchdog.Slot slot;
-  /** The current batch, and the index of its first job not started yet. */
-  private volatile List<RedisBroker.Claimed> current = List.of();
-  private volatile int nextUnstarted;
+  private final BooleanSupplier abandon;
+  private final AckSender.Channel acks;
 
-  Consumer(String id, RedisBroker broker, HandlerRegistry handlers, Finisher finisher,
-      Settings settings, BooleanSupplier quiet, Watchdog watchdog, StatsRecorder stats,
-      OutageLog outages, FailoverResync resync) {
+  // state, read and written by this consumer's thread only (volatile: the worker reads it at exit)
+  private List<RedisBroker.Claimed> batch = List.of();
+  private int next;
+  /** The first job of a batch comes marked running by the claim itself. */
+  private boolean nextIsMarked;
+  /** The lease the batch was claimed under, or -1 when it did not hold then. */
+  private int batchEpoch = -1;
+  /** The epoch of the Redis master the batch was claimed on. */
+  private long batchMasterEpoch;
+  /** The epoch of the master this consumer last gave back its stale deliveries to. */
+  private long seenMasterEpoch;
+  /** A finished job whose acknowledgement goes with the next call or report. */
+  private Delivery pendingAck;
+  private boolean unsure;
+  private volatile Delivery running;
+  private volatile Watchdog.Slot watchdogSlot;
+  private volatile boolean done;
+
+  /** Consumer {@code id}, the {@code slot}-th (from 0) of its worker. */
+  Consumer(String id, int slot, Shared shared, Settings settings, BooleanSupplier quiet, BooleanSupplier abandon) {
     this.id = id;
-    this.broker = broker;
-    this.handlers = handlers;
-    this.finisher = finisher;
+    this.slot = slot;
+    this.shared = shared;
+    this.broker = shared.broker();
     this.settings = settings;
     this.quiet = quiet;
-    this.watchdog = watchdog;
-    this.stats = stats;
-    this.outage = new RedisOutage(id, outages);
-    this.resync = resync;
-    this.seenMasterEpoch = resync.epoch();
+    this.abandon = abandon;
+    this.acks = shared.acks().channel(id);
+    this.seenMasterEpoch = shared.resync().epoch();
+    this.batchMasterEpoch = seenMasterEpoch;
   }
 
   String id() {
     return id;
   }
 
+  /** True once the consumer has drained: nothing in hand, nothing claimed. */
+  boolean isDone() {
+    return done;
+  }
+
   /** True when this consumer's thread is lost in a handler that ignored its interruption. */
   boolean isStuck() {
-    Watchdog.Slot s = slot;
+    Watchdog.Slot s = watchdogSlot;
     return s != null && s.isStuck();
   }
 
-  @Override
-  public void run() {
-    slot = watchdog.register(id, Thread.currentThread());
+  /** The delivery whose handler runs now, if any: what a crash would charge. */
+  Optional<String> runningNow() {
+    Delivery d = running;
+    return d == null ? Optional.empty() : Optional.of(d.element());
+  }
+
+  /** One step: a claim, or one job. Any failure leaves the consumer unsure of its list. */
+  long pass() {
+    if (watchdogSlot == null) {
+      watchdogSlot = shared.watchdog().register(id, Thread.currentThread());
+    }
     try {
-      while (!quiet.getAsBoolean()) {
-        List<RedisBroker.Claimed> batch;
-        try {
-          seenMasterEpoch = resync.between(id, seenMasterEpoch);
-          batch = claim();
-          outage.succeeded();
-        } catch (JedisException e) {
-          Thread.sleep(outage.failed(e));
-          continue;
-        }
-        runBatch(batch);
+      step();
+    } catch (RuntimeException | Error e) {
+      if (quiet.getAsBoolean() && abandon.getAsBoolean()) {
+        log.error("{}: could not give back its claimed jobs at shutdown ({}); they are taken back "
+            + "when its worker exits", id, e.toString());
+        done = true;
+        return 0;
       }
-    } catch (InterruptedException e) {
-      log.warn("{}: interrupted at shutdown; its jobs in hand stay in flight and are put back", id);
-    } catch (RuntimeException e) {
-      log.error("{}: stopped by an unexpected error; its jobs in hand are put back", id, e);
+      unsure = true;
+      throw e;
     }
+    return 0;
   }
 
-  private List<RedisBroker.Claimed> claim() {
-    List<RedisBroker.Claimed> batch = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch());
-    if (!batch.isEmpty()) {
-      return batch;
-    }
-    return broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs())
-        .map(List::of).orElse(List.of());
-  }
-
-  /**
-   * Runs a batch in claim order. Told to be quiet, it starts no further job of the batch and
-   * gives the rest back, so a drain waits for one job per consumer, not for a whole prefetch.
-   */
-  private void runBatch(List<RedisBroker.Claimed> batch) throws InterruptedException {
-    current = batch;
-    for (int i = 0; i < batch.size(); i++) {
-      nextUnstarted = i;
-      if (quiet.getAsBoolean()) {
-        releaseUnstarted();
-        return;
-      }
-      RedisBroker.Claimed claimed = batch.get(i);
-      nextUnstarted = i + 1;
-      Outcome outcome = process(claimed);
-      if (slot.isStuck()) {
-        return;
-      }
-      if (outcome instanceof Outcome.Ack) {
-        finisher.ackLater(id, claimed.id());
-      } else if (outcome != null) {
-        finisher.finish(id, claimed.id(), outcome);
-      }
-    }
-    current = List.of();
-  }
-
-  /**
-   * Gives back the jobs this consumer claimed but has not started; the worker calls it too
-   * when it exits, for a consumer lost in a stuck handler or interrupted at the drain timeout.
-   */
-  void releaseUnstarted() {
-    List<RedisBroker.Claimed> batch = current;
-    List<RedisBroker.Claimed> rest = batch.subList(Math.min(nextUnstarted, batch.size()), batch.size());
-    current = List.of();
-    if (rest.isEmpty()) {
+  private void step() {
+    if (quiet.getAsBoolean()) {
+      giveBackAll();
+      done = true;
       return;
     }
-    try {
-      int n = broker.releaseClaimed(id, rest.stream().map(RedisBroker.Claimed::id).toList());
-      log.info("{}: gave back {} claimed job(s) it had not started", id, n);
-    } catch (JedisException e) {
-      log.warn("{}: could not give back {} unstarted job(s) ({}); they are recovered as lost",
-          id, rest.size(), e.getMessage());
+    if (unsure) {
+      giveBackAll();
+      unsure = false;
     }
+    if (next >= batch.size()) {
+      resyncAfterFailover();
+      claim();
+      return;
+    }
+    RedisBroker.Claimed job = batch.get(next);
+    if (!nextIsMarked && !start(job)) {
+      return;
+    }
+    next++;
+    nextIsMarked = false;
+    run(job);
   }
 
-  /** Runs one claimed job; returns what to do with it (null when there is nothing to do). */
-  private Outcome process(RedisBroker.Claimed claimed) {
-    String jobId = claimed.id();
-    if (claimed.rawRecord() == null) {
-      log.error("{}: job {} was in ready without a record (an invariant breach); dropped", id, LogText.escape(jobId));
-      return null;
+  /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */
+  private boolean start(RedisBroker.Claimed job) {
+    if (shared.lease().holdsSince(batchEpoch, System.nanoTime())
+        && shared.resync().epoch() == batchMasterEpoch) {
+      acks.report(job.delivery(), pendingAck);
+      pendingAck = null;
+      return true;
     }
-    JobRecord job;
-    try {
-      job = JobRecord.parse(jobId, claimed.rawRecord());
-    } catch (JobRecord.MalformedRecordException e) {
-      log.error("{}: {}; dead-lettered", id, LogText.escape(e.getMessage()));
-      stats.also("?", StatsRecorder.Event.DEAD);
-      return new Outcome.DeadLetter("malformed record: " + e.getMessage());
+    RedisBroker.Started s = broker.start(id, job.delivery(), pendingAck);
+    acknowledged(pendingAck, s.ack());
+    pendingAck = null;
+    if (!s.started()) {
+      log.warn("{}: its claimed jobs were taken back (its heartbeat expired while it was stopped, "
+          + "paused or cut off, or a Redis failover lost the claim); it runs none of the {} left of "
+          + "its batch", id, batch.size() - next);
+      batch = List.of();
+      unsure = true;
     }
-    Optional<JobHandler> handler = handlers.find(job.type());
-    if (handler.isEmpty()) {
-      String error = "no handler for job type '" + job.type() + "' in " + id
-          + " (known: " + handlers.types() + ")";
-      log.error("{}: job {}: {}; dead-lettered", id, LogText.escape(jobId), LogText.escape(error));
-      stats.also(job.type(), StatsRecorder.Event.DEAD);
-      return new Outcome.DeadLetter(error);
-    }
-    JobHandler h = handler.get();
-    Duration limit = h.timeLimit().orElse(settings.jobTimeout());
-    JobContext context = new JobContext(jobId, job.type(), job.payloadJson(), job.attempt(),
-        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
-    long started = System.currentTimeMillis();
-    stats.started(job.type(), started - job.dueAt());
-    RunResult result = run(h, context, limit);
-    Outcome outcome = Outcome.decide(job, result,
-        h.retryPolicy().orElse(settings.retryPolicy()), ThreadLocalRandom.current().nextDouble());
-    count(job.type(), result, outcome, System.currentTimeMillis() - started);
-    logOutcome(jobId, job, outcome);
-    return outcome;
+    return s.started();
   }
 
-  private RunResult run(JobHandler h, JobContext context, Duration limit) {
-    RunResult result;
-    slot.begin(context.id(), limit.toNanos());
-    boolean timedOut;
+  private void run(RedisBroker.Claimed job) {
+    running = job.delivery();
+    if (shared.crashRecord() != null) {
+      shared.crashRecord().running(slot, job.delivery().element());
+    }
+    Outcome outcome;
     try {
-      JobResult r = h.handle(context);
-      result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
-          h.getClass().getName() + ".handle returned null instead of a JobResult"));
-    } catch (Throwable t) {
-      result = new RunResult.Threw(t);
+      outcome = shared.runner().run(watchdogSlot, job);
     } finally {
-      timedOut = slot.end();
+      if (shared.crashRecord() != null) {
+        shared.crashRecord().idle(slot);
+      }
+      running = null;
     }
-    return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
-  }
-
-  private void count(String type, RunResult result, Outcome outcome, long durationMs) {
-    boolean succeeded = result instanceof RunResult.Returned;
-    stats.finished(type, succeeded ? StatsRecorder.Event.SUCCEEDED : StatsRecorder.Event.FAILED, durationMs);
-    if (outcome instanceof Outcome.Reschedule) {
-      stats.also(type, StatsRecorder.Event.RESCHEDULED);
-    } else if (outcome instanceof Outcome.Retry) {
-      stats.also(type, StatsRecorder.Event.RETRIED);
-    } else if (outcome instanceof Outcome.DeadLetter) {
-      stats.also(type, StatsRecorder.Event.DEAD);
+    if (outcome instanceof Outcome.Ack) {
+      pendingAck = job.delivery();
+    } else {
+      apply(job, outcome);
     }
   }
 
-  private void logOutcome(String jobId, JobRecord job, Outcome outcome) {
-    if (outcome instanceof Outcome.Retry r) {
-      log.warn("{}: job {} {} failed, retry in {} ms: {}", id, LogText.escape(jobId), LogText.escape(job.type()),
-          r.delay().toMillis(), LogText.escape(firstLine(r.error())));
-    } else if (outcome instanceof Outcome.DeadLetter d) {
-      log.error("{}: job {} {} dead-lettered: {}", id, LogText.escape(jobId), LogText.escape(job.type()),
-          LogText.escape(firstLine(d.error())));
+  private void claim() {
+    // read before the claim: a lease that lapses during it must not cover what it claims
+    int epoch = shared.lease().epoch();
+    boolean leaseHeld = shared.lease().holds(System.nanoTime());
+    long masterEpoch = shared.resync().epoch();
+    RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(), pendingAck);
+    acknowledged(pendingAck, claimed.ack());
+    pendingAck = null;
+    for (String dropped : claimed.dropped()) {
+      droppedWithoutRecord(dropped);
+    }
+    List<RedisBroker.Claimed> jobs = claimed.jobs();
+    if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
+      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs()).map(List::of).orElse(List.of());
+      if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
+        droppedWithoutRecord(jobs.get(0).id());
+        jobs = List.of();
+      }
+    }
+    batch = jobs;
+    next = 0;
+    nextIsMarked = !jobs.isEmpty();
+    batchEpoch = leaseHeld ? epoch : -1;
+    batchMasterEpoch = masterEpoch;
+  }
+
+  /**
+   * Between two batches, holding no job: when the Redis master changed since this consumer last
+   * looked, gives back what its list still holds on the new master (see {@link FailoverResync}).
+   * When its acknowledgements could not be sent yet, it looks again before the next claim.
+   */
+  private void resyncAfterFailover() {
+    long epoch = shared.resync().epoch();
+    if (epoch == seenMasterEpoch) {
+      return;
+    }
+    Optional<RedisBroker.Released> r;
+    try {
+      r = shared.resync().giveBack(id, acks, pendingAck);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    if (r.isPresent()) {
+      acknowledged(pendingAck, r.get().ack());
+      pendingAck = null;
+      seenMasterEpoch = epoch;
     }
   }
 
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+  /**
+   * Acknowledges the finished job and gives back every other claimed one, none of them started.
+   * The acknowledgements on their way go first, or their jobs would be given back and run twice.
+   */
+  private void giveBackAll() {
+    try {
+      acks.flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    RedisBroker.Released r = broker.releaseClaimed(id, pendingAck);
+    acknowledged(pendingAck, r.ack());
+    pendingAck = null;
+    batch = List.of();
+    next = 0;
+    if (r.released() > 0) {
+      log.info("{}: gave back {} claimed job(s) it had not started, uncounted", id, r.released());
+    }
+  }
+
+  /** A retry, reschedule or dead-letter, applied now (retried through Redis outages). */
+  private void apply(RedisBroker.Claimed job, Outcome outcome) {
+    try {
+      shared.finisher().finish(id, job.delivery(), outcome);
+    } catch (InterruptedException e) {
+      if (!abandon.getAsBoolean()) {
+        throw new RunUntilShutdown.CannotGoOn("interrupted while applying the " + Finisher.name(outcome)
+            + " of job " + LogText.escape(job.id()), e);
+      }
+      // the drain ran out of time: the job stays in flight and its worker's exit takes it back
+      log.warn("{}: the {} of job {} did not land before the drain timeout; the job is taken back "
+          + "at exit", id, Finisher.name(outcome), LogText.escape(job.id()));
+    } catch (RuntimeException e) {
+      // not a Redis outage (those are retried): this consumer no longer knows where the job is
+      throw new RunUntilShutdown.CannotGoOn("could not apply the " + Finisher.name(outcome)
+          + " of job " + LogText.escape(job.id()), e);
+    }
+  }
+
+  private void acknowledged(Delivery delivery, RedisBroker.Ack ack) {
+    if (ack == RedisBroker.Ack.FENCED) {
+      Finisher.fenced(id, delivery, "ack");
+    }
+  }
+
+  private void droppedWithoutRecord(String jobId) {
+    log.error("{}: job {} was in ready without a record (an invariant breach); dropped", id,
+        LogText.escape(jobId));
+    shared.stats().also("?", StatsRecorder.Event.DEAD);
   }
 }

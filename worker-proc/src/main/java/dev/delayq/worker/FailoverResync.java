@@ -1,19 +1,22 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
-import java.util.List;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * After a failover, a consumer's in-flight list on the new master can hold jobs the consumer no
- * longer has: their claim reached the replica before it took over, their acknowledgement (or
- * retry) reached only the old master. Left there they would never run again while the consumer
- * lives. So between two batches, holding no job and with the acknowledgements sent, a consumer
- * that sees a new master gives its whole list back to ready, uncounted, to run again (the one
- * case where a finished job runs twice without a crash; with redis.replicaAcks the list is
- * already right and this gives back nothing).
+ * After a failover, a consumer's in-flight list on the new master can hold deliveries the
+ * consumer no longer has: their claim reached the replica before it took over, their
+ * acknowledgement (or retry) reached only the old master. Left there they would never run again
+ * while the consumer lives. So between two batches, holding no job and with its acknowledgements
+ * sent, a consumer that sees a new master gives its whole list back to ready, uncharged, to run
+ * again (the one case where a finished job runs twice without a crash; with redis.replicaAcks the
+ * list is already right and this gives back nothing). The other way round, a batch claimed on
+ * the old master may be missing on the new one, so the consumer confirms each of its jobs with
+ * Redis before starting it, as when its lease had lapsed.
  */
 final class FailoverResync {
   private static final Logger log = LoggerFactory.getLogger(FailoverResync.class);
@@ -21,38 +24,34 @@ final class FailoverResync {
 
   private final RedisBroker broker;
   private final LongSupplier masterEpoch;
-  private final Finisher finisher;
 
-  FailoverResync(RedisBroker broker, LongSupplier masterEpoch, Finisher finisher) {
+  FailoverResync(RedisBroker broker, LongSupplier masterEpoch) {
     this.broker = broker;
     this.masterEpoch = masterEpoch;
-    this.finisher = finisher;
   }
 
-  /** The master epoch now: a consumer's starting point. */
+  /** The master epoch now: it grows with every change of master. */
   long epoch() {
     return masterEpoch.getAsLong();
   }
 
   /**
-   * Called by a consumer that holds no job, with the epoch it last looked at: when the master
-   * changed since, gives back what its list holds; returns the epoch it has now seen (the old one
-   * when the acknowledgements could not be sent yet, to try again next time).
+   * Called by a consumer that holds no job and saw the master change: sends what it reported,
+   * then acknowledges {@code pendingAck} (null for none) and gives back every other delivery its
+   * list holds on the new master. Empty when the acknowledgements could not be sent yet (nothing
+   * was given back: the caller tries again later).
    */
-  long between(String consumerId, long seenEpoch) throws InterruptedException {
-    long now = masterEpoch.getAsLong();
-    if (now == seenEpoch) {
-      return seenEpoch;
+  Optional<RedisBroker.Released> giveBack(String consumerId, AckSender.Channel acks, Delivery pendingAck)
+      throws InterruptedException {
+    if (!acks.flush(System.nanoTime() + FLUSH_NANOS)) {
+      return Optional.empty();
     }
-    if (!finisher.flush(System.nanoTime() + FLUSH_NANOS)) {
-      return seenEpoch;
-    }
-    List<String> ids = broker.inFlightIds(consumerId);
-    int given = broker.releaseClaimed(consumerId, ids);
-    if (given > 0) {
+    RedisBroker.Released r = broker.releaseClaimed(consumerId, pendingAck);
+    if (r.released() > 0) {
       log.warn("{}: the Redis master changed; gave back {} job(s) its list still held on the new "
-          + "master (their outcome reached only the old one): they run again", consumerId, given);
+          + "master (their outcome reached only the old one): they run again, uncharged", consumerId,
+          r.released());
     }
-    return now;
+    return Optional.of(r);
   }
 }

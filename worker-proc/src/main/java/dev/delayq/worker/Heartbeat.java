@@ -1,72 +1,102 @@
 package dev.delayq.worker;
 
 import dev.delayq.metrics.StatsRecorder;
-import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.RedisBroker;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Says every few seconds that this worker's consumers are alive, and sends the job statistics
- * every second. A consumer whose heartbeat
- * expires is taken for gone and its jobs are recovered by the scheduler.
+ * every second, from one thread under {@link RunUntilShutdown}. Each confirmed heartbeat renews
+ * the consumers' {@link Lease} on their jobs. A consumer whose heartbeat expires is taken for gone
+ * and its jobs are recovered by the scheduler; so should this thread not go on, the worker is told
+ * (it exits, and its jobs are recovered at once).
  */
 final class Heartbeat implements AutoCloseable {
+  private static final long FLUSH_EVERY_NANOS = 1_000_000_000L;
+
   private final RedisBroker broker;
   private final List<String> consumers;
   private final long ttlMs;
+  private final long intervalNanos;
   private final RedisOutage outage;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "heartbeat");
-    t.setDaemon(true);
-    return t;
-  });
-
   private final StatsRecorder stats;
+  private final Lease lease;
+  private volatile boolean closed;
+  private long nextBeatNanos;
+  private long nextFlushNanos;
+  private Thread thread;
 
-  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, String subject, StatsRecorder stats,
-      OutageLog outages) {
-    this.stats = stats;
+  Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, long intervalMs, RedisOutage outage,
+      StatsRecorder stats, Lease lease) {
+    this.lease = lease;
     this.broker = broker;
     this.consumers = List.copyOf(consumers);
     this.ttlMs = ttlMs;
-    this.outage = new RedisOutage(subject + "/heartbeat", outages);
+    this.intervalNanos = intervalMs * 1_000_000;
+    this.outage = outage;
+    this.stats = stats;
   }
 
   /**
-   * Beats once now (so the consumers are registered before they claim), then every interval;
-   * flushes the job statistics every second on the same thread.
+   * Beats once now (so the consumers are registered before they claim), then on its own thread
+   * every interval, flushing the statistics every second.
    */
-  void start(long intervalMs) {
-    tick();
-    timer.scheduleAtFixedRate(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-    timer.scheduleAtFixedRate(this::flushStats, 1000, 1000, TimeUnit.MILLISECONDS);
-  }
-
-  void flushStats() {
+  void start(Consumer<Throwable> onCannotGoOn, Duration giveUpAfter) {
+    long now = System.nanoTime();
+    nextBeatNanos = now + intervalNanos;
     try {
-      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
-    } catch (JedisException e) {
-      outage.failed(e);
-    }
-  }
-
-  void tick() {
-    try {
-      broker.heartbeat(consumers, ttlMs);
+      beat(now);
       outage.succeeded();
     } catch (JedisException e) {
       outage.failed(e);
+      nextBeatNanos = now; // the thread tries again at once; a claim registers its consumer too
     }
+    nextFlushNanos = now + FLUSH_EVERY_NANOS;
+    thread = RunUntilShutdown.of("heartbeat", this::tick).until(() -> closed).riding(outage)
+        .onCannotGoOn(onCannotGoOn, giveUpAfter).build().start();
   }
 
+  /** Beats and flushes when each is due; returns when the next is. */
+  long tick() {
+    long now = System.nanoTime();
+    if (now - nextBeatNanos >= 0) {
+      beat(now);
+      nextBeatNanos = now + intervalNanos;
+    }
+    if (now - nextFlushNanos >= 0) {
+      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
+      nextFlushNanos = now + FLUSH_EVERY_NANOS;
+    }
+    return nextBeatNanos - nextFlushNanos < 0 ? nextBeatNanos : nextFlushNanos;
+  }
+
+  /** One heartbeat; once Redis confirmed it, the consumers own their jobs for another TTL. */
+  private void beat(long sentAtNanos) {
+    broker.heartbeat(consumers, ttlMs);
+    lease.renewed(sentAtNanos);
+  }
+
+  /** Stops beating and sends the last statistics (best effort: the worker is exiting). */
   @Override
   public void close() {
-    timer.shutdownNow();
-    flushStats();
+    closed = true;
+    if (thread != null) {
+      thread.interrupt();
+      try {
+        thread.join(2_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
+    } catch (RuntimeException e) {
+      outage.failed(e);
+    }
   }
 }

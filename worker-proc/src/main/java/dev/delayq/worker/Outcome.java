@@ -5,19 +5,20 @@ import dev.delayq.job.RetryPolicy;
 import dev.delayq.redis.JobRecord;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Duration;
 
 /**
  * What happens to a job after its run; each is exactly one script call. {@link #decide} is
  * the whole policy, a pure function of the record, how the run ended and a random number.
+ * Delays are in milliseconds, as Redis takes them: a duration too long for that throws
+ * ArithmeticException here, where the job runner turns it into a failed attempt.
  */
 sealed interface Outcome {
 
   record Ack() implements Outcome {}
 
-  record Retry(Duration delay, String error) implements Outcome {}
+  record Retry(long delayMs, String error) implements Outcome {}
 
-  record Reschedule(Duration delay) implements Outcome {}
+  record Reschedule(long delayMs) implements Outcome {}
 
   record DeadLetter(String error) implements Outcome {}
 
@@ -26,7 +27,7 @@ sealed interface Outcome {
   static Outcome decide(JobRecord job, RunResult run, RetryPolicy policy, double random) {
     if (run instanceof RunResult.Returned r) {
       if (r.result() instanceof JobResult.RescheduleIn again) {
-        return new Reschedule(again.delay());
+        return new Reschedule(again.delay().toMillis());
       }
       return new Ack();
     }
@@ -46,7 +47,7 @@ sealed interface Outcome {
     if (job.attempt() >= job.maxAttempts()) {
       return new DeadLetter(tagged);
     }
-    return new Retry(policy.backoff(job.attempt(), random), tagged);
+    return new Retry(policy.backoff(job.attempt(), random).toMillis(), tagged);
   }
 
   /** The error's class, message and first frames of its stack, bounded in size. */

@@ -1,6 +1,7 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.LogText;
+import dev.delayq.process.RunUntilShutdown;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -31,6 +32,10 @@ final class Watchdog implements AutoCloseable {
       this.thread = thread;
     }
 
+    String consumer() {
+      return consumer;
+    }
+
     /** Called by the consumer before a handler runs. */
     synchronized void begin(String jobId, long limitNanos) {
       Thread.interrupted();
@@ -59,14 +64,12 @@ final class Watchdog implements AutoCloseable {
   private final List<Slot> slots = new CopyOnWriteArrayList<>();
   private final long graceNanos;
   private final Runnable onStuck;
-  private final Thread thread;
-  private volatile boolean running = true;
+  private volatile boolean closed;
+  private Thread thread;
 
   Watchdog(long graceNanos, Runnable onStuck) {
     this.graceNanos = graceNanos;
     this.onStuck = onStuck;
-    this.thread = new Thread(this::watch, "watchdog");
-    thread.setDaemon(true);
   }
 
   Slot register(String consumer, Thread consumerThread) {
@@ -75,22 +78,22 @@ final class Watchdog implements AutoCloseable {
     return s;
   }
 
-  void start() {
-    thread.start();
+  /**
+   * Starts watching on its own thread. Should that thread not go on, no time limit would hold
+   * any more, so {@code onCannotGoOn} is told (the worker exits non-zero).
+   */
+  void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
+    thread = RunUntilShutdown.of("watchdog", this::tick).until(() -> closed)
+        .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(10)).build().start();
   }
 
-  private void watch() {
-    while (running) {
-      long now = System.nanoTime();
-      for (Slot s : slots) {
-        check(s, now);
-      }
-      try {
-        Thread.sleep(CHECK_EVERY_MS);
-      } catch (InterruptedException e) {
-        return;
-      }
+  /** One look at every consumer's run; returns when the next is due. */
+  long tick() {
+    long now = System.nanoTime();
+    for (Slot s : slots) {
+      check(s, now);
     }
+    return now + CHECK_EVERY_MS * 1_000_000;
   }
 
   void check(Slot s, long now) {
@@ -118,7 +121,9 @@ final class Watchdog implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    thread.interrupt();
+    closed = true;
+    if (thread != null) {
+      thread.interrupt();
+    }
   }
 }

@@ -8,12 +8,15 @@ import dev.delayq.process.ChildEnvironment;
 import dev.delayq.process.ProcessArgs;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.RunningFile;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -21,17 +24,22 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The worker process: C consumer threads, a heartbeat, and the drain on shutdown.
+ * The worker process: C consumer threads, a heartbeat, a watchdog, and the drain on shutdown.
  *
  * <p>Exit codes: 0 after a drain (SIGTERM, SIGINT, the supervisor's death); 1 when start-up
  * is refused (bad config, unfit Redis, broken handlers); 70 when a handler ignored its
- * interruption; 71 when something else ended the JVM (a handler calling System.exit).
+ * interruption; 71 when something else ended the JVM (a handler calling System.exit); 72 when
+ * one of its threads could not go on (it drains the others first). An OutOfMemoryError ends the
+ * JVM at once under the default {@code -XX:+ExitOnOutOfMemoryError} (code 3). Whatever the exit,
+ * the jobs left in its in-flight lists are taken back, and only the ones whose handler was
+ * running are charged.
  */
 public final class WorkerMain {
   private static final Logger log = LoggerFactory.getLogger(WorkerMain.class);
   static final int EXIT_REFUSED = 1;
   static final int EXIT_STUCK_HANDLER = 70;
   static final int EXIT_UNEXPECTED = 71;
+  static final int EXIT_THREAD_FAILED = 72;
 
   private WorkerMain() {}
 
@@ -71,7 +79,10 @@ public final class WorkerMain {
     private final List<Thread> consumerThreads = new ArrayList<>();
     private final StatsRecorder stats;
     private final Finisher finisher;
+    private final AckSender acks;
+    private final Lease lease;
     private final OutageLog outages;
+    private RunningFile crashRecord;
     private volatile int exitCode = 0;
     private volatile boolean exiting;
     private volatile boolean abandonResults;
@@ -85,8 +96,11 @@ public final class WorkerMain {
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
       this.stats = new StatsRecorder(broker.keys());
       this.outages = new OutageLog(child.name());
-      this.finisher = new Finisher(broker, new RedisOutage(child.name() + "/acks", outages),
+      this.finisher = new Finisher(broker, new RedisOutage(child.name() + "/outcomes", outages),
           () -> abandonResults);
+      this.acks = new AckSender(broker, new RedisOutage(child.name() + "/acks", outages), () -> abandonResults);
+      this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
+          config.worker().heartbeatInterval().toNanos());
     }
 
     void run() throws InterruptedException {
@@ -96,13 +110,29 @@ public final class WorkerMain {
       for (int i = 1; i <= threads; i++) {
         consumerIds.add(ChildEnvironment.consumerPrefix(child.name(), child.host(), pid) + i);
       }
-      Heartbeat heartbeat = new Heartbeat(broker, consumerIds,
-          config.worker().heartbeatTtl().toMillis(), child.name(), stats, outages);
-      heartbeat.start(config.worker().heartbeatInterval().toMillis());
+      Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+        log.error("{}: thread {} died of an uncaught error", child.name(), t.getName(), e);
+        cannotGoOn(e);
+      });
+      if (child.supervisorPid() > 0) {
+        // only a supervisor on this host reads it, the moment this process is gone
+        Path record = RunningFile.pathFor(child.home().resolve(config.supervisor().runDir()), child.name(), pid);
+        try {
+          crashRecord = RunningFile.create(record, pid, threads);
+        } catch (java.io.UncheckedIOException e) {
+          log.warn("{}: no crash record ({}); after a crash, the running marks in Redis decide "
+              + "which job was running", child.name(), e.getMessage());
+        }
+      }
+      Heartbeat heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
+          config.worker().heartbeatInterval().toMillis(),
+          new RedisOutage(child.name() + "/heartbeat", outages), stats, lease);
+      heartbeat.start(this::cannotGoOn, config.worker().heartbeatTtl());
       Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
 
       Watchdog watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
-      watchdog.start();
+      watchdog.start(this::cannotGoOn);
+      acks.start(this::cannotGoOn);
       startConsumers(watchdog);
       log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
           threads, config.queue().name(), redis.describe(), pid, handlers.types());
@@ -119,16 +149,21 @@ public final class WorkerMain {
       }
       awaitConsumers(System.nanoTime() + 2_000_000_000L);
       watchdog.close();
-      // Acks of finished jobs go out before the leftovers are put back, or those jobs would
-      // run twice.
-      if (!finisher.flush(System.nanoTime() + 5_000_000_000L)) {
+      // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
+      // would run twice
+      if (!acks.flush(System.nanoTime() + 5_000_000_000L)) {
         log.warn("{}: some acknowledgements could not be sent; those jobs may run again", child.name());
       }
-      consumers.forEach(Consumer::releaseUnstarted);
-      requeueOwnJobs(exitCode == EXIT_STUCK_HANDLER
-          ? "worker " + child.name() + " exited: a handler ignored its interruption"
-          : "worker " + child.name() + " stopped before the job finished (drain timeout)");
+      acks.close();
+      requeueOwnJobs(switch (exitCode) {
+        case EXIT_STUCK_HANDLER -> "worker " + child.name() + " exited: a handler ignored its interruption";
+        case EXIT_THREAD_FAILED -> "worker " + child.name() + " exited: one of its threads could not go on";
+        default -> "worker " + child.name() + " stopped before the job finished (drain timeout)";
+      });
       heartbeat.close();
+      if (crashRecord != null) {
+        crashRecord.delete();
+      }
       log.info("{}: stopped ({}), exit {}", child.name(), shutdown.reason(), exitCode);
       exiting = true;
       redis.close();
@@ -138,19 +173,20 @@ public final class WorkerMain {
     private void startConsumers(Watchdog watchdog) {
       RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
           config.retry().jitter());
+      JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry);
       Consumer.Settings settings = new Consumer.Settings(
           config.worker().pollTimeout().toMillis() / 1000.0,
-          config.worker().heartbeatTtl().toMillis(), config.worker().prefetch(),
-          config.worker().jobTimeout(), retry);
-      FailoverResync resync = new FailoverResync(broker, redis::masterEpoch, finisher);
-      for (String id : consumerIds) {
-        Consumer c = new Consumer(id, broker, handlers, finisher, settings, shutdown::isRequested,
-            watchdog, stats, outages, resync);
-        Thread t = new Thread(c, child.name() + "/consumer-" + id.substring(id.lastIndexOf(':') + 1));
-        t.setDaemon(true);
+          config.worker().heartbeatTtl().toMillis(), config.worker().prefetch());
+      Consumer.Shared shared = new Consumer.Shared(broker, runner, watchdog, lease, acks, finisher,
+          crashRecord, stats, new FailoverResync(broker, redis::masterEpoch));
+      for (int slot = 0; slot < consumerIds.size(); slot++) {
+        String id = consumerIds.get(slot);
+        Consumer c = new Consumer(id, slot, shared, settings, shutdown::isRequested, () -> abandonResults);
+        String name = child.name() + "/consumer-" + id.substring(id.lastIndexOf(':') + 1);
         consumers.add(c);
-        consumerThreads.add(t);
-        t.start();
+        consumerThreads.add(RunUntilShutdown.of(name, c::pass).until(c::isDone)
+            .riding(new RedisOutage(name, outages))
+            .onCannotGoOn(this::cannotGoOn, config.worker().heartbeatTtl()).build().start());
       }
     }
 
@@ -172,15 +208,28 @@ public final class WorkerMain {
       shutdown.request("a handler ignored its interruption");
     }
 
-    /** Puts back whatever is still in this worker's in-flight lists, each as a lost delivery. */
+    /** A thread that cannot go on: the others drain, and the worker exits non-zero to be replaced. */
+    private void cannotGoOn(Throwable t) {
+      if (exitCode == 0) {
+        exitCode = EXIT_THREAD_FAILED;
+      }
+      shutdown.request("a thread could not go on (" + t + ")");
+    }
+
+    /**
+     * Takes back whatever is still in this worker's in-flight lists: the job whose handler is
+     * running (this process knows which) counts an attempt and a lost delivery, the others go
+     * back as they were.
+     */
     private void requeueOwnJobs(String reason) {
       try {
-        for (String id : consumerIds) {
+        for (Consumer c : consumers) {
+          String id = c.id();
           RedisBroker.Requeued r = broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
-              config.worker().poisonPillAfter());
-          if (r.requeued() + r.deadLettered() > 0) {
-            log.warn("{}: put back {} unfinished job(s) ({} to dead as poison pills)", id,
-                r.requeued() + r.deadLettered(), r.deadLettered());
+              config.worker().poisonPillAfter(), c.runningNow());
+          if (r.taken() > 0) {
+            log.warn("{}: put back {} job(s): {} unstarted, uncounted; {} that was running charged "
+                + "an attempt ({} to dead)", id, r.taken(), r.uncharged(), r.charged(), r.deadLettered());
           }
         }
       } catch (JedisException e) {
@@ -196,7 +245,15 @@ public final class WorkerMain {
       }
       log.error("{}: the JVM is exiting outside the drain (did a handler call System.exit?); "
           + "putting back in-flight jobs and exiting with {}", child.name(), EXIT_UNEXPECTED);
+      try {
+        acks.flush(System.nanoTime() + 1_000_000_000L);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       requeueOwnJobs("worker " + child.name() + " exited unexpectedly (System.exit in a handler?)");
+      if (crashRecord != null) {
+        crashRecord.delete();
+      }
       Runtime.getRuntime().halt(EXIT_UNEXPECTED);
     }
   }

@@ -4,56 +4,93 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
-import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.RunningFile;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.testing.HandlerJar;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
+import dev.delayq.worker.testjobs.BadSettingsHandler;
 import dev.delayq.worker.testjobs.BoomHandler;
+import dev.delayq.worker.testjobs.CountingHandler;
 import dev.delayq.worker.testjobs.GateHandler;
-import dev.delayq.testing.HandlerJar;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One {@link Consumer} thread on a real Redis, with the handlers found on the classpath. */
+/**
+ * One {@link Consumer} on a real Redis. Most tests call {@link Consumer#pass()} on the test
+ * thread, one step at a time; those with a handler that blocks run it under its loop.
+ */
 class ConsumerTest {
   private static final String CONSUMER = "worker-1:1:1";
-  private static final Consumer.Settings SETTINGS = new Consumer.Settings(0.1, 30_000, 10,
-      Duration.ofSeconds(5), RetryPolicy.defaults());
+  private static final Consumer.Settings SETTINGS = new Consumer.Settings(0.05, 30_000, 10);
 
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
   private final AtomicBoolean quiet = new AtomicBoolean();
   private final Watchdog watchdog = new Watchdog(1_000_000_000L, () -> {});
+  private final AckSender acks = new AckSender(broker, new RedisOutage("test/acks"), () -> false);
+  /** Renewed at the start of each test: the consumer owns its jobs, as under a beating heartbeat. */
+  private Lease lease = new Lease(30_000_000_000L, 1_000_000_000L);
+  /** The Redis master's epoch as the connection would report it; a test moves it for a failover. */
+  private final AtomicLong masterEpoch = new AtomicLong();
+  private RunningFile crashRecord;
+  private Consumer consumer;
   private Thread thread;
 
   @TempDir
   Path jobsDir;
 
-  private void start(HandlerRegistry handlers) {
-    Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false);
-    Consumer consumer = new Consumer(CONSUMER, broker, handlers, finisher, SETTINGS, quiet::get,
-        watchdog, new StatsRecorder(broker.keys()), new OutageLog("test"),
-        new FailoverResync(broker, () -> 0L, finisher));
-    thread = new Thread(consumer, "test/consumer-1");
-    thread.setDaemon(true);
-    thread.start();
+  @BeforeEach
+  void writeTestHandlers() throws IOException {
+    acks.start(t -> { });
+    lease.renewed(System.nanoTime());
+    crashRecord = RunningFile.create(jobsDir.resolve("worker-1.1.running"), 1, 1);
+    HandlerJar.write(jobsDir, "test-jobs.jar", BoomHandler.class, GateHandler.class, CountingHandler.class,
+        BadSettingsHandler.BadLimit.class, BadSettingsHandler.BadPolicy.class, BadSettingsHandler.Forever.class);
+    CountingHandler.clear();
   }
 
-  private void startWithClasspathHandlers() {
-    start(HandlerRegistry.load(jobsDir.resolve("absent")));
+  private Consumer consumer() {
+    if (consumer == null) {
+      StatsRecorder stats = new StatsRecorder(broker.keys());
+      JobRunner runner = new JobRunner(HandlerRegistry.load(jobsDir), stats, Duration.ofSeconds(5),
+          RetryPolicy.defaults());
+      Consumer.Shared shared = new Consumer.Shared(broker, runner, watchdog, lease, acks,
+          new Finisher(broker, new RedisOutage("test/finisher"), () -> false), crashRecord, stats,
+          new FailoverResync(broker, masterEpoch::get));
+      consumer = new Consumer(CONSUMER, 0, shared, SETTINGS, quiet::get, () -> false);
+    }
+    return consumer;
+  }
+
+  /** Runs the consumer under its loop on a thread of its own. */
+  private void startThread() {
+    thread = RunUntilShutdown.of("test/consumer-1", consumer()::pass).until(consumer()::isDone).build().start();
+  }
+
+  /** Steps the consumer on this thread until {@code done} holds (at most 200 steps). */
+  private void passUntil(java.util.function.BooleanSupplier done) {
+    for (int i = 0; i < 200 && !done.getAsBoolean(); i++) {
+      consumer().pass();
+    }
+    assertTrue(done.getAsBoolean(), "not reached within 200 steps");
   }
 
   @AfterEach
@@ -62,33 +99,35 @@ class ConsumerTest {
     GateHandler.open();
     if (thread != null) {
       thread.join(5_000);
-      assertFalse(thread.isAlive(), "the consumer stops claiming when told to be quiet");
+      assertFalse(thread.isAlive(), "the consumer stops when told to be quiet");
     }
+    acks.close();
     watchdog.close();
   }
 
-  private static RedisBroker.NewJob due(String id, String type, long dueAt) {
-    return new RedisBroker.NewJob(id, QueueProbe.head(type, QueueProbe.MAX_ATTEMPTS), "{\"n\":1}", dueAt, true);
+  private static RedisBroker.NewJob due(String id, String type) {
+    return new RedisBroker.NewJob(id, QueueProbe.head(type, QueueProbe.MAX_ATTEMPTS), "{\"n\":1}", 0, false);
   }
 
-  private JsonNode awaitDead(String id) {
-    await().atMost(Duration.ofSeconds(5)).until(() -> probe.placesOf(id).equals(List.of("dead")));
+  private JsonNode deadRecord(String id) {
+    passUntil(() -> probe.placesOf(id).equals(List.of("dead")));
     return probe.record(id);
   }
 
   @Test
-  void backlogOfNoopJobsIsAllAcknowledged() {
-    long now = probe.redisNowMs();
+  void backlogOfJobsIsAllRunAndAcknowledged() {
     List<RedisBroker.NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 250; i++) {
-      jobs.add(due("noop-" + i, "noop", now - 1_000));
+      jobs.add(due("n-" + i, i % 2 == 0 ? "noop" : "count"));
     }
     broker.enqueueAll(jobs);
-    assertEquals(250, probe.readyIds().size());
 
-    startWithClasspathHandlers();
+    for (int i = 0; i < 1_000 && probe.recordCount() > 0; i++) {
+      consumer().pass();
+    }
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> probe.recordCount() == 0);
+    assertEquals(0, probe.recordCount());
+    assertEquals(125, CountingHandler.runs().size());
     assertEquals(List.of(), probe.readyIds());
     assertEquals(List.of(), probe.inFlightIds(CONSUMER));
     assertEquals(List.of(), probe.deadIds());
@@ -96,15 +135,71 @@ class ConsumerTest {
   }
 
   @Test
+  void eachJobIsAcknowledgedWhenTheNextStartsAndItsRunningMarkFollows() {
+    broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
+
+    consumer().pass(); // claims the three, a marked running
+    List<String> claimed = probe.inFlightElements(CONSUMER);
+    assertEquals(3, claimed.size());
+    assertEquals(claimed.get(2), probe.runningMark(CONSUMER));
+
+    consumer().pass(); // runs a
+    assertEquals(List.of("a#1"), CountingHandler.runs());
+    assertNotNull(probe.rawRecord("a"), "its acknowledgement goes with the next start");
+
+    consumer().pass(); // starts and runs b; a's acknowledgement and b's mark go out together
+    assertEquals(List.of("a#1", "b#1"), CountingHandler.runs());
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.rawRecord("a") == null);
+    assertEquals(claimed.get(1), probe.runningMark(CONSUMER));
+
+    consumer().pass(); // runs c
+    consumer().pass(); // claims again, acknowledging c: nothing left
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.recordCount() == 0);
+  }
+
+  @Test
+  void theCrashRecordNamesTheJobWhileItsHandlerRunsAndNothingBetweenJobs() {
+    GateHandler.close();
+    probe.seedReady(due("g", "gate"));
+    Path record = jobsDir.resolve("worker-1.1.running");
+
+    startThread();
+    await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
+    assertEquals(java.util.Map.of(0, probe.inFlightElements(CONSUMER).get(0)), RunningFile.read(record));
+
+    GateHandler.open();
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.recordCount() == 0);
+    assertEquals(java.util.Map.of(), RunningFile.read(record));
+  }
+
+  @Test
+  void consumerWhoseJobsWereTakenBackRunsOnlyTheOneInHandAndNoneOfTheRest() {
+    broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
+    lease = new Lease(30_000_000_000L, 1_000_000_000L); // never renewed: as after a long stop
+    consumer().pass(); // claims a, b, c
+    // it stalls past its heartbeat here; the recoverer takes its jobs back: a was marked running
+    broker.requeueInFlight(CONSUMER, RedisBroker.RequeueMode.GONE, "heartbeat expired", 3);
+    assertEquals(2, probe.record("a").get("attempt").asInt());
+
+    consumer().pass(); // runs a, the job in hand
+    consumer().pass(); // b is refused: taken back
+    assertEquals(List.of("a#1"), CountingHandler.runs(), "b and c did not run on the stale delivery");
+    assertEquals(List.of("ready"), probe.placesOf("b"));
+
+    passUntil(() -> probe.recordCount() == 0);
+    assertEquals(List.of("a#1", "a#2", "b#1", "c#1"), CountingHandler.runs(),
+        "claimed afresh: a again (its stale outcome did not land on the new claim), b and c once");
+  }
+
+  @Test
   void jobOfAnUnknownTypeGoesToDeadSayingSo() {
-    probe.seedReady(due("mystery", "nobody_handles_this", probe.redisNowMs() - 1_000));
+    probe.seedReady(due("mystery", "nobody_handles_this"));
 
-    startWithClasspathHandlers();
+    String error = deadRecord("mystery").get("lastError").asText();
 
-    JsonNode record = awaitDead("mystery");
-    String error = record.get("lastError").asText();
     assertTrue(error.contains("no handler for job type 'nobody_handles_this'"), error);
-    assertTrue(error.contains("noop, order_close, stock_release"), "names the known types: " + error);
+    assertTrue(error.contains("bad_limit, bad_policy, boom, count, forever, gate, noop, order_close"),
+        "names the known types: " + error);
     assertEquals(List.of(), probe.inFlightIds(CONSUMER));
   }
 
@@ -113,21 +208,18 @@ class ConsumerTest {
     broker.redis().hset(broker.keys().jobs(), "garbled", "{this is not a record");
     broker.redis().lpush(broker.keys().ready(), "garbled");
 
-    startWithClasspathHandlers();
+    JsonNode record = deadRecord("garbled");
 
-    JsonNode record = awaitDead("garbled");
     assertTrue(record.get("lastError").asText().contains("malformed"), record.toString());
     assertEquals("{this is not a record", record.get("malformed").asText(), "kept verbatim for inspection");
   }
 
   @Test
-  void failingJobGoesBackToDelayedWithAttemptPlusOne() throws IOException {
-    HandlerJar.write(jobsDir, "boom.jar", BoomHandler.class);
-    probe.seedReady(due("fails", "boom", probe.redisNowMs() - 1_000));
+  void failingJobGoesBackToDelayedWithAttemptPlusOne() {
+    probe.seedReady(due("fails", "boom"));
 
-    start(HandlerRegistry.load(jobsDir));
+    passUntil(() -> probe.placesOf("fails").equals(List.of("delayed")));
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> probe.placesOf("fails").equals(List.of("delayed")));
     JsonNode record = probe.record("fails");
     assertEquals(2, record.get("attempt").asInt());
     assertTrue(record.get("lastError").asText().startsWith("attempt 1/5: java.lang.IllegalStateException: boom on attempt 1"),
@@ -135,57 +227,129 @@ class ConsumerTest {
   }
 
   @Test
+  void handlerWhoseTimeLimitThrowsHasItsJobRetriedWithThatReasonAndTheConsumerGoesOn() {
+    broker.enqueueAll(List.of(due("limited", "bad_limit"), due("after", "count")));
+
+    passUntil(() -> probe.placesOf("limited").equals(List.of("delayed")) && probe.rawRecord("after") == null);
+
+    JsonNode record = probe.record("limited");
+    assertEquals(2, record.get("attempt").asInt());
+    String error = record.get("lastError").asText();
+    assertTrue(error.startsWith("attempt 1/5: failed outside the handler: java.lang.IllegalStateException: "
+        + "no limit configured for bad_limit"), error);
+    assertEquals(List.of("after#1"), CountingHandler.runs());
+  }
+
+  @Test
+  void handlerWhoseRetryPolicyThrowsIsRetriedByTheConfiguredPolicy() {
+    probe.seedReady(due("p", "bad_policy"));
+    long before = probe.redisNowMs();
+
+    passUntil(() -> probe.placesOf("p").equals(List.of("delayed")));
+
+    assertTrue(probe.record("p").get("lastError").asText().contains("bad_policy fails on attempt 1"));
+    long wait = probe.dueAt("p") - before;
+    assertTrue(wait >= 1_600 && wait <= 2_400 + 1_000, "the default 2 s +/- 20 %, waited " + wait);
+  }
+
+  @Test
+  void rescheduleTooFarForMillisecondsFailsTheAttemptWithTheReason() {
+    probe.seedReady(due("far", "forever"));
+
+    passUntil(() -> probe.placesOf("far").equals(List.of("delayed")));
+
+    String error = probe.record("far").get("lastError").asText();
+    assertTrue(error.startsWith("attempt 1/5: failed outside the handler: java.lang.ArithmeticException"), error);
+  }
+
+  @Test
   void goodJobsBehindABadOneStillRun() {
-    long now = probe.redisNowMs();
-    probe.seedReady(due("mystery", "nobody_handles_this", now - 1_000));
+    probe.seedReady(due("mystery", "nobody_handles_this"));
     broker.redis().hset(broker.keys().jobs(), "garbled", "]");
     broker.redis().lpush(broker.keys().ready(), "garbled");
-    broker.enqueueAll(List.of(due("ok-1", "noop", now - 1_000), due("ok-2", "order_close", now - 1_000)));
+    broker.enqueueAll(List.of(due("ok-1", "noop"), due("ok-2", "order_close")));
 
-    startWithClasspathHandlers();
+    passUntil(() -> probe.recordCount() == 2 && probe.deadIds().size() == 2);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> probe.recordCount() == 2 && probe.deadIds().size() == 2);
     assertEquals(List.of(), probe.placesOf("ok-1"));
     assertEquals(List.of(), probe.placesOf("ok-2"));
     assertEquals(List.of(), probe.readyIds());
   }
 
   @Test
-  void finishedJobIsAcknowledgedWhileASlowerJobOfItsBatchStillRuns() throws IOException {
-    HandlerJar.write(jobsDir, "gate.jar", GateHandler.class);
+  void quietConsumerFinishesTheJobInHandAndGivesBackTheRestOfItsBatchUncounted() throws InterruptedException {
     GateHandler.close();
-    long now = probe.redisNowMs();
-    probe.seedReady(due("fast", "noop", now - 1_000));
-    probe.seedReady(due("slow", "gate", now - 1_000));
-
-    start(HandlerRegistry.load(jobsDir));
-
-    await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
-    assertEquals(List.of(), probe.readyIds(), "both were claimed in one batch, fast first");
-    // Consumer.ACK_DELAY_NANOS promises finished jobs wait at most 50 ms for their ack
-    await().atMost(Duration.ofSeconds(1)).until(() -> probe.rawRecord("fast") == null);
-  }
-
-  @Test
-  void quietConsumerFinishesTheJobInHandAndGivesBackTheRestOfItsBatchUncounted() throws IOException {
-    HandlerJar.write(jobsDir, "gate.jar", GateHandler.class);
-    GateHandler.close();
-    long now = probe.redisNowMs();
     for (int i = 0; i < 5; i++) {
-      probe.seedReady(due("gated-" + i, "gate", now - 1_000));
+      probe.seedReady(due("gated-" + i, "gate"));
     }
 
-    start(HandlerRegistry.load(jobsDir));
+    startThread();
     await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
     assertEquals(5, probe.inFlightIds(CONSUMER).size(), "the five were claimed in one batch");
     quiet.set(true);
     GateHandler.open();
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> probe.recordCount() == 4
-        && probe.readyIds().size() == 4 && probe.inFlightIds(CONSUMER).isEmpty());
+    await().atMost(Duration.ofSeconds(5)).until(consumer()::isDone);
+    assertEquals(4, probe.recordCount(), "the one in hand was acknowledged");
+    assertEquals(List.of(), probe.inFlightIds(CONSUMER));
+    assertEquals(List.of("gated-4", "gated-3", "gated-2", "gated-1"), probe.readyIds(), "in claim order");
     for (String id : probe.readyIds()) {
       assertEquals(1, probe.record(id).path("attempt").asInt(1), id + " was not counted as an attempt");
       assertFalse(probe.record(id).has("lost"), id + " was not counted as lost");
     }
+  }
+
+  @Test
+  void aCrashWhileAJobRunsChargesThatJobAndNoneOfThePrefetchedOnes() {
+    GateHandler.close();
+    for (int i = 0; i < 4; i++) {
+      probe.seedReady(due("g-" + i, "gate"));
+    }
+    startThread();
+    await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
+
+    // the worker dies here; its supervisor takes back what its consumer held
+    RedisBroker.Requeued r = broker.requeueInFlight(CONSUMER, RedisBroker.RequeueMode.GONE, "worker-1 killed", 3);
+
+    assertEquals(new RedisBroker.Requeued(3, 1, 0, false), r);
+    assertEquals(2, probe.record("g-0").get("attempt").asInt());
+    for (String id : List.of("g-1", "g-2", "g-3")) {
+      assertEquals(1, probe.record(id).get("attempt").asInt(), id);
+    }
+    assertEquals(List.of("g-3", "g-2", "g-1", "g-0"), probe.readyIds());
+  }
+
+  @Test
+  void afterAFailoverWhatItsListStillHoldsOnTheNewMasterGoesBackUnchargedAndRunsOnce() {
+    // finished on the old master, whose acknowledgement the new one never got
+    probe.seedInFlight(CONSUMER, due("stale", "count"));
+    consumer(); // it started on the old master
+    masterEpoch.incrementAndGet();
+
+    passUntil(() -> probe.recordCount() == 0);
+
+    assertEquals(List.of("stale#1"), CountingHandler.runs(), "given back uncharged and run again, once");
+    assertEquals(List.of(), probe.inFlightIds(CONSUMER));
+    assertEquals(List.of(), probe.deadIds());
+  }
+
+  @Test
+  void batchClaimedBeforeAFailoverIsConfirmedJobByJobOnTheNewMaster() {
+    broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
+    consumer().pass(); // claims a, b, c on the old master
+    // the new master never got that claim: the three are still in ready there
+    broker.redis().del(broker.keys().inFlight(CONSUMER));
+    broker.redis().rpush(broker.keys().ready(), "c", "b", "a");
+    masterEpoch.incrementAndGet();
+
+    consumer().pass(); // runs a, the job in hand
+    consumer().pass(); // b is refused: the new master does not have it in this consumer's list
+    assertEquals(List.of("a#1"), CountingHandler.runs(), "b and c did not run on a claim the new master lacks");
+
+    passUntil(() -> probe.recordCount() == 0);
+    List<String> runs = CountingHandler.runs();
+    assertEquals(1, runs.stream().filter("b#1"::equals).count(), runs.toString());
+    assertEquals(1, runs.stream().filter("c#1"::equals).count(), runs.toString());
+    assertEquals(List.of(), probe.deadIds());
   }
 }

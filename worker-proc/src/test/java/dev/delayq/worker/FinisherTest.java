@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.process.RedisOutage;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBinary;
 import dev.delayq.redis.RedisBroker;
@@ -33,22 +34,12 @@ class FinisherTest {
   Path tmp;
 
   @Test
-  void ackLandsAndForgetsTheJob() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
-
-    assertTrue(finisher.finish("c1", "j1", new Outcome.Ack()));
-
-    assertEquals(List.of(), probe.placesOf("j1"));
-    assertEquals(0, probe.recordCount());
-  }
-
-  @Test
-  void ackAfterAFencedTakeBackReturnsFalseAndChangesNothing() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
+  void outcomeAfterATakeBackIsFencedAndChangesNothing() throws InterruptedException {
+    Delivery d = probe.seedInFlight("c1", "j1");
     broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3);
     String record = probe.rawRecord("j1");
 
-    assertFalse(finisher.finish("c1", "j1", new Outcome.Ack()));
+    assertFalse(finisher.finish("c1", d, new Outcome.Retry(1_000, "attempt 1/5: late")));
 
     assertEquals(List.of("ready"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -56,10 +47,10 @@ class FinisherTest {
 
   @Test
   void retryMovesTheJobToDelayedWithItsError() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
     long before = probe.redisNowMs();
 
-    assertTrue(finisher.finish("c1", "j1", new Outcome.Retry(Duration.ofSeconds(10), "attempt 1/5: boom")));
+    assertTrue(finisher.finish("c1", d, new Outcome.Retry(10_000, "attempt 1/5: boom")));
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
     assertTrue(probe.dueAt("j1") >= before + 10_000 && probe.dueAt("j1") <= probe.redisNowMs() + 10_000);
@@ -69,9 +60,9 @@ class FinisherTest {
 
   @Test
   void rescheduleMovesTheJobToDelayedWithItsAttemptsAfresh() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
 
-    assertTrue(finisher.finish("c1", "j1", new Outcome.Reschedule(Duration.ofSeconds(30))));
+    assertTrue(finisher.finish("c1", d, new Outcome.Reschedule(30_000)));
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
     assertEquals(1, probe.record("j1").get("attempt").asInt());
@@ -79,9 +70,9 @@ class FinisherTest {
 
   @Test
   void deadLetterMovesTheJobToDeadWithItsError() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
+    Delivery d = probe.seedInFlight("c1", "j1");
 
-    assertTrue(finisher.finish("c1", "j1", new Outcome.DeadLetter("attempt 5/5: boom")));
+    assertTrue(finisher.finish("c1", d, new Outcome.DeadLetter("attempt 5/5: boom")));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     assertEquals("attempt 5/5: boom", probe.record("j1").get("lastError").asText());
@@ -90,30 +81,13 @@ class FinisherTest {
   @Test
   void retryOfAMalformedRecordDeadLettersIt() throws InterruptedException {
     broker.redis().hset(broker.keys().jobs(), "bad", "not json");
-    broker.redis().lpush(broker.keys().inFlight("c1"), "bad");
+    broker.redis().lpush(broker.keys().inFlight("c1"), "7|bad");
 
-    assertTrue(finisher.finish("c1", "bad", new Outcome.Retry(Duration.ofSeconds(1), "attempt 1/5: x")));
+    assertTrue(finisher.finish("c1", new Delivery(7, "bad"), new Outcome.Retry(1_000, "attempt 1/5: x")));
 
     assertEquals(List.of("dead"), probe.placesOf("bad"));
     assertEquals("not json", probe.record("bad").get("malformed").asText());
     assertTrue(probe.record("bad").get("lastError").asText().contains("malformed"));
-  }
-
-  @Test
-  void queuedAcksAreSentTogetherAndFencedIdsAreSkipped() throws InterruptedException {
-    probe.seedInFlight("c1", "j1");
-    probe.seedInFlight("c2", "theirs");
-    probe.seedInFlight("c1", "j2");
-
-    finisher.ackLater("c1", "j1");
-    finisher.ackLater("c1", "theirs");
-    finisher.ackLater("c1", "j2");
-    assertTrue(finisher.flush(System.nanoTime() + 5_000_000_000L));
-
-    assertEquals(List.of(), probe.placesOf("j1"));
-    assertEquals(List.of(), probe.placesOf("j2"));
-    assertEquals(List.of("inflight:c2"), probe.placesOf("theirs"));
-    assertEquals(1, probe.recordCount());
   }
 
   /** A broker whose Redis is a closed port: every call fails at once. */
@@ -129,25 +103,9 @@ class FinisherTest {
       Finisher f = new Finisher(new RedisBroker(redis, RedisFixture.freshKeys()),
           new RedisOutage("test/finisher"), () -> failures.incrementAndGet() >= 3);
 
-      assertFalse(f.finish("c1", "j1", new Outcome.Ack()));
+      assertFalse(f.finish("c1", new Delivery(1, "j1"), new Outcome.DeadLetter("boom")));
     }
     assertEquals(3, failures.get(), "tried again after each failure until told to abandon");
-  }
-
-  @Test
-  void queuedAcksKeepRetryingThroughAnOutageUntilAbandoned() throws Exception {
-    AtomicInteger failures = new AtomicInteger();
-    try (UnifiedJedis redis = unreachable(RedisFixture.freePort())) {
-      Finisher f = new Finisher(new RedisBroker(redis, RedisFixture.freshKeys()),
-          new RedisOutage("test/finisher"), () -> failures.incrementAndGet() >= 3);
-
-      f.ackLater("c1", "j1");
-      f.ackLater("c1", "j2");
-      assertTrue(f.flush(System.nanoTime() + 30_000_000_000L), "abandoned, so nothing is left unsent");
-    }
-    // Tried again after each failure until told to abandon: three tries, or four when the
-    // sender happened to take the two acks in two rounds.
-    assertTrue(failures.get() >= 3 && failures.get() <= 4, "tries: " + failures.get());
   }
 
   @Test
@@ -159,19 +117,20 @@ class FinisherTest {
     try (UnifiedJedis redis = unreachable(port)) {
       RedisBroker broker = new RedisBroker(redis, keys);
       // the second failed try brings Redis up, holding the job in c1's list (scripts not loaded)
+      Delivery[] held = new Delivery[1];
       Finisher f = new Finisher(broker, new RedisOutage("test/finisher"), () -> {
         if (failures.incrementAndGet() == 2) {
           server[0] = startRedis(port);
-          new QueueProbe(broker).seedInFlight("c1", "j1");
+          held[0] = new QueueProbe(broker).seedInFlight("c1", "j1");
         }
         return false;
       });
 
-      assertTrue(f.finish("c1", "j1", new Outcome.Ack()));
+      assertTrue(f.finish("c1", new Delivery(1, "j1"), new Outcome.DeadLetter("attempt 5/5: boom")));
 
       assertEquals(2, failures.get());
-      assertEquals(List.of(), new QueueProbe(broker).placesOf("j1"));
-      assertEquals(0, new QueueProbe(broker).recordCount());
+      assertEquals(1, held[0].token(), "the delivery the finisher was given");
+      assertEquals(List.of("dead"), new QueueProbe(broker).placesOf("j1"));
     } finally {
       if (server[0] != null) {
         server[0].destroyForcibly().waitFor();

@@ -118,7 +118,7 @@ class WatchdogTest {
       }
       s.end();
     }, "ignoring-handler");
-    running.start();
+    running.start(t -> { });
     handler.start();
     try {
       await().atMost(Duration.ofSeconds(3)).untilTrue(stuck);

@@ -1,0 +1,119 @@
+package dev.delayq.redis;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The one recovery policy, used by the scheduler's recoverer, {@code delayq recover} and the
+ * supervisor's instant recovery: a consumer whose heartbeat expired has its deliveries taken back;
+ * an in-flight list whose consumer is not registered is taken back once it has been seen so at
+ * two sweeps in a row (a consumer may claim a moment before it registers); every list of a
+ * process known to be gone is taken back at once. Taking back charges only the job whose handler
+ * was running (see requeueInFlight.lua). Not thread-safe: each caller keeps its own instance,
+ * since the sweeps remember what the last one saw.
+ */
+public final class Recovery {
+  private final RedisBroker broker;
+  private final Inspector inspector;
+  private final int poisonPillAfter;
+  private Set<String> unregisteredLastSweep = Set.of();
+
+  public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
+    this.broker = broker;
+    this.inspector = inspector;
+    this.poisonPillAfter = poisonPillAfter;
+  }
+
+  /** Why a consumer's deliveries were taken back. */
+  public enum Cause { HEARTBEAT_EXPIRED, UNREGISTERED, PROCESS_GONE }
+
+  /** One consumer whose deliveries were taken back, and what became of them. */
+  public record TakenBack(String consumer, Cause cause, RedisBroker.Requeued result) {
+    /** One log line: what was taken back, and what was charged. */
+    public String describe() {
+      return result.taken() + " job(s) of consumer " + consumer + " (" + switch (cause) {
+        case HEARTBEAT_EXPIRED -> "heartbeat expired";
+        case UNREGISTERED -> "unregistered in-flight list";
+        case PROCESS_GONE -> "process gone";
+      } + "): " + result.uncharged() + " back to ready uncharged, " + result.charged()
+          + " that was running charged an attempt (" + result.deadLettered() + " of them to dead)";
+    }
+  }
+
+  /** Takes back the consumers whose heartbeat expired by {@code redisNowMs}, at most {@code most}. */
+  public List<TakenBack> expired(long redisNowMs, int most, String reasonSuffix) {
+    List<TakenBack> out = new ArrayList<>();
+    for (String consumer : broker.expiredConsumers(redisNowMs, most)) {
+      // the script re-checks the expiry, so a consumer that beat again since keeps its jobs
+      RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.EXPIRED,
+          "heartbeat of consumer " + consumer + " expired" + reasonSuffix, poisonPillAfter);
+      if (!r.consumerAlive()) {
+        out.add(new TakenBack(consumer, Cause.HEARTBEAT_EXPIRED, r));
+      }
+    }
+    return out;
+  }
+
+  /** Takes back the lists of consumers unregistered at this sweep and at the one before. */
+  public List<TakenBack> sweepUnregistered(String reasonSuffix) {
+    Set<String> now = new HashSet<>(inspector.unregisteredConsumers());
+    List<TakenBack> out = new ArrayList<>();
+    for (String consumer : now) {
+      if (unregisteredLastSweep.contains(consumer)) {
+        out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.requeueInFlight(consumer,
+            RedisBroker.RequeueMode.GONE, "in-flight list of unregistered consumer " + consumer
+                + reasonSuffix, poisonPillAfter)));
+      }
+    }
+    unregisteredLastSweep = now;
+    return out;
+  }
+
+  /** How many unregistered lists the last sweep saw (taken back or not). */
+  public int unregisteredSeen() {
+    return unregisteredLastSweep.size();
+  }
+
+  /**
+   * Takes back every list of the consumers whose id starts with {@code consumerPrefix} (all
+   * consumers of one worker process), unconditionally: the caller knows that process is gone.
+   * After a crash the unregistered lists are looked for too (a consumer can hold a claim before
+   * it registers); that walks the keyspace, so not after a clean exit, which leaves none. When
+   * the worker left a crash record ({@code crashRecord}: consumer id -> the delivery it was
+   * running, for those running one), it decides what was running; else the running marks do.
+   */
+  public List<TakenBack> processGone(String consumerPrefix, String reason, boolean crashed,
+      Optional<Map<String, String>> crashRecord) {
+    Set<String> consumers = new HashSet<>();
+    for (String c : broker.consumers()) {
+      if (c.startsWith(consumerPrefix)) {
+        consumers.add(c);
+      }
+    }
+    if (crashed) {
+      for (String c : inspector.unregisteredConsumers()) {
+        if (c.startsWith(consumerPrefix)) {
+          consumers.add(c);
+        }
+      }
+    }
+    List<TakenBack> out = new ArrayList<>();
+    for (String consumer : consumers) {
+      RedisBroker.Requeued r = crashRecord.isPresent()
+          ? broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter,
+              Optional.ofNullable(crashRecord.get().get(consumer)))
+          : broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter);
+      out.add(new TakenBack(consumer, Cause.PROCESS_GONE, r));
+    }
+    return out;
+  }
+
+  /** The jobs a list of take-backs moved. */
+  public static int taken(List<TakenBack> takenBack) {
+    return takenBack.stream().mapToInt(t -> t.result().taken()).sum();
+  }
+}

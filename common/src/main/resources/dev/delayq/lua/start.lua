@@ -1,0 +1,35 @@
+--[[ start: consumers acknowledge the job each has just finished and start the next one it
+  prefetched, once this confirms the delivery is still its own. One call per job, and what makes
+  a crash charge only the job that was running: the delivery is marked as running here, before
+  its handler runs, and the one before it is gone from the list by then. A worker sends the
+  starts of all its consumers that are waiting at that moment in one call.
+  KEYS[1]   jobs      (HASH)  id -> record
+  KEYS[2]   running   (HASH)  consumer id -> the delivery whose handler it started last
+  KEYS[2+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
+  ARGV, three per start i:
+    consumer id
+    delivery to start
+    delivery to acknowledge first, '' for none
+  Returns, two per start: ack (1 acknowledged, 0 fenced: no longer this consumer's, -1 none
+  asked), started (1, or 0 when the delivery is no longer in the consumer's list: taken back
+  after its heartbeat expired or its worker was presumed dead; it must not run).
+  Invariant: an acknowledged id leaves with its record; nothing else moves.
+]]
+--@include delivery
+local jobsKey, runningKey = KEYS[1], KEYS[2]
+
+local out = {}
+for i = 1, #ARGV / 3 do
+  local inflightKey = KEYS[2 + i]
+  local consumer, delivery, ackFirst = ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i]
+  local acked = acknowledge(inflightKey, jobsKey, ackFirst)
+  local started = 0
+  -- searched from the right: the next to start is the oldest delivery left
+  if redis.call('LPOS', inflightKey, delivery, 'RANK', -1) then
+    redis.call('HSET', runningKey, consumer, delivery)
+    started = 1
+  end
+  out[2 * i - 1] = acked
+  out[2 * i] = started
+end
+return out

@@ -1,0 +1,104 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.args.ListDirection;
+
+/** {@link Recovery}, the one policy of the recoverer, {@code delayq recover} and instant recovery. */
+class RecoveryTest {
+  private final Keys keys = RedisFixture.freshKeys();
+  private final RedisBroker broker = RedisFixture.get().broker(keys);
+  private final QueueProbe probe = new QueueProbe(broker);
+  private final Recovery recovery = new Recovery(broker, new Inspector(broker.redis(), keys), 3);
+
+  @Test
+  void expiredConsumersAreTakenBackAndLiveOnesKeepTheirJobs() {
+    probe.seedInFlight("silent", "lost");
+    probe.seedInFlight("alive", "kept");
+    broker.heartbeat(List.of("silent"), 1);
+    probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
+
+    List<Recovery.TakenBack> taken = recovery.expired(probe.redisNowMs(), 100, "");
+
+    assertEquals(List.of(new Recovery.TakenBack("silent", Recovery.Cause.HEARTBEAT_EXPIRED,
+        new RedisBroker.Requeued(0, 1, 0, false))), taken);
+    assertEquals(List.of("ready"), probe.placesOf("lost"));
+    assertEquals(List.of("inflight:alive"), probe.placesOf("kept"));
+  }
+
+  @Test
+  void anUnregisteredListIsTakenBackAtTheSecondSweepThatSeesIt() {
+    probe.seedReady("j1");
+    broker.redis().lmove(keys.ready(), keys.inFlight("orphaned"), ListDirection.RIGHT, ListDirection.LEFT);
+
+    assertEquals(List.of(), recovery.sweepUnregistered(""));
+    assertEquals(List.of("inflight:orphaned"), probe.placesOf("j1"), "one sighting is not enough");
+
+    assertEquals(1, Recovery.taken(recovery.sweepUnregistered("")));
+    assertEquals(List.of("ready"), probe.placesOf("j1"));
+    assertEquals(1, probe.record("j1").get("attempt").asInt(), "never started: uncharged");
+  }
+
+  @Test
+  void aGoneProcessLosesOnlyItsOwnConsumersJobsRegisteredOrNot() {
+    probe.seedInFlight("worker-1:100:1", "a");
+    probe.seedInFlight("worker-1:100:2", "b");
+    probe.seedInFlight("worker-1:101:1", "other-pid");
+    probe.seedReady("unregistered");
+    broker.redis().lmove(keys.ready(), keys.inFlight("worker-1:100:3"), ListDirection.RIGHT, ListDirection.LEFT);
+
+    List<Recovery.TakenBack> taken = recovery.processGone("worker-1:100:", "worker-1 exited with 137", true,
+        Optional.empty());
+
+    assertEquals(3, taken.size());
+    assertEquals(3, Recovery.taken(taken));
+    for (String id : List.of("a", "b", "unregistered")) {
+      assertEquals(List.of("ready"), probe.placesOf(id), id);
+    }
+    assertEquals(List.of("inflight:worker-1:101:1"), probe.placesOf("other-pid"));
+    assertEquals(List.of("worker-1:101:1"), broker.consumers());
+  }
+
+  @Test
+  void aCrashRecordDecidesWhichJobWasRunningOverTheRunningMark() {
+    for (String id : List.of("a", "b", "c")) {
+      probe.seedReady(id);
+    }
+    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:7:1", 30_000, 3, null).jobs();
+    // the worker had started b (its running mark was still on its way) when it died
+    Map<String, String> record = Map.of("worker-1:7:1", batch.get(1).delivery().element());
+
+    List<Recovery.TakenBack> taken = recovery.processGone("worker-1:7:", "worker-1 killed", true, Optional.of(record));
+
+    assertEquals(new RedisBroker.Requeued(2, 1, 0, false), taken.get(0).result());
+    assertEquals(2, probe.record("b").get("attempt").asInt());
+    assertEquals(1, probe.record("a").get("attempt").asInt(), "a, marked by the claim, had finished");
+    assertEquals(1, probe.record("c").get("attempt").asInt());
+  }
+
+  @Test
+  void aCrashRecordSayingNothingRanChargesNothing() {
+    probe.seedInFlight("worker-1:8:1", "finished");
+
+    List<Recovery.TakenBack> taken = recovery.processGone("worker-1:8:", "worker-1 killed", true,
+        Optional.of(Map.of()));
+
+    assertEquals(new RedisBroker.Requeued(1, 0, 0, false), taken.get(0).result());
+    assertEquals(1, probe.record("finished").get("attempt").asInt());
+  }
+
+  @Test
+  void describeSaysWhatWasChargedAndWhy() {
+    Recovery.TakenBack t = new Recovery.TakenBack("w:1:2", Recovery.Cause.PROCESS_GONE,
+        new RedisBroker.Requeued(31, 1, 1, false));
+
+    assertEquals("32 job(s) of consumer w:1:2 (process gone): 31 back to ready uncharged, 1 that was "
+        + "running charged an attempt (1 of them to dead)", t.describe());
+  }
+}

@@ -1,0 +1,66 @@
+package dev.delayq.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.JobRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * kill -9 of the scheduler while it forwards 50,000 jobs falling due over 3 s, and a new one
+ * started at once, as its supervisor does (minus the supervisor's restart backoff). Every move
+ * from delayed to ready is one script, so nothing is lost or doubled; and since under a
+ * supervisor the lease names the supervisor, not the process, the new scheduler takes the lease
+ * back at once instead of waiting out its TTL.
+ */
+class SchedulerKilledTest {
+  private static final int JOBS = 50_000;
+
+  @Test
+  void aSchedulerKilledWhileForwardingLosesAndDoublesNothingAndItsSuccessorResumesWithinTwoSeconds()
+      throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = q.processes("schedulerKilled")
+        .with("DELAYQ_SUPERVISOR_PID", Long.toString(ProcessHandle.current().pid()))
+        .with("DELAYQ_WORKER_THREADS", "8")) {
+      Process scheduler = processes.scheduler("scheduler");
+      processes.worker("worker-1");
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
+          && q.broker.consumers().size() == 8);
+
+      List<JobRequest> jobs = new ArrayList<>(JOBS);
+      String payload = q.payload();
+      for (int i = 0; i < JOBS; i++) {
+        jobs.add(JobRequest.delay("test_record", payload, Duration.ofMillis(1_000 + i * 3_000L / JOBS)));
+      }
+      q.producer.enqueueAll(jobs);
+      await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(5))
+          .until(() -> q.redis.redis().zcard(q.keys.delayed()) < JOBS * 3 / 4);
+
+      JvmProcesses.sigkill(scheduler);
+      long killedAt = System.nanoTime();
+      long leftAtKill = q.redis.redis().zcard(q.keys.delayed());
+      assertTrue(leftAtKill > 0, "killed while forwarding");
+      processes.scheduler("scheduler");
+      await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(5))
+          .until(() -> q.redis.redis().zcard(q.keys.delayed()) < leftAtKill);
+      long resumedMs = (System.nanoTime() - killedAt) / 1_000_000;
+
+      await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
+          .until(() -> q.inspector.depths().records() == 0);
+      Map<String, List<Integer>> attempts = q.log.attemptsById();
+      assertEquals(JOBS, attempts.size(), "lost 0");
+      assertEquals(JOBS, q.log.size(), "duplicates 0");
+      assertEquals(List.of(), q.inspector.check());
+      System.out.printf("scheduler kill -9 at %d jobs left to forward: forwarding resumed after %d ms%n",
+          leftAtKill, resumedMs);
+      assertTrue(resumedMs <= 2_000, "forwarding resumed " + resumedMs + " ms after the kill");
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package dev.delayq.worker;
+
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
+import dev.delayq.job.RetryPolicy;
+import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.LogText;
+import dev.delayq.redis.JobRecord;
+import dev.delayq.redis.RedisBroker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one claimed job on the calling consumer's thread: reads its record, finds its handler,
+ * runs it under the {@link Watchdog}'s time limit and decides the {@link Outcome}. It never
+ * throws: a failure outside the handler (its {@code timeLimit()} or {@code retryPolicy()}
+ * throwing, a duration that overflows, an Error while reading the record) fails the attempt with
+ * that reason, and the retry policy applies as for a failure of the handler itself.
+ */
+final class JobRunner {
+  private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+
+  private final HandlerRegistry handlers;
+  private final StatsRecorder stats;
+  private final Duration defaultLimit;
+  private final RetryPolicy defaultPolicy;
+
+  JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
+    this.handlers = handlers;
+    this.stats = stats;
+    this.defaultLimit = defaultLimit;
+    this.defaultPolicy = defaultPolicy;
+  }
+
+  /** Runs the job on the thread of {@code slot}'s consumer; returns what to do with it. */
+  Outcome run(Watchdog.Slot slot, RedisBroker.Claimed claimed) {
+    String consumer = slot.consumer();
+    String jobId = claimed.id();
+    JobRecord job;
+    try {
+      job = JobRecord.parse(jobId, claimed.rawRecord());
+    } catch (JobRecord.MalformedRecordException e) {
+      log.error("{}: {}; dead-lettered", consumer, LogText.escape(e.getMessage()));
+      stats.also("?", StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter("malformed record: " + e.getMessage());
+    } catch (RuntimeException | Error e) {
+      // no stack trace: its message may quote the record, and only the escaped text may reach the log
+      log.error("{}: job {}: its record could not be read; dead-lettered: {}", consumer, LogText.escape(jobId),
+          LogText.escape(Outcome.describe(e)));
+      stats.also("?", StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter("its record could not be read: " + Outcome.describe(e));
+    }
+    Optional<JobHandler> handler = handlers.find(job.type());
+    if (handler.isEmpty()) {
+      String error = "no handler for job type '" + job.type() + "' in " + consumer
+          + " (known: " + handlers.types() + ")";
+      log.error("{}: job {}: {}; dead-lettered", consumer, LogText.escape(jobId), LogText.escape(error));
+      stats.also(job.type(), StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter(error);
+    }
+    JobHandler h = handler.get();
+    long started = System.currentTimeMillis();
+    stats.started(job.type(), started - job.dueAt());
+    Outcome outcome;
+    boolean succeeded;
+    try {
+      RunResult result = runHandler(slot, h, job);
+      succeeded = result instanceof RunResult.Returned;
+      outcome = Outcome.decide(job, result, policyOf(h), ThreadLocalRandom.current().nextDouble());
+    } catch (RuntimeException | Error e) {
+      // outside the handler's own run: its time limit, or turning what it returned into an outcome
+      succeeded = false;
+      outcome = Outcome.failed(job, "failed outside the handler: " + Outcome.describe(e),
+          defaultPolicy, ThreadLocalRandom.current().nextDouble());
+    }
+    count(job.type(), succeeded, outcome, System.currentTimeMillis() - started);
+    logOutcome(consumer, jobId, job, outcome);
+    return outcome;
+  }
+
+  private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job) {
+    Duration limit = limitOf(h);
+    JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
+        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
+    RunResult result;
+    boolean timedOut;
+    slot.begin(context.id(), saturatedNanos(limit));
+    try {
+      JobResult r = h.handle(context);
+      result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
+          h.getClass().getName() + ".handle returned null instead of a JobResult"));
+    } catch (Throwable t) {
+      result = new RunResult.Threw(t);
+    } finally {
+      timedOut = slot.end();
+    }
+    return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
+  }
+
+  private Duration limitOf(JobHandler h) {
+    Optional<Duration> limit = h.timeLimit();
+    if (limit == null || limit.isEmpty()) {
+      return defaultLimit;
+    }
+    if (limit.get().isNegative() || limit.get().isZero()) {
+      throw new IllegalArgumentException(h.getClass().getName() + ".timeLimit() is " + limit.get()
+          + "; it must be longer than 0");
+    }
+    return limit.get();
+  }
+
+  /** The handler's own retry policy; the configured one when it has none or cannot say. */
+  private RetryPolicy policyOf(JobHandler h) {
+    try {
+      Optional<RetryPolicy> own = h.retryPolicy();
+      return own == null ? defaultPolicy : own.orElse(defaultPolicy);
+    } catch (RuntimeException | Error e) {
+      log.warn("{}.retryPolicy() threw; the configured retry policy applies: {}", h.getClass().getName(),
+          LogText.escape(e.toString()));
+      return defaultPolicy;
+    }
+  }
+
+  /** A limit past what nanoseconds hold (about 292 years) is as good as none. */
+  static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE / 2;
+    }
+  }
+
+  private void count(String type, boolean succeeded, Outcome outcome, long durationMs) {
+    stats.finished(type, succeeded ? StatsRecorder.Event.SUCCEEDED : StatsRecorder.Event.FAILED, durationMs);
+    if (outcome instanceof Outcome.Reschedule) {
+      stats.also(type, StatsRecorder.Event.RESCHEDULED);
+    } else if (outcome instanceof Outcome.Retry) {
+      stats.also(type, StatsRecorder.Event.RETRIED);
+    } else if (outcome instanceof Outcome.DeadLetter) {
+      stats.also(type, StatsRecorder.Event.DEAD);
+    }
+  }
+
+  private static void logOutcome(String consumer, String jobId, JobRecord job, Outcome outcome) {
+    if (outcome instanceof Outcome.Retry r) {
+      log.warn("{}: job {} {} failed, retry in {} ms: {}", consumer, LogText.escape(jobId),
+          LogText.escape(job.type()), r.delayMs(), LogText.escape(firstLine(r.error())));
+    } else if (outcome instanceof Outcome.DeadLetter d) {
+      log.error("{}: job {} {} dead-lettered: {}", consumer, LogText.escape(jobId), LogText.escape(job.type()),
+          LogText.escape(firstLine(d.error())));
+    }
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}
