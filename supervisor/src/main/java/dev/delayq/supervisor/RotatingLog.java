@@ -28,21 +28,42 @@ final class RotatingLog implements AutoCloseable {
     return file;
   }
 
-  /** Appends {@code len} bytes; the part up to the last newline first, so lines are not split. */
+  /**
+   * Appends {@code len} bytes, whole lines together, so lines are not split: as many as fit in
+   * what is left of the file go in one write, and the file rotates before a line that would pass
+   * the limit (a burst read from the pipe in one chunk is spread over files like separate
+   * writes). An unfinished last line goes on its own, to be finished by the next write.
+   */
   synchronized void write(byte[] bytes, int off, int len) throws IOException {
-    int cut = 0;
-    for (int i = off + len - 1; i >= off; i--) {
-      if (bytes[i] == '\n') {
-        cut = i - off + 1;
+    open();
+    int end = off + len;
+    int group = off; // the start of the whole lines gathered for one append
+    int at = off;
+    while (at < end) {
+      int next = at;
+      while (next < end && bytes[next] != '\n') {
+        next++;
+      }
+      if (next == end) {
         break;
       }
+      next++;
+      if (at > group && passesLimit(next - group)) {
+        append(bytes, group, at - group);
+        group = at;
+      }
+      at = next;
     }
-    if (cut > 0) {
-      append(bytes, off, cut);
+    if (at > group) {
+      append(bytes, group, at - group);
     }
-    if (cut < len) {
-      append(bytes, off + cut, len - cut);
+    if (at < end) {
+      append(bytes, at, end - at);
     }
+  }
+
+  private boolean passesLimit(long more) {
+    return rotation.maxBytes() > 0 && size + more > rotation.maxBytes();
   }
 
   synchronized void writeLine(String line) throws IOException {
@@ -50,13 +71,17 @@ final class RotatingLog implements AutoCloseable {
     write(b, 0, b.length);
   }
 
-  private void append(byte[] bytes, int off, int len) throws IOException {
+  /** Opens the file to append to, counting what it already holds towards the limit. */
+  private void open() throws IOException {
     if (out == null) {
       Files.createDirectories(file.getParent());
       out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       size = Files.size(file);
     }
-    if (rotation.maxBytes() > 0 && size > 0 && size + len > rotation.maxBytes()) {
+  }
+
+  private void append(byte[] bytes, int off, int len) throws IOException {
+    if (size > 0 && passesLimit(len)) {
       rotate();
     }
     out.write(bytes, off, len);

@@ -58,6 +58,31 @@ class RotatingLogTest {
   }
 
   @Test
+  void aBurstOfLinesReadInOneChunkIsSpreadOverFilesWithinTheLimit() throws IOException {
+    Path file = dir.resolve("worker-2.log");
+    StringBuilder burst = new StringBuilder();
+    for (int i = 0; i < 40; i++) {
+      burst.append(String.format("line %03d of twenty", i)).append('\n');      // 19 bytes
+    }
+    try (RotatingLog log = new RotatingLog(file, new LogRotation(100, 10))) {
+      write(log, burst.toString());   // 760 bytes at once, as a pipe read under load returns them
+    }
+    List<String> kept = new ArrayList<>();
+    for (int k = 10; k >= 0; k--) {
+      Path f = k == 0 ? file : file.resolveSibling("worker-2.log." + k);
+      if (Files.exists(f)) {
+        assertTrue(Files.size(f) <= 100, f + " is " + Files.size(f) + " bytes");
+        assertTrue(Files.readString(f).endsWith("\n"), f + " ends with a whole line");
+        kept.addAll(Files.readAllLines(f));
+      }
+    }
+    assertEquals(40, kept.size(), "every line kept, in order: " + kept);
+    for (int i = 0; i < 40; i++) {
+      assertEquals(String.format("line %03d of twenty", i), kept.get(i));
+    }
+  }
+
+  @Test
   void withNoBackupsTheLogStartsAfreshAndWithNoLimitItNeverRotates() throws IOException {
     Path fresh = dir.resolve("a.log");
     try (RotatingLog log = new RotatingLog(fresh, new LogRotation(10, 0))) {
