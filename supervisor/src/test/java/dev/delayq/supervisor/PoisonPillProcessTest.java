@@ -103,8 +103,7 @@ class PoisonPillProcessTest {
   void aJobThatHaltsItsWorkerIsDeadAfterThreeCrashesAndThe299BehindItRunOnceAtAttemptOne() throws Exception {
     Setup s = setup();
     List<String> poison = enqueue(s, 299, Map.of(100, "halt"));
-    String fastJvm = "jvm:\n  worker: \"-Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1\"\n";
-    try (SupervisorProcess sup = SupervisorProcess.start(home, config(1, fastJvm), s.env())) {
+    try (SupervisorProcess sup = SupervisorProcess.start(home, config(1, SupervisorProcess.LEAN_JVMS), s.env())) {
       await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
           .until(() -> RedisFixture.get().redis().hlen(s.keys().jobs()) == 1
               && RedisFixture.get().redis().zcard(s.keys().dead()) == 1);
