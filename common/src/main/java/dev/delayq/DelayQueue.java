@@ -134,6 +134,42 @@ public final class DelayQueue implements AutoCloseable {
     return broker.cancel(id);
   }
 
+  /**
+   * Runs a job that has not started now: due now, at the end of ready that consumers take next.
+   * Its attempts and last error are kept. Refused (nothing changes) when it is running, dead or
+   * unknown: {@link ChangeResult#status()} says which.
+   */
+  public ChangeResult promote(String id) {
+    return change(id, RedisBroker.DueChange.NOW, 0, null);
+  }
+
+  /** Makes a job that has not started due {@code delay} from now (Redis clock); as {@link #promote}. */
+  public ChangeResult reschedule(String id, Duration delay) {
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative, got " + delay);
+    }
+    return change(id, RedisBroker.DueChange.DELAY, delay.toMillis(), null);
+  }
+
+  /** Makes a job that has not started due at {@code at} (ready at once when past); as {@link #promote}. */
+  public ChangeResult reschedule(String id, Instant at) {
+    return change(id, RedisBroker.DueChange.AT, at.toEpochMilli(), null);
+  }
+
+  /**
+   * Replaces the payload of a job that has not started (checked as at enqueue: JSON, size limit);
+   * its due time and attempts stay. As {@link #promote} otherwise.
+   */
+  public ChangeResult editPayload(String id, Object payload) {
+    return change(id, RedisBroker.DueChange.KEEP, 0, payloads.toJson(payload));
+  }
+
+  private ChangeResult change(String id, RedisBroker.DueChange due, long amount, String payloadJson) {
+    Objects.requireNonNull(id, "id");
+    RedisBroker.PendingChange c = broker.changePending(id, due, amount, payloadJson);
+    return ChangeResult.of(id, c.place(), c.dueAt());
+  }
+
   private RedisBroker.NewJob prepare(JobRequest r) {
     checkType(r.type());
     String payload = payloads.toJson(r.payload());

@@ -108,6 +108,43 @@ public final class RedisBroker {
     return ((Long) r) == 1L;
   }
 
+  /**
+   * What {@link #changePending} answered: {@code place} is where the job is now ("delayed" or
+   * "ready", with its due time), or why nothing changed ("running", "dead", "unknown",
+   * "malformed: why"; {@code dueAt} -1).
+   */
+  public record PendingChange(String place, long dueAt) {}
+
+  /** How {@link #changePending} sets the due time. */
+  public enum DueChange {
+    /** Due now, at the end of ready consumers take next (promote). */
+    NOW("now"),
+    /** Due {@code amount} ms after Redis's now. */
+    DELAY("delay"),
+    /** Due at {@code amount}, epoch ms. */
+    AT("at"),
+    /** The due time stays (an edit of the payload only). */
+    KEEP("keep");
+
+    private final String arg;
+
+    DueChange(String arg) {
+      this.arg = arg;
+    }
+  }
+
+  /**
+   * Changes a job that has not started, in one script (changePending.lua): its due time and/or
+   * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
+   */
+  public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
+    List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
+        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
+        List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
+            payloadJsonOrNull == null ? "" : payloadJsonOrNull));
+    return new PendingChange((String) r.get(0), (Long) r.get(1));
+  }
+
   // ---- scheduler -------------------------------------------------------------------------
 
   /** What one forward call did; {@code nextDueAt} is empty when nothing is delayed. */

@@ -32,7 +32,8 @@ public enum Script {
   RETRY_DEAD("retryDead"),
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
-  RELEASE_CLAIMED("releaseClaimed");
+  RELEASE_CLAIMED("releaseClaimed"),
+  CHANGE_PENDING("changePending");
 
   private final String fileName;
   private final String source;
