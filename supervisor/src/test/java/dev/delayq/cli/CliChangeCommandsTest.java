@@ -1,0 +1,89 @@
+package dev.delayq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code delayq promote}, {@code reschedule} and {@code edit} against the test Redis. */
+class CliChangeCommandsTest {
+  private final Cli cli = new Cli();
+
+  @Test
+  void promoteRunsADelayedJobNow() {
+    cli.probe.seedDelayed("j1", 3_600_000);
+
+    Cli.Result r = cli.run("promote", "j1");
+
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("promoted job j1 is due now, waiting for a worker\n", r.out());
+    assertEquals(List.of("ready"), cli.probe.placesOf("j1"));
+  }
+
+  @Test
+  void rescheduleTakesADelayOrAnInstant() {
+    cli.probe.seedReady("j1");
+
+    Cli.Result byDelay = cli.run("reschedule", "j1", "--delay", "10m");
+    assertEquals(0, byDelay.exit(), byDelay.toString());
+    assertEquals(List.of("delayed"), cli.probe.placesOf("j1"));
+    assertTrue(cli.probe.dueAt("j1") > cli.probe.redisNowMs() + 590_000);
+
+    Cli.Result byInstant = cli.run("reschedule", "j1", "--at", "2099-12-01T10:00:00+08:00");
+    assertEquals(0, byInstant.exit(), byInstant.toString());
+    assertEquals("rescheduled job j1 is due at 2099-12-01T02:00:00Z\n", byInstant.out());
+    assertEquals(java.time.Instant.parse("2099-12-01T02:00:00Z").toEpochMilli(), cli.probe.dueAt("j1"));
+  }
+
+  @Test
+  void rescheduleWantsExactlyOneOfDelayAndAt() {
+    cli.probe.seedDelayed("j1", 60_000);
+
+    Cli.Result neither = cli.run("reschedule", "j1");
+    Cli.Result both = cli.run("reschedule", "j1", "--delay", "1m", "--at", "2099-12-01T10:00:00Z");
+
+    assertEquals(2, neither.exit());
+    assertEquals("delayq: give --delay DURATION or --at ISO-8601\n", neither.err());
+    assertEquals(2, both.exit());
+    assertEquals("delayq: give --delay or --at, not both\n", both.err());
+  }
+
+  @Test
+  void editReplacesThePayloadAndRefusesBadJsonBeforeConnecting() {
+    cli.probe.seedDelayed("j1", 60_000);
+
+    Cli.Result ok = cli.run("edit", "j1", "--payload", "{ \"order_id\" : 7 }");
+    Cli.Result bad = cli.run("edit", "j1", "--payload", "{oops");
+
+    assertEquals(0, ok.exit(), ok.toString());
+    assertTrue(cli.probe.rawRecord("j1").endsWith(",\"payload\":{\"order_id\":7}}"));
+    assertEquals(2, bad.exit(), bad.toString());
+    assertTrue(bad.err().startsWith("delayq: --payload is not JSON"), bad.err());
+  }
+
+  @Test
+  void aRunningJobIsRefusedNamingItsConsumer() {
+    cli.probe.seedInFlight("worker-1:42:3", "j1");
+
+    Cli.Result r = cli.run("promote", "j1");
+
+    assertEquals(1, r.exit());
+    assertEquals("delayq: job j1 cannot be promoted: it is IN_FLIGHT (running on consumer worker-1:42:3)"
+        + " (only delayed or ready jobs can be)\n", r.err());
+    assertEquals(List.of("inflight:worker-1:42:3"), cli.probe.placesOf("j1"));
+  }
+
+  @Test
+  void deadAndUnknownJobsAreRefused() {
+    cli.probe.seedDead("c1", "j1", "boom");
+
+    Cli.Result dead = cli.run("edit", "j1", "--payload", "{}");
+    Cli.Result unknown = cli.run("reschedule", "nope", "--delay", "1m");
+
+    assertEquals(1, dead.exit());
+    assertTrue(dead.err().contains("job j1 is dead"), dead.err());
+    assertEquals(1, unknown.exit());
+    assertEquals("delayq: no job with id nope (never enqueued, or already done)\n", unknown.err());
+  }
+}
