@@ -86,4 +86,24 @@ class CliChangeCommandsTest {
     assertEquals(1, unknown.exit());
     assertEquals("delayq: no job with id nope (never enqueued, or already done)\n", unknown.err());
   }
+
+  @Test
+  void jobsListsTheNextHourByTypeAndPrefixAndSaysWhereTheNextPageIs() {
+    cli.probe.seedDelayed("order-1", 60_000);
+    cli.probe.seedDelayed("order-2", 120_000);
+    cli.probe.seedDelayed("order-late", 7_200_000);
+    cli.probe.seedDelayed("other", 90_000);
+
+    Cli.Result hour = cli.run("jobs", "--within", "1h", "--prefix", "order-");
+    Cli.Result paged = cli.run("jobs", "--limit", "1");
+    Cli.Result bad = cli.run("jobs", "--ready", "--within", "1h");
+
+    assertEquals(0, hour.exit(), hour.toString());
+    List<String> lines = hour.out().lines().toList();
+    assertEquals(3, lines.size(), hour.out());
+    assertTrue(lines.get(1).startsWith("order-1 ") && lines.get(2).startsWith("order-2 "), hour.out());
+    assertTrue(lines.get(1).contains("in ") && lines.get(1).contains("{\"n\":1}"), hour.out());
+    assertTrue(paged.out().endsWith("next page: --offset 1\n"), paged.out());
+    assertEquals(2, bad.exit());
+  }
 }
