@@ -180,13 +180,23 @@ public final class DelayQueue implements AutoCloseable {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
       }
-      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false);
+      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
     }
-    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true);
+    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
-    return new EnqueueResult(job.id(), e.accepted(), e.accepted() ? Instant.ofEpochMilli(e.dueAt()) : null);
+    EnqueueResult.Outcome outcome = switch (e.code()) {
+      case 1 -> EnqueueResult.Outcome.ACCEPTED;
+      case 0 -> EnqueueResult.Outcome.KEPT;
+      case 2 -> EnqueueResult.Outcome.CHANGED;
+      case -1 -> EnqueueResult.Outcome.REFUSED_RUNNING;
+      case -2 -> EnqueueResult.Outcome.REFUSED_DEAD;
+      case -3 -> EnqueueResult.Outcome.REFUSED_MALFORMED;
+      default -> throw new IllegalStateException("enqueue.lua answered " + e.code() + " for " + job.id());
+    };
+    return new EnqueueResult(job.id(), e.accepted(), e.dueAt() >= 0 ? Instant.ofEpochMilli(e.dueAt()) : null,
+        outcome);
   }
 
   /** Refuses an empty or malformed job type with a message naming it. */

@@ -1,13 +1,20 @@
 package dev.delayq;
 
 /**
- * Per-job options at enqueue: a caller-chosen id (which makes the enqueue idempotent) and the
- * number of attempts before the job goes to dead. Null fields mean "generate" and "configured".
+ * Per-job options at enqueue: a caller-chosen id (which makes the enqueue idempotent), the
+ * number of attempts before the job goes to dead, and what to do when a job with that id is
+ * still pending ({@link IfPending}: keep it, or debounce and replace it). Null id and
+ * maxAttempts mean "generate" and "configured".
  */
-public record JobOptions(String id, Integer maxAttempts) {
+public record JobOptions(String id, Integer maxAttempts, IfPending ifPending) {
   private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9_.:@/+=-]{1,128}");
 
   public JobOptions {
+    ifPending = ifPending == null ? IfPending.KEEP : ifPending;
+    if (ifPending != IfPending.KEEP && id == null) {
+      throw new IllegalArgumentException("ifPending " + ifPending + " changes the pending job with the same id: "
+          + "give the job an id");
+    }
     if (id != null && !ID.matcher(id).matches()) {
       throw new IllegalArgumentException("job id '" + id
           + "' is not valid: use 1 to 128 of the characters A-Z a-z 0-9 _ . : @ / + = -");
@@ -15,6 +22,10 @@ public record JobOptions(String id, Integer maxAttempts) {
     if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > 1000)) {
       throw new IllegalArgumentException("maxAttempts must be between 1 and 1000, got " + maxAttempts);
     }
+  }
+
+  public JobOptions(String id, Integer maxAttempts) {
+    this(id, maxAttempts, IfPending.KEEP);
   }
 
   public static JobOptions defaults() {
@@ -27,10 +38,15 @@ public record JobOptions(String id, Integer maxAttempts) {
   }
 
   public JobOptions maxAttempts(int attempts) {
-    return new JobOptions(id, attempts);
+    return new JobOptions(id, attempts, ifPending);
   }
 
   public JobOptions id(String newId) {
-    return new JobOptions(newId, maxAttempts);
+    return new JobOptions(newId, maxAttempts, ifPending);
+  }
+
+  /** What to do when a job with this id is still delayed or ready (default: keep it). */
+  public JobOptions ifPending(IfPending option) {
+    return new JobOptions(id, maxAttempts, option);
   }
 }

@@ -1,5 +1,6 @@
 package dev.delayq.redis;
 
+import dev.delayq.IfPending;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,22 +48,43 @@ public final class RedisBroker {
 
   // ---- producers ------------------------------------------------------------------------
 
-  /** Due time of an accepted job; {@link #duplicate()} when its id already existed. */
-  public record Enqueued(boolean accepted, long dueAt) {
+  /**
+   * Due time of an accepted job; {@link #duplicate()} when its id already existed. {@code code}
+   * is enqueue.lua's: 1 accepted, 0 kept, 2 the pending job changed (by the if-pending option,
+   * {@code dueAt} its due time now), -1/-2/-3 refused (running, dead, unreadable record).
+   */
+  public record Enqueued(boolean accepted, long dueAt, int code) {
+    public Enqueued(boolean accepted, long dueAt) {
+      this(accepted, dueAt, accepted ? 1 : 0);
+    }
+
+    static Enqueued of(Object code, Object dueAt) {
+      int c = ((Long) code).intValue();
+      return new Enqueued(c == 1, (Long) dueAt, c);
+    }
+
     public boolean duplicate() {
       return !accepted;
     }
   }
 
-  /** One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time. */
-  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {}
+  /**
+   * One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time;
+   * {@code ifPending} what to do when the id exists and is pending.
+   */
+  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute,
+      IfPending ifPending) {
+    public NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {
+      this(id, recordHead, payloadJson, when, absolute, IfPending.KEEP);
+    }
+  }
 
   /** Jobs per script call in {@link #enqueueAll}: amortises the call, keeps each call short. */
   private static final int JOBS_PER_CALL = 100;
 
   public Enqueued enqueue(NewJob job) {
     List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(List.of(job)));
-    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
+    return Enqueued.of(r.get(0), r.get(1));
   }
 
   /**
@@ -80,14 +102,14 @@ public final class RedisBroker {
     for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
       List<?> r = (List<?>) reply;
       for (int i = 0; i + 1 < r.size(); i += 2) {
-        out.add(new Enqueued(((Long) r.get(i)) == 1L, (Long) r.get(i + 1)));
+        out.add(Enqueued.of(r.get(i), r.get(i + 1)));
       }
     }
     return out;
   }
 
   private List<String> enqueueKeys() {
-    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats());
+    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats(), keys.dead());
   }
 
   private static List<String> enqueueArgs(List<NewJob> jobs) {
@@ -97,7 +119,7 @@ public final class RedisBroker {
       args.add(j.recordHead());
       args.add(j.payloadJson());
       args.add(Long.toString(j.when()));
-      args.add(j.absolute() ? "at" : "delay");
+      args.add((j.absolute() ? "at" : "delay") + j.ifPending().scriptOption());
     }
     return args;
   }

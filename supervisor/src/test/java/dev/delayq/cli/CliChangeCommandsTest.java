@@ -106,4 +106,29 @@ class CliChangeCommandsTest {
     assertTrue(paged.out().endsWith("next page: --offset 1\n"), paged.out());
     assertEquals(2, bad.exit());
   }
+
+  @Test
+  void enqueueIfPendingReplacesOrDebouncesAPendingJobAndRefusesARunningOne() {
+    Cli.Result first = cli.run("enqueue", "--type", "digest", "--id", "d1", "--delay", "1h", "--payload", "{\"v\":1}");
+    Cli.Result replaced = cli.run("enqueue", "--type", "digest", "--id", "d1", "--delay", "5m",
+        "--payload", "{\"v\":2}", "--if-pending", "replace-and-push");
+
+    assertEquals(0, first.exit(), first.toString());
+    assertEquals(0, replaced.exit(), replaced.toString());
+    assertTrue(replaced.err().contains("the pending job d1 was changed"), replaced.toString());
+    assertTrue(cli.probe.rawRecord("d1").endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(cli.probe.dueAt("d1") < cli.probe.redisNowMs() + 300_001);
+
+    cli.probe.seedInFlight("worker-1:1:1", "running");
+    Cli.Result refused = cli.run("enqueue", "--type", "digest", "--id", "running", "--delay", "5m",
+        "--if-pending", "push-due");
+    Cli.Result noId = cli.run("enqueue", "--type", "digest", "--delay", "5m", "--if-pending", "push-due");
+    Cli.Result badWord = cli.run("enqueue", "--type", "digest", "--id", "x", "--delay", "5m", "--if-pending", "merge");
+
+    assertEquals(1, refused.exit(), refused.toString());
+    assertTrue(refused.err().contains("job running is running: it cannot be replaced"), refused.err());
+    assertEquals(2, noId.exit(), noId.toString());
+    assertEquals(2, badWord.exit(), badWord.toString());
+    assertTrue(badWord.err().contains("keep, replace-payload, push-due, replace-and-push"), badWord.err());
+  }
 }
