@@ -128,6 +128,11 @@ public final class DelayQueue implements AutoCloseable {
     return results;
   }
 
+  /** The recurring schedules of this queue. */
+  public Schedules schedules() {
+    return new Schedules(broker, payloads);
+  }
+
   /** Withdraws a job; true while it was still delayed or ready (false once it started). */
   public boolean cancel(String id) {
     Objects.requireNonNull(id, "id");

@@ -91,4 +91,25 @@ public record Keys(String prefix, String queue) {
   public String leader() {
     return key("leader");
   }
+
+  /**
+   * HASH: schedule id -> the recurring schedule's definition, JSON (see
+   * {@link dev.delayq.schedule.Schedule#toJson()}).
+   */
+  public String schedules() {
+    return key("schedules");
+  }
+
+  /**
+   * ZSET: schedule id -> the time of its next tick whose job is not created yet, epoch ms. A
+   * paused schedule has no entry. The tick script moves it on as it creates the tick's job.
+   */
+  public String scheduleNext() {
+    return key("schedules:next");
+  }
+
+  /** HASH: schedule id -> the time of the latest tick whose job was created, epoch ms. */
+  public String scheduleLast() {
+    return key("schedules:last");
+  }
 }

@@ -33,7 +33,9 @@ public enum Script {
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
-  CHANGE_PENDING("changePending");
+  CHANGE_PENDING("changePending"),
+  TICK_SCHEDULE("tickSchedule"),
+  SAVE_SCHEDULE("saveSchedule");
 
   private final String fileName;
   private final String source;
