@@ -17,8 +17,12 @@ import java.util.Optional;
  * created ahead that are not about to fall due. Thread-safe.
  */
 public final class Schedules {
-  /** Ticks due this soon are left to run as they were created (the forwarder may be moving them now). */
-  static final long KEEP_WITHIN_MS = 200;
+  /**
+   * How soon after a save a schedule's first tick may be: the tickers create a tick's job about
+   * this long ahead, so a nearer tick could not fire on time. Created ticks due this soon also
+   * keep the definition they were created with (the forwarder may be moving them right now).
+   */
+  static final long KEEP_WITHIN_MS = 1_000;
   private static final int RETRIES = 20;
 
   private final RedisBroker broker;
@@ -107,7 +111,7 @@ public final class Schedules {
       Optional<RedisBroker.StoredSchedule> old = broker.schedule(id);
       long created = old.map(RedisBroker.StoredSchedule::lastTick).orElse(-1L);
       List<String> withdraw = new ArrayList<>();
-      long base = Math.max(now, created);
+      long base = Math.max(now + KEEP_WITHIN_MS, created);
       if (created > now + KEEP_WITHIN_MS) {
         Schedule before = Schedule.fromJson(old.get().definition());
         long t = now + KEEP_WITHIN_MS;
