@@ -233,6 +233,36 @@
     }));
   }
 
+  // ---- recurring schedules -------------------------------------------------------------------
+
+  function renderSchedules(body) {
+    $('schedules-empty').hidden = body.schedules.length > 0;
+    replaceRows($('schedule-rows'), body.schedules.map(s => {
+      const tr = document.createElement('tr');
+      tr.dataset.id = s.id;
+      cell(tr, s.id, 'id');
+      cell(tr, s.cadence);
+      cell(tr, s.type);
+      cell(tr, s.paused ? 'paused' : 'active');
+      cell(tr, s.nextTicks.slice(0, 3).map(t => new Date(t).toISOString().replace('.000Z', 'Z')).join(', ') || '–');
+      const actions = document.createElement('div');
+      actions.className = 'controls';
+      const on = (action, b) => act(b, () => post('api/schedules/' + encodeURIComponent(s.id) + '/' + action))
+        .then(refreshSchedules);
+      actions.appendChild(button(s.paused ? 'Resume' : 'Pause', 'pause', b => on(s.paused ? 'resume' : 'pause', b)));
+      actions.appendChild(button('Run now', 'run', b => on('run', b)));
+      actions.appendChild(button('Remove', 'danger remove', b => {
+        if (confirm('Remove schedule ' + s.id + '?')) on('remove', b);
+      }));
+      cell(tr, actions);
+      return tr;
+    }));
+  }
+
+  async function refreshSchedules() {
+    renderSchedules(await get('api/schedules'));
+  }
+
   // ---- job browser ---------------------------------------------------------------------------
 
   let jobsOffset = 0;
@@ -344,6 +374,15 @@
     const what = age ? 'dead jobs dead for longer than ' + age : 'EVERY dead job';
     if (confirm('Delete ' + what + ' for good?')) act(e.target, () => post('api/dead/purge', age ? { olderThan: age } : {}));
   });
+  $('schedule-form').addEventListener('submit', e => {
+    e.preventDefault();
+    const when = $('schedule-when').value.trim();
+    const every = when.match(/^every\s+(\S+)$/);
+    const body = { id: $('schedule-id').value.trim(), type: $('schedule-type').value.trim(),
+      payload: $('schedule-payload').value.trim() || '{}', missed: $('schedule-missed').value };
+    if (every) body.every = every[1]; else { body.cron = when; body.tz = $('schedule-tz').value.trim(); }
+    act($('schedule-save'), () => post('api/schedules', body)).then(refreshSchedules);
+  });
   $('jobs-form').addEventListener('submit', e => {
     e.preventDefault();
     jobsOffset = 0;
@@ -369,4 +408,5 @@
   loop(refreshFast, FAST_MS);
   loop(refreshSlow, SLOW_MS);
   loop(refreshJobs, SLOW_MS);
+  loop(refreshSchedules, SLOW_MS);
 })();

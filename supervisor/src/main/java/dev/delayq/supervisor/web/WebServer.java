@@ -48,6 +48,7 @@ public final class WebServer implements AutoCloseable {
   private final ReadApi reads;
   private final ActionApi actions;
   private final JobApi jobs;
+  private final ScheduleApi scheduleApi;
   private final DelayQueue producer;
   private final String url;
 
@@ -63,6 +64,7 @@ public final class WebServer implements AutoCloseable {
     this.producer = new DelayQueue(new RedisBroker(redis, keys), config.queue().maxPayloadBytes(),
         config.retry().maxAttempts());
     this.jobs = new JobApi(producer, new JobBrowser(redis.client(), keys), admin);
+    this.scheduleApi = new ScheduleApi(producer, config.retry().maxAttempts());
     String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
         ? "[" + config.web().bind() + "]" : config.web().bind();
     this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
@@ -167,6 +169,7 @@ public final class WebServer implements AutoCloseable {
         case "dead" -> reads.dead(q.get("type"), Http.intParam(q, "limit", 50, 1, 1000));
         case "forecast" -> reads.forecast(Http.intParam(q, "minutes", 60, 1, 1440));
         case "jobs" -> jobs.list(q);
+        case "schedules" -> scheduleApi.list();
         default -> throw new Http.Failure(notFoundOr405(path, "POST"), "no GET " + ex.getRequestURI().getPath());
       };
       Http.json(ex, 200, answer);
@@ -182,6 +185,10 @@ public final class WebServer implements AutoCloseable {
         answer = actions.purge(Http.body(ex));
       } else if (n == 3 && route.equals("dead") && path.get(2).equals("retry")) {
         answer = actions.retry(path.get(1));
+      } else if (n == 1 && route.equals("schedules")) {
+        answer = scheduleApi.upsert(Http.body(ex));
+      } else if (n == 3 && route.equals("schedules")) {
+        answer = scheduleApi.act(path.get(1), path.get(2));
       } else if (n == 3 && route.equals("jobs")) {
         answer = jobs.act(path.get(1), path.get(2), Http.body(ex));
       } else {
@@ -195,7 +202,7 @@ public final class WebServer implements AutoCloseable {
 
   /** 405 when the path exists for the other method, else 404. */
   private static int notFoundOr405(List<String> path, String otherMethod) {
-    List<String> gets = List.of("status", "series", "dead", "forecast", "jobs");
+    List<String> gets = List.of("status", "series", "dead", "forecast", "jobs", "schedules");
     boolean other = otherMethod.equals("GET") ? path.size() == 1 && gets.contains(path.get(0))
         : path.size() == 1 && path.get(0).equals("resize");
     return other ? 405 : 404;

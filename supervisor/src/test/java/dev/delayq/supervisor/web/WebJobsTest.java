@@ -24,7 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The dashboard's job browser API in this JVM: bounded pages, and run now / reschedule / edit / cancel. */
+/**
+ * The dashboard's job browser and schedules API in this JVM: bounded pages, run now / reschedule /
+ * edit / cancel, and recurring schedules.
+ */
 class WebJobsTest {
   private static final String TOKEN = "jobs-test-token";
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -158,5 +161,33 @@ class WebJobsTest {
     assertEquals(404, noAction.status());
     assertEquals(401, noToken.status());
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
+  }
+
+  @Test
+  void schedulesAreSavedListedPausedRunAndRemoved() throws Exception {
+    Reply saved = post("/api/schedules", "{\"id\":\"sweep\",\"cron\":\"*/5 * * * *\",\"tz\":\"Asia/Shanghai\","
+        + "\"type\":\"order_sweep\",\"payload\":\"{\\\"batch\\\":100}\",\"missed\":\"run-once\"}");
+    assertEquals(200, saved.status(), saved.body().toString());
+
+    JsonNode list = get("/api/schedules").body().path("schedules");
+    assertEquals(1, list.size());
+    JsonNode s = list.get(0);
+    assertEquals("cron */5 * * * * (Asia/Shanghai)", s.path("cadence").asText());
+    assertEquals("{\"batch\":100}", s.path("payload").asText());
+    assertEquals(5, s.path("nextTicks").size());
+    assertEquals(0, s.path("nextTicks").get(0).asLong() % 300_000);
+    assertEquals("run-once", s.path("missed").asText());
+
+    assertEquals(200, post("/api/schedules/sweep/pause", "").status());
+    assertTrue(get("/api/schedules").body().path("schedules").get(0).path("paused").asBoolean());
+    Reply run = post("/api/schedules/sweep/run", "");
+    assertEquals(200, run.status(), run.body().toString());
+    assertTrue(run.body().path("message").asText().contains("job sweep@run-"), run.body().toString());
+    assertEquals(200, post("/api/schedules/sweep/remove", "").status());
+    assertEquals(0, get("/api/schedules").body().path("schedules").size());
+    assertEquals(404, post("/api/schedules/sweep/resume", "").status());
+    Reply bad = post("/api/schedules", "{\"id\":\"x\",\"cron\":\"nope\",\"type\":\"t\"}");
+    assertEquals(400, bad.status(), bad.body().toString());
+    assertTrue(bad.body().path("error").asText().contains("has 1 fields"), bad.body().toString());
   }
 }
