@@ -36,9 +36,10 @@ class ScheduleTickerTest {
 
   @Test
   void aTickIsCreatedAheadAsADelayedJobDueAtItsTickCarryingIt() {
+    long before = probe.redisNowMs();
     Schedules.View v = schedules.upsert(every("s1", Duration.ofSeconds(1), Schedule.Missed.SKIP, "{\"n\":1}"));
     long tick = v.nextTicks().get(0).toEpochMilli();
-    assertTrue(tick >= probe.redisNowMs() + 1_000 - 5, "the first tick is at least a second after the save");
+    assertTrue(tick >= before + 1_000, "the first tick is at least a second after the save");
     assertEquals(5, v.nextTicks().size());
     assertEquals(tick + 4_000, v.nextTicks().get(4).toEpochMilli());
 
