@@ -128,6 +128,44 @@ public final class DelayQueue implements AutoCloseable {
     return results;
   }
 
+  /** What {@link #cancelEvenIfRunning} did. */
+  public enum Cancel {
+    /** It was delayed or ready, and is gone. */
+    CANCELLED,
+    /** It is running: its worker was asked to interrupt it; it ends as cancelled, not retried. */
+    INTERRUPTING,
+    /** It is dead (purge it with dead purge). */
+    DEAD,
+    /** No such job (never enqueued, or already done). */
+    UNKNOWN
+  }
+
+  /**
+   * Withdraws a pending job, or asks the worker running it to stop it: the handler's thread is
+   * interrupted and {@link dev.delayq.job.JobContext#isCancelled()} turns true; once the handler
+   * returns or throws the job ends as cancelled, not retried. A handler that ignores it is
+   * treated as one past its time limit.
+   */
+  public Cancel cancelEvenIfRunning(String id) {
+    Objects.requireNonNull(id, "id");
+    for (int i = 0; i < 3; i++) {
+      if (broker.cancel(id)) {
+        return Cancel.CANCELLED;
+      }
+      switch (broker.requestCancel(id)) {
+        case ASKED:
+          return Cancel.INTERRUPTING;
+        case DEAD:
+          return Cancel.DEAD;
+        case UNKNOWN:
+          return Cancel.UNKNOWN;
+        default:
+          // it became pending in between (a retry): cancel it as such
+      }
+    }
+    return broker.cancel(id) ? Cancel.CANCELLED : Cancel.UNKNOWN;
+  }
+
   /** The recurring schedules of this queue. */
   public Schedules schedules() {
     return new Schedules(broker, payloads);

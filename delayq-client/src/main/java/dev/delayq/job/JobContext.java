@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * One delivery of a job, as its handler sees it. Immutable; safe to hand to other threads.
@@ -22,9 +23,17 @@ public final class JobContext {
   private final int maxAttempts;
   private final Instant createdAt;
   private final Instant dueAt;
+  private final BooleanSupplier cancelled;
 
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt) {
+    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, () -> false);
+  }
+
+  /** {@code cancelled}: whether a cancel of this run was asked for (the worker's flag). */
+  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
+      Instant createdAt, Instant dueAt, BooleanSupplier cancelled) {
+    this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
     this.id = Objects.requireNonNull(id, "id");
     this.type = Objects.requireNonNull(type, "type");
     this.payloadJson = Objects.requireNonNull(payloadJson, "payloadJson");
@@ -88,6 +97,16 @@ public final class JobContext {
   /** When the job was due; its start minus this is its lateness. */
   public Instant dueAt() {
     return dueAt;
+  }
+
+  /**
+   * True once an operator cancelled this running job ({@code delayq cancel ID}). The handler's
+   * thread is interrupted at the same moment; a handler that loops should check this (or the
+   * interrupt) and return. Whatever it then returns or throws, the job ends as cancelled: it is
+   * not retried. Safe to call from any thread.
+   */
+  public boolean isCancelled() {
+    return cancelled.getAsBoolean();
   }
 
   @Override

@@ -112,4 +112,17 @@ public record Keys(String prefix, String queue) {
   public String scheduleLast() {
     return key("schedules:last");
   }
+
+  /**
+   * STRING with a TTL: a cancel asked for the running job {@code id} (its value: when, epoch ms).
+   * Workers look for it at each heartbeat, in case they missed the {@link #cancelChannel()} message.
+   */
+  public String cancelRequest(String id) {
+    return key("cancel:" + id);
+  }
+
+  /** Pub/sub channel: the id of each running job whose cancel was just asked for. */
+  public String cancelChannel() {
+    return key("cancels");
+  }
 }

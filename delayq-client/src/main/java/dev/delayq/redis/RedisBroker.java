@@ -173,6 +173,40 @@ public final class RedisBroker {
     return new PendingChange((String) r.get(0), (Long) r.get(1));
   }
 
+  /** What asking to cancel a running job found. */
+  public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
+
+  /** How long a cancel request stands for workers to find at their heartbeat. */
+  static final long CANCEL_REQUEST_TTL_MS = 10 * 60_000;
+
+  /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
+  public CancelAsk requestCancel(String id) {
+    long r = (Long) scripts.eval(Script.CANCEL_RUNNING,
+        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.cancelRequest(id)),
+        List.of(id, keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
+    return r == 1 ? CancelAsk.ASKED : r == 0 ? CancelAsk.PENDING : r == -1 ? CancelAsk.UNKNOWN : CancelAsk.DEAD;
+  }
+
+  /** Of {@code ids}, those whose cancel was asked for (one MGET). */
+  public List<String> cancelRequested(List<String> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    List<String> values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < ids.size(); i++) {
+      if (values.get(i) != null) {
+        out.add(ids.get(i));
+      }
+    }
+    return out;
+  }
+
+  /** Drops the cancel request of a job that has ended. */
+  public void clearCancelRequest(String id) {
+    redis.del(keys.cancelRequest(id));
+  }
+
   // ---- recurring schedules -----------------------------------------------------------------
 
   /** The Redis server's clock, epoch milliseconds (the clock every script uses). */

@@ -35,7 +35,8 @@ public enum Script {
   RELEASE_CLAIMED("releaseClaimed"),
   CHANGE_PENDING("changePending"),
   TICK_SCHEDULE("tickSchedule"),
-  SAVE_SCHEDULE("saveSchedule");
+  SAVE_SCHEDULE("saveSchedule"),
+  CANCEL_RUNNING("cancelRunning");
 
   private final String fileName;
   private final String source;

@@ -29,8 +29,16 @@ final class JobRunner {
   private final StatsRecorder stats;
   private final Duration defaultLimit;
   private final RetryPolicy defaultPolicy;
+  private final java.util.function.Consumer<String> cancelledEnded;
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
+    this(handlers, stats, defaultLimit, defaultPolicy, id -> { });
+  }
+
+  /** {@code cancelledEnded}: told the id of each cancelled job once its handler has stopped. */
+  JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
+      java.util.function.Consumer<String> cancelledEnded) {
+    this.cancelledEnded = cancelledEnded;
     this.handlers = handlers;
     this.stats = stats;
     this.defaultLimit = defaultLimit;
@@ -86,7 +94,8 @@ final class JobRunner {
   private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job) {
     Duration limit = limitOf(h);
     JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
-        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
+        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
+        slot::isCancelled);
     RunResult result;
     boolean timedOut;
     slot.begin(context.id(), saturatedNanos(limit));
@@ -98,6 +107,11 @@ final class JobRunner {
       result = new RunResult.Threw(t);
     } finally {
       timedOut = slot.end();
+    }
+    if (slot.isCancelled()) {
+      log.info("{}: job {} {} ended as cancelled", slot.consumer(), LogText.escape(job.id()), LogText.escape(job.type()));
+      cancelledEnded.accept(job.id());
+      return new RunResult.Cancelled();
     }
     return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
   }

@@ -316,7 +316,11 @@
         }),
         button('Cancel', 'danger cancel', b => {
           if (confirm('Cancel job ' + j.id + '?')) act(b, () => jobAction(j, 'cancel')).then(refreshJobs);
-        })].forEach(btn => { btn.disabled = !pending; actions.appendChild(btn); });
+        })].forEach(btn => {
+        // a running job can be cancelled (its worker interrupts it), not changed
+        btn.disabled = !pending && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
+        actions.appendChild(btn);
+      });
       cell(tr, actions);
       return tr;
     }));

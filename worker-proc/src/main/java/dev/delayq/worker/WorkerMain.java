@@ -51,7 +51,7 @@ public final class WorkerMain {
     try {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
-      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 4);
+      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 6);
       redis.checkServer(config.redis().requireNoeviction());
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {
@@ -132,6 +132,8 @@ public final class WorkerMain {
 
       Watchdog watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
       watchdog.start(this::cannotGoOn);
+      CancelWatch cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
+      cancels.start(shutdown::isRequested, outages, child.name(), this::cannotGoOn);
       acks.start(this::cannotGoOn);
       startConsumers(watchdog);
       log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
@@ -149,6 +151,7 @@ public final class WorkerMain {
       }
       awaitConsumers(System.nanoTime() + 2_000_000_000L);
       watchdog.close();
+      cancels.close();
       // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
       // would run twice
       if (!acks.flush(System.nanoTime() + 5_000_000_000L)) {
@@ -173,7 +176,8 @@ public final class WorkerMain {
     private void startConsumers(Watchdog watchdog) {
       RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
           config.retry().jitter());
-      JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry);
+      JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry,
+          broker::clearCancelRequest);
       Consumer.Settings settings = new Consumer.Settings(
           config.worker().pollTimeout().toMillis() / 1000.0,
           config.worker().heartbeatTtl().toMillis(), config.worker().prefetch());

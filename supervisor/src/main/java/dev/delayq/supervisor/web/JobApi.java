@@ -98,17 +98,19 @@ final class JobApi {
       case "reschedule" -> reschedule(id, body);
       case "edit" -> queue.editPayload(id, payloadText(body));
       case "cancel" -> {
-        if (!queue.cancel(id)) {
-          throw new Http.Failure(409, "job " + id + " cannot be cancelled: it is not delayed or ready "
-              + "(running, dead, or unknown)");
+        DelayQueue.Cancel c = queue.cancelEvenIfRunning(id);
+        switch (c) {
+          case DEAD -> throw new Http.Failure(409, "job " + id + " is dead: it cannot be cancelled (purge it)");
+          case UNKNOWN -> throw new Http.Failure(404, "no job with id " + id + " (never enqueued, or already done)");
+          default -> log.info("web: job {} {}", LogText.escape(id), c == DelayQueue.Cancel.CANCELLED ? "cancelled"
+              : "is running: its worker was told to interrupt it");
         }
-        log.info("web: job {} cancelled", LogText.escape(id));
         yield null;
       }
       default -> throw new Http.Failure(404, "no action '" + action + "' on a job (promote, reschedule, edit, cancel)");
     };
     if (r == null) {
-      return Http.ok().put("message", "job " + id + " cancelled");
+      return Http.ok().put("message", "job " + id + " cancelled (a running one is interrupted by its worker)");
     }
     if (!r.changed()) {
       throw new Http.Failure(r.status() == ChangeResult.Status.UNKNOWN ? 404 : 409, r.describe());
