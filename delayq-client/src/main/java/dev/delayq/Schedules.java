@@ -152,10 +152,13 @@ public final class Schedules {
     return new View(s, ticks, stored.lastTick() < 0 ? null : Instant.ofEpochMilli(stored.lastTick()));
   }
 
-  /** The record head of a tick's job: type, attempts, the schedule and the tick it is for. */
-  public static String tickRecordHead(Schedule s, long tickMs) {
+  /**
+   * The record head of a tick's job: type, attempts, the schedule and the tick it is for; for
+   * the one job run for missed ticks, how many it stands for ({@code missedTicks}, else 0).
+   */
+  public static String tickRecordHead(Schedule s, long tickMs, int missedTicks) {
     return "{\"type\":\"" + s.type() + "\",\"maxAttempts\":" + s.maxAttempts() + ",\"schedule\":\"" + s.id()
-        + "\",\"tickAt\":" + tickMs;
+        + "\",\"tickAt\":" + tickMs + (missedTicks > 0 ? ",\"missedTicks\":" + missedTicks : "");
   }
 
   /** Cadence helper for callers that build schedules from text (the CLI, the dashboard). */

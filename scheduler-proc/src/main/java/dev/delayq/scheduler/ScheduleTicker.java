@@ -104,7 +104,7 @@ final class ScheduleTicker {
       next = after(s, Math.max(latest, now));
     }
     RedisBroker.Ticked r = broker.tickSchedule(stored, create, create < 0 ? "" : s.tickJobId(create),
-        create < 0 ? "" : Schedules.tickRecordHead(s, create), s.payloadJson(), next);
+        create < 0 ? "" : Schedules.tickRecordHead(s, create, missed), s.payloadJson(), next);
     if (r.stale()) {
       return Outcome.STALE;
     }

@@ -124,6 +124,7 @@ class ScheduleTickerTest {
     assertEquals(1, probe.recordCount());
     String id = "s1@" + (tick + 3_000);
     assertEquals(tick + 3_000, probe.record(id).get("tickAt").asLong(), "the latest missed tick");
+    assertEquals(4, probe.record(id).get("missedTicks").asInt(), "it stands for the four ticks missed");
     assertEquals(tick + 4_000, stored("s1").nextTick());
     assertEquals(ScheduleTicker.Outcome.CREATED, ticker.tickOne(stored("s1"), tick + 3_600), "then on as usual");
     assertEquals(2, probe.recordCount());
