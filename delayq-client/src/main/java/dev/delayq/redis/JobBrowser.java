@@ -8,9 +8,10 @@ import redis.clients.jedis.resps.Tuple;
 /**
  * Pages through the jobs that have not started, for {@code delayq jobs} and the dashboard's job
  * browser: delayed jobs by due time within a window, ready jobs in the order workers take them.
- * Every page is bounded: one ZRANGEBYSCORE with LIMIT (or one LRANGE) of at most
- * {@value #MOST_LOOKED_AT} ids and one HMGET of their records, never a read of the whole queue,
- * so it stays quick with millions of jobs. Filters by type and id prefix apply to the ids looked
+ * Every page is bounded: one ZRANGEBYSCORE with LIMIT (or one LRANGE) of a page of ids (at most
+ * {@value #MOST_LOOKED_AT} when filtered by type or id prefix) and HMGETs of their records a page
+ * at a time, never a read of the whole queue, so it stays quick with millions of jobs. (A deep
+ * offset costs what ZRANGEBYSCORE's LIMIT offset costs: it walks the ids before it.) Filters by type and id prefix apply to the ids looked
  * at; a page that looked at its most without filling says where to go on ({@code nextOffset}).
  */
 public final class JobBrowser {
@@ -51,7 +52,7 @@ public final class JobBrowser {
 
   /** Delayed jobs due in [fromMs, toMs] (epoch ms), earliest first. */
   public Page delayed(long fromMs, long toMs, Query q) {
-    List<Tuple> ids = redis.zrangeByScoreWithScores(keys.delayed(), fromMs, toMs, (int) q.offset(), MOST_LOOKED_AT);
+    List<Tuple> ids = redis.zrangeByScoreWithScores(keys.delayed(), fromMs, toMs, (int) q.offset(), lookAt(q));
     List<String> idList = new ArrayList<>(ids.size());
     List<Long> due = new ArrayList<>(ids.size());
     for (Tuple t : ids) {
@@ -65,12 +66,17 @@ public final class JobBrowser {
   public Page ready(Query q) {
     // consumers take from the right end: read from it, newest index first
     long end = -1 - q.offset();
-    List<String> raw = redis.lrange(keys.ready(), end - MOST_LOOKED_AT + 1, end);
+    List<String> raw = redis.lrange(keys.ready(), end - lookAt(q) + 1, end);
     List<String> idList = new ArrayList<>(raw.size());
     for (int i = raw.size() - 1; i >= 0; i--) {
       idList.add(raw.get(i));
     }
     return page(idList, null, q);
+  }
+
+  /** Ids to read for one page: the page itself, or the most when a filter may drop some. */
+  private static int lookAt(Query q) {
+    return q.type() == null && q.idPrefix() == null ? q.limit() : MOST_LOOKED_AT;
   }
 
   private Page page(List<String> ids, List<Long> due, Query q) {
@@ -86,20 +92,24 @@ public final class JobBrowser {
         at.add(i);
       }
     }
-    List<String> records = candidates.isEmpty() ? List.of()
-        : redis.hmget(keys.jobs(), candidates.toArray(String[]::new));
     int lookedAt = ids.size();
-    for (int k = 0; k < candidates.size(); k++) {
-      Row row = row(candidates.get(k), due == null ? -1 : due.get(at.get(k)), records.get(k));
-      if (q.type() == null || q.type().equals(row.type())) {
-        rows.add(row);
-        if (rows.size() == q.limit()) {
-          lookedAt = at.get(k) + 1;
-          break;
+    // records a page at a time, or 500 when a type filter may drop most of them (fewer round trips)
+    int step = q.type() == null ? q.limit() : Math.max(q.limit(), 500);
+    for (int from = 0; from < candidates.size() && rows.size() < q.limit(); from += step) {
+      List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + step));
+      List<String> records = redis.hmget(keys.jobs(), chunk.toArray(String[]::new));
+      for (int k = 0; k < chunk.size(); k++) {
+        Row row = row(chunk.get(k), due == null ? -1 : due.get(at.get(from + k)), records.get(k));
+        if (q.type() == null || q.type().equals(row.type())) {
+          rows.add(row);
+          if (rows.size() == q.limit()) {
+            lookedAt = at.get(from + k) + 1;
+            break;
+          }
         }
       }
     }
-    boolean more = lookedAt < ids.size() || ids.size() == MOST_LOOKED_AT;
+    boolean more = lookedAt < ids.size() || ids.size() == lookAt(q);
     return new Page(rows, more ? q.offset() + lookedAt : -1);
   }
 
