@@ -161,6 +161,12 @@ class WebJobsTest {
     assertEquals(404, noAction.status());
     assertEquals(401, noToken.status());
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
+
+    Reply cancelRunning = post("/api/jobs/running/cancel", "");
+    assertEquals(200, cancelRunning.status(), cancelRunning.body().toString());
+    assertTrue(RedisFixture.get().redis().exists(new Keys("delayq", queue).cancelRequest("running")),
+        "its worker is asked to interrupt it");
+    assertEquals(404, post("/api/jobs/nope/cancel", "").status());
   }
 
   @Test
