@@ -42,6 +42,14 @@ final class JobRunner {
     String consumer = slot.consumer();
     String jobId = claimed.id();
     JobRecord job;
+    if (claimed.tooLongBytes() > 0) {
+      // never pulled from Redis: reading it is what could exhaust this worker's memory
+      String error = "record of " + claimed.tooLongBytes() + " bytes is over the limit a worker reads ("
+          + "queue.maxPayloadBytes + 64 KiB); not read";
+      log.error("{}: job {}: {}; dead-lettered", consumer, LogText.escape(jobId), error);
+      stats.also("?", StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter(error);
+    }
     try {
       job = JobRecord.parse(jobId, claimed.rawRecord());
     } catch (JobRecord.MalformedRecordException e) {
