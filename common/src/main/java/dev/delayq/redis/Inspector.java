@@ -23,6 +23,11 @@ import redis.clients.jedis.resps.ScanResult;
 public final class Inspector {
   /** Ids per command of a check: each stays well under a millisecond of Redis time. */
   static final int CHUNK = 1000;
+  /**
+   * Buckets one HSCAN step of a check visits: a step also walks the empty buckets and copies
+   * each record into the script, so it is kept ten times smaller than a range read.
+   */
+  static final int SCAN_COUNT = 100;
 
   private final UnifiedJedis redis;
   private final Keys keys;
@@ -182,7 +187,7 @@ public final class Inspector {
     Set<String> out = new HashSet<>();
     String cursor = "0";
     do {
-      List<?> r = (List<?>) scripts.eval(Script.SCAN_FIELDS, List.of(hash), List.of(cursor, Integer.toString(CHUNK)));
+      List<?> r = (List<?>) scripts.eval(Script.SCAN_FIELDS, List.of(hash), List.of(cursor, Integer.toString(SCAN_COUNT)));
       cursor = (String) r.get(0);
       for (int i = 1; i < r.size(); i++) {
         out.add((String) r.get(i));
