@@ -50,7 +50,7 @@ public final class DelayQueue implements AutoCloseable {
     try {
       redis.checkServer(config.redis().requireNoeviction());
       RedisBroker broker = new RedisBroker(redis,
-          new Keys(config.queue().keyPrefix(), config.queue().name()));
+          new Keys(config.queue().keyPrefix(), config.queue().name())).withLimits(config);
       broker.scripts().loadAll();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
           config.retry().maxAttempts(), redis);
@@ -219,6 +219,9 @@ public final class DelayQueue implements AutoCloseable {
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
     String id = r.options().id() == null ? newId() : r.options().id();
     String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
+    if (r.options().id() != null) {
+      head += ",\"keepId\":true"; // stays taken for queue.idRetention once the job ended
+    }
     if (r.delay() != null) {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
@@ -229,17 +232,18 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
-    EnqueueResult.Outcome outcome = switch (e.code()) {
-      case 1 -> EnqueueResult.Outcome.ACCEPTED;
-      case 0 -> EnqueueResult.Outcome.KEPT;
-      case 2 -> EnqueueResult.Outcome.CHANGED;
-      case -1 -> EnqueueResult.Outcome.REFUSED_RUNNING;
-      case -2 -> EnqueueResult.Outcome.REFUSED_DEAD;
-      case -3 -> EnqueueResult.Outcome.REFUSED_MALFORMED;
-      default -> throw new IllegalStateException("enqueue.lua answered " + e.code() + " for " + job.id());
+    return switch (e.code()) {
+      case ACCEPTED -> new EnqueueResult(job.id(), EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
+      case PENDING -> new EnqueueResult(job.id(), EnqueueResult.Status.PENDING, null, null);
+      case DEAD -> new EnqueueResult(job.id(), EnqueueResult.Status.DEAD, null, null);
+      case ENDED -> new EnqueueResult(job.id(), EnqueueResult.Status.FINISHED, null, Instant.ofEpochMilli(e.value()));
+      // only a producer with a larger queue.maxPayloadBytes than the one it talks to gets here
+      case TOO_LARGE -> throw new IllegalArgumentException("job " + job.id() + ": payload is " + e.value()
+          + " bytes, over the limit of the queue's enqueue script");
+      case CHANGED -> new EnqueueResult(job.id(), EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
+      case REFUSED_RUNNING -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_RUNNING, null, null);
+      case REFUSED_MALFORMED -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_MALFORMED, null, null);
     };
-    return new EnqueueResult(job.id(), e.accepted(), e.dueAt() >= 0 ? Instant.ofEpochMilli(e.dueAt()) : null,
-        outcome);
   }
 
   /** Refuses an empty or malformed job type with a message naming it. */

@@ -3,51 +3,54 @@ package dev.delayq;
 import java.time.Instant;
 
 /**
- * The outcome of one enqueue: the job's id, whether it was accepted, and, when a job with the
- * same id existed, what became of it: kept as it was (then nothing changed and {@code dueAt} is
- * null), changed by the enqueue's {@link IfPending} option ({@code dueAt} is its due time now),
- * or refused because it runs or is dead.
+ * The outcome of one enqueue: the job's id and its {@link Status}. An ACCEPTED job was written;
+ * a CHANGED one was the pending job with this id, changed by the enqueue's {@link IfPending}
+ * option; for every other status nothing was changed. {@code dueAt} is set when accepted or
+ * changed; {@code idFreeAt} when FINISHED: the id stays taken (queue.idRetention) until then.
  */
-public record EnqueueResult(String id, boolean accepted, Instant dueAt, Outcome outcome) {
+public record EnqueueResult(String id, Status status, Instant dueAt, Instant idFreeAt) {
 
-  /** What the enqueue did. */
-  public enum Outcome {
-    /** A new job. */
+  /** Where the id stood when the enqueue met it. */
+  public enum Status {
+    /** A new job, now delayed or ready. */
     ACCEPTED,
-    /** A job with this id exists; it was left as it is. */
-    KEPT,
-    /** The pending job with this id was changed (its payload and/or due time). */
+    /** A job with this id is still pending: delayed, ready or running (kept as it is). */
+    PENDING,
+    /** A job with this id went dead and is kept (until `dead purge` or `dead retry`). */
+    DEAD,
+    /** A job with this id already finished (done, cancelled, dead and purged) within queue.idRetention. */
+    FINISHED,
+    /** The if-pending option changed the delayed or ready job with this id (payload and/or due time). */
     CHANGED,
-    /** Refused: the job with this id is running; nothing changed. */
+    /** The if-pending option was refused: the job with this id is running; nothing changed. */
     REFUSED_RUNNING,
-    /** Refused: the job with this id is dead; nothing changed. */
-    REFUSED_DEAD,
-    /** Refused: the record of the job with this id cannot be rewritten; nothing changed. */
+    /** The if-pending option was refused: the job's record cannot be rewritten; nothing changed. */
     REFUSED_MALFORMED
   }
 
-  public EnqueueResult(String id, boolean accepted, Instant dueAt) {
-    this(id, accepted, dueAt, accepted ? Outcome.ACCEPTED : Outcome.KEPT);
+  public boolean accepted() {
+    return status == Status.ACCEPTED;
   }
 
+  /** True when the id was taken (CHANGED included: no new job was made). */
   public boolean duplicate() {
-    return !accepted;
+    return !accepted();
   }
 
-  /** True when the enqueue's if-pending option was refused: the existing job runs or is dead. */
+  /** True when the enqueue's if-pending option was refused: the job with this id runs (or its record is unreadable). */
   public boolean refused() {
-    return outcome == Outcome.REFUSED_RUNNING || outcome == Outcome.REFUSED_DEAD
-        || outcome == Outcome.REFUSED_MALFORMED;
+    return status == Status.REFUSED_RUNNING || status == Status.REFUSED_MALFORMED;
   }
 
-  /** One line for people about a job whose id existed. */
+  /** One line for people. */
   public String describe() {
-    return switch (outcome) {
+    return switch (status) {
       case ACCEPTED -> "job " + id + " enqueued, due at " + dueAt;
-      case KEPT -> "a job with id " + id + " already exists: nothing changed";
+      case PENDING -> "a job with id " + id + " already exists: nothing changed";
+      case DEAD -> "a job with id " + id + " is dead: nothing changed (delayq dead retry " + id + " runs it again)";
+      case FINISHED -> "a job with id " + id + " already ran; the id stays taken until " + idFreeAt;
       case CHANGED -> "the pending job " + id + " was changed: due at " + dueAt;
       case REFUSED_RUNNING -> "job " + id + " is running: it cannot be replaced (only a delayed or ready job can)";
-      case REFUSED_DEAD -> "job " + id + " is dead: it cannot be replaced (delayq dead retry " + id + " runs it again)";
       case REFUSED_MALFORMED -> "job " + id + " has a record that cannot be rewritten: it was not replaced";
     };
   }

@@ -50,7 +50,7 @@ class DebounceTest {
       for (int i = 1; i <= 50; i++) {
         EnqueueResult r = queue.delay("digest", "{\"comment\":" + i + "}", Duration.ofSeconds(1), debounce);
         lastDue = r.dueAt().toEpochMilli(); // Redis's time of this enqueue + 1 s
-        assertEquals(i == 1 ? EnqueueResult.Outcome.ACCEPTED : EnqueueResult.Outcome.CHANGED, r.outcome(),
+        assertEquals(i == 1 ? EnqueueResult.Status.ACCEPTED : EnqueueResult.Status.CHANGED, r.status(),
             "enqueue " + i);
         assertEquals(List.of(), runs, "nothing runs while the enqueues keep coming (" + i + ")");
         Thread.sleep(100);
@@ -79,7 +79,7 @@ class DebounceTest {
       EnqueueResult r = queue.delay("digest", "{\"v\":2}", Duration.ofSeconds(1),
           JobOptions.withId("d1").ifPending(IfPending.REPLACE_PAYLOAD));
 
-      assertEquals(EnqueueResult.Outcome.REFUSED_RUNNING, r.outcome());
+      assertEquals(EnqueueResult.Status.REFUSED_RUNNING, r.status());
       assertTrue(r.refused());
       assertEquals("job d1 is running: it cannot be replaced (only a delayed or ready job can)", r.describe());
     }

@@ -30,6 +30,7 @@ final class Report {
           + "/" + sl.get("max")));
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
+    line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
     if (r.get("browse") instanceof Map<?, ?> b) {
       for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
         Map<?, ?> m = (Map<?, ?>) b.get(k);

@@ -8,6 +8,7 @@ import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
+import dev.delayq.process.LogText;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -113,8 +114,11 @@ final class EnqueueCommand implements Callable<Integer> {
       if (result.refused()) {
         throw CliException.notFound(result.describe());
       }
-      if (result.duplicate()) {
-        spec.commandLine().getErr().println("delayq: " + result.describe());
+      if (result.status() == EnqueueResult.Status.CHANGED) {
+        spec.commandLine().getErr().println("delayq: " + LogText.escape(result.describe()));
+      } else if (result.duplicate()) {
+        spec.commandLine().getErr().println("delayq: a job with id " + LogText.escape(result.id()) + " "
+            + takenBecause(result) + ": nothing changed");
       }
       return ExitCodes.OK;
     }
@@ -131,6 +135,18 @@ final class EnqueueCommand implements Callable<Integer> {
       case "replace-and-push" -> IfPending.REPLACE_AND_PUSH;
       default -> throw CliException.badInput("--if-pending '" + text
           + "' is not one of keep, replace-payload, push-due, replace-and-push");
+    };
+  }
+
+  /** Why an id was taken, as the CLI says it. */
+  static String takenBecause(EnqueueResult r) {
+    return switch (r.status()) {
+      case PENDING -> "is still pending";
+      case DEAD -> "is dead (delayq inspect " + LogText.escape(r.id()) + ")";
+      case FINISHED -> "already finished; the id stays taken until " + r.idFreeAt() + " (queue.idRetention)";
+      case REFUSED_RUNNING -> "is running";
+      case REFUSED_MALFORMED -> "has a record that cannot be rewritten";
+      case ACCEPTED, CHANGED -> throw new IllegalStateException("an accepted or changed job was not taken");
     };
   }
 

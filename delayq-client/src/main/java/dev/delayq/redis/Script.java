@@ -36,7 +36,9 @@ public enum Script {
   CHANGE_PENDING("changePending"),
   TICK_SCHEDULE("tickSchedule"),
   SAVE_SCHEDULE("saveSchedule"),
-  CANCEL_RUNNING("cancelRunning");
+  CANCEL_RUNNING("cancelRunning"),
+  FORGET_ENDED("forgetEnded"),
+  SCAN_FIELDS("scanFields");
 
   private final String fileName;
   private final String source;

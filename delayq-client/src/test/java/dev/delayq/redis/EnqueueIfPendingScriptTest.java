@@ -20,23 +20,23 @@ class EnqueueIfPendingScriptTest {
 
   @Test
   void keepLeavesTheExistingJobAsItIs() {
-    long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).dueAt();
+    long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).value();
     String record = probe.rawRecord("j1");
 
     RedisBroker.Enqueued again = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.KEEP));
 
-    assertEquals(new RedisBroker.Enqueued(false, -1, 0), again);
+    assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.PENDING, -1), again);
     assertEquals(record, probe.rawRecord("j1"));
     assertEquals(due, probe.dueAt("j1"));
   }
 
   @Test
   void replacePayloadKeepsTheDueTime() {
-    long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).dueAt();
+    long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).value();
 
     RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.REPLACE_PAYLOAD));
 
-    assertEquals(new RedisBroker.Enqueued(false, due, 2), r);
+    assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.CHANGED, due), r);
     assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
     assertEquals(due, probe.dueAt("j1"));
   }
@@ -48,10 +48,10 @@ class EnqueueIfPendingScriptTest {
 
     RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.PUSH_DUE));
 
-    assertEquals(2, r.code());
-    assertTrue(r.dueAt() >= t0 + 60_000, "due a minute after this enqueue");
-    assertEquals(r.dueAt(), probe.dueAt("j1"));
-    assertEquals(r.dueAt(), probe.record("j1").get("dueAt").asLong());
+    assertEquals(RedisBroker.EnqueueCode.CHANGED, r.code());
+    assertTrue(r.value() >= t0 + 60_000, "due a minute after this enqueue");
+    assertEquals(r.value(), probe.dueAt("j1"));
+    assertEquals(r.value(), probe.record("j1").get("dueAt").asLong());
     assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":1}}"));
   }
 
@@ -61,7 +61,7 @@ class EnqueueIfPendingScriptTest {
 
     RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.REPLACE_AND_PUSH));
 
-    assertEquals(2, r.code());
+    assertEquals(RedisBroker.EnqueueCode.CHANGED, r.code());
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
     assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
   }
@@ -74,8 +74,9 @@ class EnqueueIfPendingScriptTest {
     String dead = probe.rawRecord("dead");
 
     for (IfPending option : List.of(IfPending.REPLACE_PAYLOAD, IfPending.PUSH_DUE, IfPending.REPLACE_AND_PUSH)) {
-      assertEquals(new RedisBroker.Enqueued(false, -1, -1), broker.enqueue(job("running", "{\"v\":2}", 0, option)));
-      assertEquals(new RedisBroker.Enqueued(false, -1, -2), broker.enqueue(job("dead", "{\"v\":2}", 0, option)));
+      assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.REFUSED_RUNNING, -1),
+          broker.enqueue(job("running", "{\"v\":2}", 0, option)));
+      assertEquals(RedisBroker.EnqueueCode.DEAD, broker.enqueue(job("dead", "{\"v\":2}", 0, option)).code());
     }
 
     assertEquals(running, probe.rawRecord("running"));
@@ -88,7 +89,7 @@ class EnqueueIfPendingScriptTest {
   void anAbsentIdIsEnqueuedAsUsualWhateverTheOption() {
     RedisBroker.Enqueued r = broker.enqueue(job("new", "{}", 60_000, IfPending.REPLACE_AND_PUSH));
 
-    assertEquals(1, r.code());
+    assertEquals(RedisBroker.EnqueueCode.ACCEPTED, r.code());
     assertEquals(List.of("delayed"), probe.placesOf("new"));
   }
 
@@ -98,7 +99,8 @@ class EnqueueIfPendingScriptTest {
         job("j1", "{\"v\":1}", 60_000, IfPending.KEEP),
         job("j1", "{\"v\":2}", 60_000, IfPending.REPLACE_PAYLOAD)));
 
-    assertEquals(List.of(1, 2), r.stream().map(RedisBroker.Enqueued::code).toList());
+    assertEquals(List.of(RedisBroker.EnqueueCode.ACCEPTED, RedisBroker.EnqueueCode.CHANGED),
+        r.stream().map(RedisBroker.Enqueued::code).toList());
     assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
   }

@@ -2,17 +2,18 @@
 -- suffix of the job's mode argument: '' keeps the existing job (the default), '+payload' replaces
 -- its payload, '+due' moves its due time to the new one, '+payload+due' does both. A job that has
 -- started or is dead is refused, never changed. Needs include/pending (and its own includes).
--- Returns the two reply values of the job: {0, -1} kept; {2, dueAt} changed; {-1, -1} refused,
--- it is running; {-2, -1} refused, it is dead; {-3, -1} refused, its record cannot be rewritten.
+-- Returns the two reply values of the job (enqueue.lua's codes): {0, -1} kept; {4, dueAt} changed;
+-- {5, -1} refused, it is running; {3, -1} refused, it is dead; {6, -1} refused, its record cannot
+-- be rewritten.
 local function onPending(jobsKey, delayedKey, readyKey, deadKey, wakeKey, id, option, payload, dueAt, now)
   if option == '' then return 0, -1 end
   local from = pendingPlace(jobsKey, delayedKey, readyKey, deadKey, id)
-  if from == 'dead' then return -2, -1 end
-  if from ~= 'delayed' and from ~= 'ready' then return -1, -1 end
+  if from == 'dead' then return 3, -1 end
+  if from ~= 'delayed' and from ~= 'ready' then return 5, -1 end
   local newPayload, newDue = nil, nil
   if string.find(option, '+payload', 1, true) then newPayload = payload end
   if string.find(option, '+due', 1, true) then newDue = dueAt end
   local place, due = changePending(jobsKey, delayedKey, readyKey, wakeKey, id, from, newDue, newPayload, now, false)
-  if not place then return -3, -1 end
-  return 2, due
+  if not place then return 6, -1 end
+  return 4, due
 end

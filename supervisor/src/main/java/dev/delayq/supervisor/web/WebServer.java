@@ -56,7 +56,7 @@ public final class WebServer implements AutoCloseable {
     this.server = server;
     this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
     Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
-    Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
+    Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(config), config.worker().poisonPillAfter());
     this.guard = new Guard(token, config.web().loopback());
     this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
         System::currentTimeMillis);
