@@ -27,6 +27,7 @@ final class CancelWatch {
   private final Watchdog watchdog;
   private final long sweepEveryNanos;
   private final Subscription subscription = new Subscription();
+  private volatile RedisOutage listenerOutage;
 
   CancelWatch(UnifiedJedis redis, RedisBroker broker, Watchdog watchdog, Duration sweepEvery) {
     this.redis = redis;
@@ -37,8 +38,9 @@ final class CancelWatch {
 
   /** Starts the subscription and the sweep on their own threads until {@code stopping}. */
   void start(BooleanSupplier stopping, OutageLog outages, String worker, Consumer<Throwable> onCannotGoOn) {
+    listenerOutage = new RedisOutage(worker + "/cancel-listener", outages);
     RunUntilShutdown.of("cancel-listener", this::listen).until(stopping)
-        .riding(new RedisOutage(worker + "/cancel-listener", outages))
+        .riding(listenerOutage)
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
     RunUntilShutdown.of("cancel-sweep", this::sweep).until(stopping)
         .riding(new RedisOutage(worker + "/cancel-sweep", outages))
@@ -75,6 +77,12 @@ final class CancelWatch {
 
     @Override
     public void onSubscribe(String channel, int count) {
+      // the subscription blocks for as long as it lasts: being in it is this role's success
+      // (else the process's outage log would never see it come back)
+      RedisOutage outage = listenerOutage;
+      if (outage != null) {
+        outage.succeeded();
+      }
       try {
         sweep(); // a cancel asked while the subscription was down
       } catch (RuntimeException e) {
