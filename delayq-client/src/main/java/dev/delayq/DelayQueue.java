@@ -1,16 +1,21 @@
 package dev.delayq;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -29,6 +34,8 @@ import java.util.regex.Pattern;
 public final class DelayQueue implements AutoCloseable {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Tracing TRACING = Tracing.get();
 
   private final RedisBroker broker;
   private final Payloads payloads;
@@ -139,7 +146,7 @@ public final class DelayQueue implements AutoCloseable {
     String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
     String id = r.options().id() == null ? newId() : r.options().id();
-    String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
+    String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts + headers(r.options());
     if (r.delay() != null) {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
@@ -147,6 +154,24 @@ public final class DelayQueue implements AutoCloseable {
       return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false);
     }
     return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true);
+  }
+
+  /**
+   * The record's headers member: the caller's headers and the trace context of the span this
+   * enqueue runs in (when OpenTelemetry is on the classpath); nothing at all when there are none,
+   * so records stay as they were before headers existed.
+   */
+  private static String headers(JobOptions options) {
+    Map<String, String> headers = new TreeMap<>(options.headers());
+    TRACING.inject(headers);
+    if (headers.isEmpty()) {
+      return "";
+    }
+    try {
+      return ",\"headers\":" + JSON.writeValueAsString(headers);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("headers cannot be written as JSON: " + e.getOriginalMessage(), e);
+    }
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
