@@ -42,6 +42,12 @@ public final class DelayQueue implements AutoCloseable {
   private final int defaultMaxAttempts;
   private final RedisConnection owned;
   private final EnqueueBatcher batcher;
+  private final Listener listener;
+
+  /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
+  public interface Listener {
+    void enqueued(JobRequest request, EnqueueResult result);
+  }
 
   /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
   public static DelayQueue connect(DelayqConfig config) {
@@ -60,7 +66,7 @@ public final class DelayQueue implements AutoCloseable {
           new Keys(config.queue().keyPrefix(), config.queue().name()));
       broker.scripts().loadAll();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
-          config.retry().maxAttempts(), redis);
+          config.retry().maxAttempts(), redis, null);
     } catch (RuntimeException e) {
       redis.close();
       throw e;
@@ -69,16 +75,22 @@ public final class DelayQueue implements AutoCloseable {
 
   /** A producer over an existing broker (its connections stay the caller's). */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null);
+  }
+
+  /** A producer over an existing broker that tells {@code listener} of each job it enqueued. */
+  public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener);
   }
 
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
-      RedisConnection owned) {
+      RedisConnection owned, Listener listener) {
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
     this.defaultMaxAttempts = defaultMaxAttempts;
     this.owned = owned;
     this.batcher = new EnqueueBatcher(broker);
+    this.listener = listener;
   }
 
   /** Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). */
@@ -108,7 +120,11 @@ public final class DelayQueue implements AutoCloseable {
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);
-    return result(job, batcher.enqueue(job));
+    EnqueueResult result = result(job, batcher.enqueue(job));
+    if (listener != null) {
+      listener.enqueued(request, result);
+    }
+    return result;
   }
 
   /**
@@ -129,7 +145,11 @@ public final class DelayQueue implements AutoCloseable {
       List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
       List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
       for (int k = 0; k < slice.size(); k++) {
-        results.add(result(slice.get(k), replies.get(k)));
+        EnqueueResult result = result(slice.get(k), replies.get(k));
+        results.add(result);
+        if (listener != null) {
+          listener.enqueued(requests.get(from + k), result);
+        }
       }
     }
     return results;
