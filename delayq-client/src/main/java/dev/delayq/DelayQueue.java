@@ -182,6 +182,9 @@ public final class DelayQueue implements AutoCloseable {
    * so records stay as they were before headers existed.
    */
   private static String headers(JobOptions options) {
+    if (options.headers().isEmpty() && !TRACING.enabled()) {
+      return "";  // the hot path without headers or tracing allocates nothing for them
+    }
     Map<String, String> headers = new TreeMap<>(options.headers());
     TRACING.inject(headers);
     if (headers.isEmpty()) {
