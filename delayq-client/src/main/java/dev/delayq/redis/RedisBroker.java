@@ -1,5 +1,7 @@
 package dev.delayq.redis;
 
+import dev.delayq.config.DelayqConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -13,9 +15,25 @@ import redis.clients.jedis.args.ListDirection;
  * call borrows a pooled connection.
  */
 public final class RedisBroker {
+  /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
+  public static final long DEFAULT_ID_RETENTION_MS = 24 * 3600_000L;
+  /** queue.maxPayloadBytes's default, 1 MiB. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
+  /** worker.claimMaxBytes's default, 4 MiB. */
+  public static final int DEFAULT_CLAIM_MAX_BYTES = 4 << 20;
+  /**
+   * Room for a record's head over its payload: type, attempts, times and lastError (whose
+   * text is the handler's). A record longer than the payload limit plus this is not read.
+   */
+  public static final int RECORD_HEAD_ROOM = 64 << 10;
+
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Scripts scripts;
+  private final String idRetentionMs;
+  private final String maxPayloadBytes;
+  private final String claimMaxBytes;
+  private final String recordMaxBytes;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -28,9 +46,42 @@ public final class RedisBroker {
   }
 
   private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts) {
+    this(redis, keys, scripts, DEFAULT_ID_RETENTION_MS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_CLAIM_MAX_BYTES);
+  }
+
+  private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts, long idRetentionMs,
+      int maxPayloadBytes, int claimMaxBytes) {
     this.redis = redis;
     this.keys = keys;
     this.scripts = scripts;
+    this.idRetentionMs = Long.toString(idRetentionMs);
+    this.maxPayloadBytes = Integer.toString(maxPayloadBytes);
+    this.claimMaxBytes = Integer.toString(claimMaxBytes);
+    this.recordMaxBytes = Long.toString((long) maxPayloadBytes + RECORD_HEAD_ROOM);
+  }
+
+  /**
+   * This broker on the same connections with the queue's limits: how long a caller-chosen id
+   * stays taken after its job ended (queue.idRetention, 0: not at all), and the longest payload
+   * enqueue.lua accepts (queue.maxPayloadBytes).
+   */
+  public RedisBroker withLimits(Duration idRetention, int maxPayloadBytes) {
+    return withLimits(idRetention, maxPayloadBytes, Integer.parseInt(claimMaxBytes));
+  }
+
+  /** As {@link #withLimits(Duration, int)}, and the most record bytes one claim pulls (worker.claimMaxBytes). */
+  public RedisBroker withLimits(Duration idRetention, int maxPayloadBytes, int claimMaxBytes) {
+    return new RedisBroker(redis, keys, scripts, idRetention.toMillis(), maxPayloadBytes, claimMaxBytes);
+  }
+
+  /** The broker with the limits of {@code config}'s queue and workers. */
+  public RedisBroker withLimits(DelayqConfig config) {
+    return withLimits(config.queue().idRetention(), config.queue().maxPayloadBytes(), config.worker().claimMaxBytes());
+  }
+
+  /** queue.idRetention in ms, as the scripts take it. */
+  String idRetentionMs() {
+    return idRetentionMs;
   }
 
   public Keys keys() {
@@ -47,10 +98,38 @@ public final class RedisBroker {
 
   // ---- producers ------------------------------------------------------------------------
 
-  /** Due time of an accepted job; {@link #duplicate()} when its id already existed. */
-  public record Enqueued(boolean accepted, long dueAt) {
+  /** What enqueue.lua answered for one job. */
+  public enum EnqueueCode {
+    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE;
+
+    static EnqueueCode of(long code) {
+      return switch ((int) code) {
+        case 1 -> ACCEPTED;
+        case 0 -> PENDING;
+        case 3 -> DEAD;
+        case 2 -> ENDED;
+        case -2 -> TOO_LARGE;
+        default -> throw new IllegalStateException("enqueue.lua answered " + code);
+      };
+    }
+  }
+
+  /**
+   * One job's answer: {@code value} is its due time when accepted, when it was dead-lettered for
+   * DEAD, when its id is free again for ENDED, the payload's length for TOO_LARGE, else -1.
+   */
+  public record Enqueued(EnqueueCode code, long value) {
+    public boolean accepted() {
+      return code == EnqueueCode.ACCEPTED;
+    }
+
     public boolean duplicate() {
-      return !accepted;
+      return !accepted();
+    }
+
+    /** The due time of an accepted job, else -1. */
+    public long dueAt() {
+      return accepted() ? value : -1;
     }
   }
 
@@ -62,7 +141,7 @@ public final class RedisBroker {
 
   public Enqueued enqueue(NewJob job) {
     List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(List.of(job)));
-    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
+    return new Enqueued(EnqueueCode.of((Long) r.get(0)), (Long) r.get(1));
   }
 
   /**
@@ -80,18 +159,20 @@ public final class RedisBroker {
     for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
       List<?> r = (List<?>) reply;
       for (int i = 0; i + 1 < r.size(); i += 2) {
-        out.add(new Enqueued(((Long) r.get(i)) == 1L, (Long) r.get(i + 1)));
+        out.add(new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1)));
       }
     }
     return out;
   }
 
   private List<String> enqueueKeys() {
-    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats());
+    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats(),
+        keys.ended(), keys.endedExpiry(), keys.dead());
   }
 
-  private static List<String> enqueueArgs(List<NewJob> jobs) {
-    List<String> args = new ArrayList<>(jobs.size() * 5);
+  private List<String> enqueueArgs(List<NewJob> jobs) {
+    List<String> args = new ArrayList<>(jobs.size() * 5 + 1);
+    args.add(maxPayloadBytes);
     for (NewJob j : jobs) {
       args.add(j.id());
       args.add(j.recordHead());
@@ -104,7 +185,8 @@ public final class RedisBroker {
 
   /** True when the job was delayed or ready and is now gone. */
   public boolean cancel(String id) {
-    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready()), List.of(id));
+    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
+        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
     return ((Long) r) == 1L;
   }
 
@@ -150,7 +232,11 @@ public final class RedisBroker {
    * were (never started, or finished before the running one); {@code charged} had its handler
    * running and counted an attempt and a lost delivery, {@code deadLettered} of those went to dead.
    */
-  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
+  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive, int acknowledged) {
+    public Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
+      this(uncharged, charged, deadLettered, consumerAlive, 0);
+    }
+
     public int taken() {
       return uncharged + charged;
     }
@@ -173,36 +259,48 @@ public final class RedisBroker {
    * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return requeue(consumerId, mode, reason, poisonAt, "");
+    return requeue(consumerId, mode, reason, poisonAt, "", List.of());
   }
 
   /**
    * As {@link #requeueInFlight(String, RequeueMode, String, int)}, but with what the worker's
-   * crash record says was running (empty: nothing), which decides over the running mark.
+   * crash record says was running (empty: nothing), which decides over the running mark, and the
+   * deliveries it says had finished (their handler returned done): those are acknowledged.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
-      Optional<String> recordedRunning) {
-    return requeue(consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"));
+      Optional<String> recordedRunning, List<String> recordedFinished) {
+    return requeue(consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
   }
 
-  private Requeued requeue(String consumerId, RequeueMode mode, String reason, int poisonAt, String recorded) {
+  /**
+   * Deliveries one requeueInFlight.lua call takes back: each costs a few commands and a record
+   * read, so 250 keep a call near 2 ms (1,000 took 10 ms on a busy host); Java loops.
+   */
+  static final int REQUEUE_BATCH = 250;
+
+  private Requeued requeue(String consumerId, RequeueMode mode, String reason, int poisonAt, String recorded,
+      List<String> finished) {
     int uncharged = 0;
     int charged = 0;
     int dead = 0;
+    int acked = 0;
     List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
-        keys.ready(), keys.dead(), keys.running());
-    List<String> args = List.of(consumerId, "1000", mode.arg, reason, Integer.toString(poisonAt), recorded);
+        keys.ready(), keys.dead(), keys.running(), keys.ended(), keys.endedExpiry());
+    List<String> args = new ArrayList<>(List.of(consumerId, Integer.toString(REQUEUE_BATCH), mode.arg, reason, Integer.toString(poisonAt),
+        recorded, idRetentionMs));
+    args.addAll(finished);
     while (true) {
       List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
       long first = (Long) r.get(0);
       if (first < 0) {
-        return new Requeued(uncharged, charged, dead, true);
+        return new Requeued(uncharged, charged, dead, true, acked);
       }
       uncharged += (int) first;
       charged += ((Long) r.get(1)).intValue();
       dead += ((Long) r.get(2)).intValue();
+      acked += ((Long) r.get(4)).intValue();
       if ((Long) r.get(3) == 0L) {
-        return new Requeued(uncharged, charged, dead, false);
+        return new Requeued(uncharged, charged, dead, false, acked);
       }
     }
   }
@@ -224,11 +322,28 @@ public final class RedisBroker {
     }
   }
 
-  /** A claimed job: its delivery and raw record (null when the id had no record and was dropped). */
-  public record Claimed(Delivery delivery, String rawRecord) {
+  /**
+   * A claimed job: its delivery and raw record (null when the id had no record and was dropped,
+   * or when the record is too long to read: then {@code tooLongBytes} is its length, else 0).
+   */
+  public record Claimed(Delivery delivery, String rawRecord, long tooLongBytes) {
+    public Claimed(Delivery delivery, String rawRecord) {
+      this(delivery, rawRecord, 0);
+    }
+
     public String id() {
       return delivery.id();
     }
+
+    /** True when the id had no record (it was dropped). */
+    public boolean dropped() {
+      return rawRecord == null && tooLongBytes == 0;
+    }
+  }
+
+  /** The longest record a worker reads: queue.maxPayloadBytes plus {@link #RECORD_HEAD_ROOM}. */
+  public long recordMaxBytes() {
+    return Long.parseLong(recordMaxBytes);
   }
 
   /**
@@ -247,8 +362,9 @@ public final class RedisBroker {
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
-            keys.running(), keys.deliveries()),
-        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst)));
+            keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry()),
+        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+            idRetentionMs, claimMaxBytes, recordMaxBytes));
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -256,6 +372,8 @@ public final class RedisBroker {
       String id = (String) r.get(i);
       if (r.get(i + 1) instanceof String raw) {
         jobs.add(new Claimed(new Delivery(token, id), raw));
+      } else if (r.get(i + 1) instanceof Long length) {
+        jobs.add(new Claimed(new Delivery(token, id), null, length));
       } else {
         dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
         dropped.add(id);
@@ -279,12 +397,15 @@ public final class RedisBroker {
     }
     List<?> r = (List<?>) scripts.eval(Script.CLAIM,
         List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes));
     long token = (Long) r.get(0);
     if (token == 0) {
       return Optional.empty();
     }
-    return Optional.of(token < 0 ? new Claimed(new Delivery(0, id), null)
+    if (token < 0) {
+      return Optional.of(new Claimed(new Delivery(0, id), null));
+    }
+    return Optional.of(r.get(1) instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
         : new Claimed(new Delivery(token, id), (String) r.get(1)));
   }
 
@@ -304,10 +425,13 @@ public final class RedisBroker {
 
   /** The starts of several consumers in one script call; the answers in the same order. */
   public List<Started> startAll(List<Start> starts) {
-    List<String> keyList = new ArrayList<>(starts.size() + 2);
-    List<String> args = new ArrayList<>(starts.size() * 3);
+    List<String> keyList = new ArrayList<>(starts.size() + 4);
+    List<String> args = new ArrayList<>(starts.size() * 3 + 1);
     keyList.add(keys.jobs());
     keyList.add(keys.running());
+    keyList.add(keys.ended());
+    keyList.add(keys.endedExpiry());
+    args.add(idRetentionMs);
     for (Start s : starts) {
       keyList.add(keys.inFlight(s.consumerId()));
       args.add(s.consumerId());
@@ -330,10 +454,13 @@ public final class RedisBroker {
    * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
   public List<boolean[]> ackAll(List<Report> reports) {
-    List<String> keyList = new ArrayList<>(reports.size() + 2);
+    List<String> keyList = new ArrayList<>(reports.size() + 4);
     List<String> args = new ArrayList<>();
     keyList.add(keys.jobs());
     keyList.add(keys.running());
+    keyList.add(keys.ended());
+    keyList.add(keys.endedExpiry());
+    args.add(idRetentionMs);
     for (Report r : reports) {
       keyList.add(keys.inFlight(r.consumerId()));
       args.add(r.consumerId());
@@ -366,7 +493,8 @@ public final class RedisBroker {
    */
   public Released releaseClaimed(String consumerId, Delivery ackFirst) {
     List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready()), List.of(element(ackFirst)));
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()),
+        List.of(element(ackFirst), idRetentionMs));
     return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
@@ -397,6 +525,15 @@ public final class RedisBroker {
     return ((Long) scripts.eval(Script.DEAD_LETTER,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
         List.of(delivery.element(), error))) == 1L;
+  }
+
+  /**
+   * Frees up to {@code limit} caller-chosen ids whose retention window has passed, oldest first;
+   * returns how many (the caller calls again while it equals the limit).
+   */
+  public int forgetEnded(int limit) {
+    return ((Long) scripts.eval(Script.FORGET_ENDED, List.of(keys.ended(), keys.endedExpiry()),
+        List.of(Integer.toString(limit)))).intValue();
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {

@@ -32,7 +32,9 @@ public enum Script {
   RETRY_DEAD("retryDead"),
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
-  RELEASE_CLAIMED("releaseClaimed");
+  RELEASE_CLAIMED("releaseClaimed"),
+  FORGET_ENDED("forgetEnded"),
+  SCAN_FIELDS("scanFields");
 
   private final String fileName;
   private final String source;

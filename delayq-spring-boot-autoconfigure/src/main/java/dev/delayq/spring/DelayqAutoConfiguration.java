@@ -55,7 +55,8 @@ public class DelayqAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public DelayQueue delayQueue(DelayqConfig config, RedisConnection redis, ObjectProvider<JobObserver> observer) {
-    RedisBroker broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
+    RedisBroker broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+        .withLimits(config);
     broker.scripts().loadAll();
     return new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts(),
         observer.getIfAvailable(() -> JobObserver.NONE));

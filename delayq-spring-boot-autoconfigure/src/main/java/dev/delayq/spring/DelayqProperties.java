@@ -53,9 +53,11 @@ public class DelayqProperties {
     put(env, "QUEUE_NAME", queue.name);
     put(env, "QUEUE_KEY_PREFIX", queue.keyPrefix);
     put(env, "QUEUE_MAX_PAYLOAD_BYTES", queue.maxPayloadBytes);
+    put(env, "QUEUE_ID_RETENTION", queue.idRetention);
     put(env, "WORKER_THREADS", worker.threads);
     put(env, "WORKER_POLL_TIMEOUT", worker.pollTimeout);
     put(env, "WORKER_PREFETCH", worker.prefetch);
+    put(env, "WORKER_CLAIM_MAX_BYTES", worker.claimMaxBytes);
     put(env, "WORKER_HEARTBEAT_INTERVAL", worker.heartbeatInterval);
     put(env, "WORKER_HEARTBEAT_TTL", worker.heartbeatTtl);
     put(env, "WORKER_JOB_TIMEOUT", worker.jobTimeout);
@@ -211,6 +213,16 @@ public class DelayqProperties {
     private String keyPrefix;
     /** Largest payload accepted at enqueue, in bytes of its JSON text. Default 1048576. */
     private Integer maxPayloadBytes;
+    /** How long a caller-chosen id stays taken after its job ended (0: off). Default 24h. */
+    private Duration idRetention;
+
+    public Duration getIdRetention() {
+      return idRetention;
+    }
+
+    public void setIdRetention(Duration idRetention) {
+      this.idRetention = idRetention;
+    }
 
     public String getName() {
       return name;
@@ -251,6 +263,8 @@ public class DelayqProperties {
     private Duration pollTimeout;
     /** Most due jobs a consumer takes in one call when a backlog waits. Default 32. */
     private Integer prefetch;
+    /** Most record bytes one claim pulls from Redis at once. Default 4194304. */
+    private Integer claimMaxBytes;
     /** Consumers say they are alive this often. Default 5s. */
     private Duration heartbeatInterval;
     /** Consumers are taken for gone this long after their last heartbeat. Default 30s. */
@@ -286,6 +300,14 @@ public class DelayqProperties {
 
     public void setPollTimeout(Duration pollTimeout) {
       this.pollTimeout = pollTimeout;
+    }
+
+    public Integer getClaimMaxBytes() {
+      return claimMaxBytes;
+    }
+
+    public void setClaimMaxBytes(Integer claimMaxBytes) {
+      this.claimMaxBytes = claimMaxBytes;
     }
 
     public Integer getPrefetch() {

@@ -60,7 +60,8 @@ public final class TestQueue implements AutoCloseable {
   private TestQueue(DelayqConfig config, RedisConnection redis) {
     this.config = config;
     this.redis = redis;
-    this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
+    this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+        .withLimits(config);
     broker.scripts().loadAll();
     this.inspector = new Inspector(redis.client(), broker.keys());
     this.queue = new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts());

@@ -177,11 +177,15 @@ final class Consumer {
     if (shared.crashRecord() != null) {
       shared.crashRecord().running(slot, job.delivery().element());
     }
-    Outcome outcome;
+    Outcome outcome = null;
     try {
       outcome = shared.runner().run(watchdogSlot, job);
     } finally {
       if (shared.crashRecord() != null) {
+        if (outcome instanceof Outcome.Ack) {
+          // its acknowledgement leaves a moment later: a crash before then acknowledges it
+          shared.crashRecord().finished(slot, job.delivery().element());
+        }
         shared.crashRecord().idle(slot);
       }
       running = null;
@@ -207,7 +211,7 @@ final class Consumer {
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
       jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs()).map(List::of).orElse(List.of());
-      if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
+      if (jobs.size() == 1 && jobs.get(0).dropped()) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();
       }

@@ -85,7 +85,8 @@ public final class Worker implements AutoCloseable {
     this.crashRecord = crashRecord;
     this.quiet = () -> closing.get() || quiet.getAsBoolean();
     this.listener = listener;
-    this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
+    this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+        .withLimits(config);
     this.stats = new StatsRecorder(broker.keys());
     this.outages = new OutageLog(name);
     this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), () -> abandonResults);
@@ -264,7 +265,7 @@ public final class Worker implements AutoCloseable {
       for (Consumer c : consumers) {
         String id = c.id();
         RedisBroker.Requeued r = broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
-            config.worker().poisonPillAfter(), c.runningNow());
+            config.worker().poisonPillAfter(), c.runningNow(), List.of());
         if (r.taken() > 0) {
           log.warn("{}: put back {} job(s): {} unstarted, uncounted; {} that was running charged "
               + "an attempt ({} to dead)", id, r.taken(), r.uncharged(), r.charged(), r.deadLettered());

@@ -24,18 +24,21 @@ final class SchedulerLoop {
   private final LeaderLease lease;
   private final Forwarder forwarder;
   private final Recoverer recoverer;
+  private final IdRetentionTrimmer trimmer;
   private final Waiter waiter;
   private final ShutdownSignal shutdown;
   private final long recoverIntervalNanos;
   private final RedisOutage outage;
   private long nextRecoverNanos = System.nanoTime();
+  private boolean moreToForget;
 
-  SchedulerLoop(LeaderLease lease, Forwarder forwarder, Recoverer recoverer, Waiter waiter,
+  SchedulerLoop(LeaderLease lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer, Waiter waiter,
       ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
     this.forwarder = forwarder;
     this.recoverer = recoverer;
+    this.trimmer = trimmer;
     this.waiter = waiter;
     this.shutdown = shutdown;
     this.recoverIntervalNanos = recoverIntervalNanos;
@@ -62,8 +65,13 @@ final class SchedulerLoop {
     if (now - nextRecoverNanos >= 0) {
       recoverer.tick(pass.redisNowMs());
       nextRecoverNanos = now + recoverIntervalNanos;
+      moreToForget = true;
     }
-    if (pass.moreDue()) {
+    if (moreToForget) {
+      // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
+      moreToForget = trimmer.tick();
+    }
+    if (pass.moreDue() || moreToForget) {
       return now;
     }
     return Math.min(pass.nextDueNanos(), Math.min(nextRecoverNanos, lease.nextTickNanos()));

@@ -46,7 +46,7 @@ public final class SchedulerMain {
     }
     ShutdownSignal shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
     Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
-    RedisBroker broker = new RedisBroker(redis, keys);
+    RedisBroker broker = new RedisBroker(redis, keys).withLimits(config);
     broker.scripts().loadAll();
 
     String owner = leaseOwner(child);
@@ -79,7 +79,7 @@ public final class SchedulerMain {
         redis.describe(), config.scheduler().batchSize(),
         ProcessHandle.current().pid());
     new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), waiter, shutdown,
+        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
         config.scheduler().recoverInterval().toNanos(), outages).run(cannotGoOn);
     log.info("{}: stopped ({}), exit {}", owner, shutdown.reason(), exitCode[0]);
     redis.close();
