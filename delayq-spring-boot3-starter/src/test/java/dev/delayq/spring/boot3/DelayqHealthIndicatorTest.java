@@ -66,6 +66,16 @@ class DelayqHealthIndicatorTest {
   }
 
   @Test
+  void withoutActuatorThereIsNoIndicatorAndTheQueueStillWorks() {
+    runner.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(HealthIndicator.class))
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean("delayqHealthIndicator");
+          assertThat(context.getBean(DelayQueue.class).delay("order_close", Map.of(), Duration.ofMinutes(1)).accepted())
+              .isTrue();
+        });
+  }
+
+  @Test
   void healthIsDownWhenRedisCannotBeRead() {
     RedisServer own = RedisServer.start();
     runner.withPropertyValues("delayq.redis.url=" + own.url(), "delayq.redis.socket-timeout=1500ms",
