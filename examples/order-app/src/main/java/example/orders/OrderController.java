@@ -30,7 +30,8 @@ public class OrderController {
     orders.open(id);
     EnqueueResult job = queue.delay("order_close", Map.of("order_id", id), delay,
         JobOptions.withId("order-close-" + id));   // one close job per order, however often it is posted
-    return Map.of("job", job.id(), "duplicate", job.duplicate());
+    // ACCEPTED; PENDING when one waits already; FINISHED when it ran (the id stays taken for queue.idRetention)
+    return Map.of("job", job.id(), "status", job.status());
   }
 
   @GetMapping("/orders/{id}")
