@@ -101,7 +101,7 @@ final class EnqueueCommand implements Callable<Integer> {
     if (option != IfPending.KEEP && id == null) {
       throw CliException.badInput("--if-pending " + ifPending + " changes the pending job with the same id: give --id");
     }
-    JobOptions options = new JobOptions(id, maxAttempts, option);
+    JobOptions options = new JobOptions(id, maxAttempts).ifPending(option);
     JobRequest request = delay != null
         ? new JobRequest(type, json, Durations.parse(delay), null, options)
         : new JobRequest(type, json, null, instant("--at", at), options);

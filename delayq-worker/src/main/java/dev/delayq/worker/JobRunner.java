@@ -9,6 +9,7 @@ import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -26,6 +27,9 @@ import org.slf4j.LoggerFactory;
 final class JobRunner {
   private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
+  private static final Tracing TRACING = Tracing.get();
+
+  private final String queue;
   private final HandlerRegistry handlers;
   private final StatsRecorder stats;
   private final Duration defaultLimit;
@@ -33,12 +37,16 @@ final class JobRunner {
   private final java.util.function.Consumer<String> cancelledEnded;
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
-    this(handlers, stats, defaultLimit, defaultPolicy, id -> { });
+    this(handlers, stats, defaultLimit, defaultPolicy, "default", id -> { });
   }
 
-  /** {@code cancelledEnded}: told the id of each cancelled job once its handler has stopped. */
+  /**
+   * A runner for the jobs of {@code queue} (the name its consumer spans carry); {@code cancelledEnded}
+   * is told the id of each cancelled job once its handler has stopped.
+   */
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
-      java.util.function.Consumer<String> cancelledEnded) {
+      String queue, java.util.function.Consumer<String> cancelledEnded) {
+    this.queue = queue;
     this.cancelledEnded = cancelledEnded;
     this.handlers = handlers;
     this.stats = stats;
@@ -112,12 +120,13 @@ final class JobRunner {
     Duration limit = limitOf(h);
     JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
-        slot::isCancelled);
+        job.headers(), slot::isCancelled);
+    Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;
     slot.begin(context.id(), saturatedNanos(limit));
     try {
-      JobResult r = h.handle(context);
+      JobResult r = TRACING.consume(run, () -> h.handle(context));
       result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
           h.getClass().getName() + ".handle returned null instead of a JobResult"));
     } catch (Throwable t) {
