@@ -68,7 +68,7 @@ final class StatsReader {
     Distribution lateness = Distribution.empty();
     for (Response<Map<String, String>> second : seconds) {
       StatsHash hash = StatsHash.parse(second.get());
-      finished += hash.total("succeeded") + hash.total("failed");
+      finished += hash.total("succeeded") + hash.total("failed") + hash.total("cancelled");
       lateness = lateness.plus(hash.lateness());
     }
     return new Admin.Stats(depths, dueDelayed.get() + ready.get(), overdue,

@@ -71,6 +71,27 @@ class IdRetentionScriptTest {
   }
 
   @Test
+  void aRunningJobAcknowledgedAsCancelledRecordsCancelledThroughEveryAcknowledgingScript() {
+    for (String id : List.of("a", "b", "c", "d")) {
+      broker.enqueue(kept(id, 0));
+    }
+    Delivery a = claimOne(broker, "c1");
+    Delivery b = broker.claimReady("c1", 30_000, 1, a.endedCancelled()).jobs().get(0).delivery(); // acks a
+    assertFalse(broker.start("c1", b, b.endedCancelled()).started()); // start acks b, then finds it gone
+    Delivery c = claimOne(broker, "c2");
+    assertEquals(0, broker.releaseClaimed("c2", c.endedCancelled()).released()); // acks c
+    Delivery d = claimOne(broker, "c3");
+    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c3", null, List.of(d.endedCancelled())))).get(0)[0]);
+
+    for (String id : List.of("a", "b", "c", "d")) {
+      assertEquals("cancelled", admin.inspect(id).orElseThrow().ended().outcome(), id);
+      assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
+    }
+    assertEquals(0, probe.recordCount());
+    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+  }
+
+  @Test
   void cancelledAndPurgedIdsStayTakenAndADeadOneSaysDead() {
     broker.enqueue(kept("cancel-me", 60_000));
     assertTrue(broker.cancel("cancel-me"));

@@ -9,7 +9,7 @@ import java.util.Map;
 /** The text form of {@link Admin.Stats}: the figures, then a table of counts per job type. */
 final class StatsText {
   private static final List<String> EVENTS =
-      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled");
+      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled", "cancelled");
 
   private StatsText() {}
 

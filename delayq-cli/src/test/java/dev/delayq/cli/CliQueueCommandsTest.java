@@ -37,8 +37,8 @@ class CliQueueCommandsTest {
     assertEquals("  delayed 1   ready 1   in flight 0   dead 1", lines.get(1));
     assertTrue(lines.get(2).startsWith("  backlog 1 due, not started; oldest overdue by "), lines.get(2));
     assertEquals("  last minute: 2.00 jobs/s; lateness p50 <= 5ms, p99 <= 5ms (120 started)", lines.get(3));
-    assertTrue(lines.get(4).matches("  type +enqueued +started +succeeded +failed +retried +dead +rescheduled"), lines.get(4));
-    assertTrue(lines.get(5).matches("  order_close +0 +120 +120 +0 +0 +0 +0"), lines.get(5));
+    assertTrue(lines.get(4).matches("  type +enqueued +started +succeeded +failed +retried +dead +rescheduled +cancelled"), lines.get(4));
+    assertTrue(lines.get(5).matches("  order_close +0 +120 +120 +0 +0 +0 +0 +0"), lines.get(5));
     assertTrue(lines.get(6).matches("  test_job +3 +0 .*"), lines.get(6));
   }
 

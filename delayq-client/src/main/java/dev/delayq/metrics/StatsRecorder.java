@@ -21,7 +21,9 @@ import redis.clients.jedis.UnifiedJedis;
 public final class StatsRecorder {
   /** What became of a run. */
   public enum Event {
-    STARTED, SUCCEEDED, FAILED, RETRIED, DEAD, RESCHEDULED;
+    STARTED, SUCCEEDED, FAILED, RETRIED, DEAD, RESCHEDULED,
+    /** An operator cancelled the run (cancel of a running job): its end, neither success nor failure. */
+    CANCELLED;
 
     public String field() {
       return name().toLowerCase();

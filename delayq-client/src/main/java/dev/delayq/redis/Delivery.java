@@ -17,14 +17,37 @@ public final class Delivery {
   private final long token;
   private final String id;
   private final String element;
+  private final boolean cancelled;
 
   public Delivery(long token, String id) {
+    this(token, id, false);
+  }
+
+  private Delivery(long token, String id, boolean cancelled) {
     if (id == null || id.isEmpty() || token < 0) {
       throw new IllegalArgumentException("a delivery needs an id and a token >= 0, got " + token + "/" + id);
     }
     this.token = token;
     this.id = id;
     this.element = token == 0 ? id : token + "|" + id;
+    this.cancelled = cancelled;
+  }
+
+  /**
+   * This delivery, acknowledged as cancelled (an operator cancelled its run): the acknowledging
+   * scripts then record "cancelled", not "done", for a kept id. Equal to this delivery.
+   */
+  public Delivery endedCancelled() {
+    return new Delivery(token, id, true);
+  }
+
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  /** What an acknowledging script is sent: the element, prefixed '!' (no job id holds it) when cancelled. */
+  public String ackElement() {
+    return cancelled ? "!" + element : element;
   }
 
   public long token() {

@@ -652,10 +652,10 @@ public final class RedisBroker {
     for (Report r : reports) {
       keyList.add(keys.inFlight(r.consumerId()));
       args.add(r.consumerId());
-      args.add(element(r.started()));
+      args.add(r.started() == null ? "" : r.started().element());
       args.add(Integer.toString(r.finished().size()));
       for (Delivery d : r.finished()) {
-        args.add(d.element());
+        args.add(d.ackElement());
       }
     }
     List<?> codes = (List<?>) scripts.eval(Script.ACK, keyList, args);
@@ -686,8 +686,9 @@ public final class RedisBroker {
     return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
+  /** The delivery to acknowledge as a script takes it ('' for none). */
   private static String element(Delivery orNull) {
-    return orNull == null ? "" : orNull.element();
+    return orNull == null ? "" : orNull.ackElement();
   }
 
   /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */

@@ -9,7 +9,7 @@
   KEYS[4+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
   ARGV[1] queue.idRetention in ms (0: off)
   ARGV, from ARGV[2], per consumer i: consumer id, the delivery it started ('' for none), n, then n deliveries
-    it finished
+    it finished (one sent as '!<delivery>' ended as cancelled: its kept id records that)
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
   changed for it).
   Invariant: an acknowledged id leaves with its record; a kept id enters ended in that step. A mark is set only on a delivery still in

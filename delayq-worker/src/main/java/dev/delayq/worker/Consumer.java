@@ -190,8 +190,8 @@ final class Consumer {
       }
       running = null;
     }
-    if (outcome instanceof Outcome.Ack) {
-      pendingAck = job.delivery();
+    if (outcome instanceof Outcome.Ack ack) {
+      pendingAck = ack.cancelled() ? job.delivery().endedCancelled() : job.delivery();
     } else {
       apply(job, outcome);
     }

@@ -176,7 +176,10 @@ final class JobRunner {
   }
 
   private void count(String type, boolean succeeded, Outcome outcome, long durationMs) {
-    stats.finished(type, succeeded ? StatsRecorder.Event.SUCCEEDED : StatsRecorder.Event.FAILED, durationMs);
+    StatsRecorder.Event end = succeeded ? StatsRecorder.Event.SUCCEEDED
+        : outcome instanceof Outcome.Ack a && a.cancelled() ? StatsRecorder.Event.CANCELLED
+        : StatsRecorder.Event.FAILED;
+    stats.finished(type, end, durationMs);
     if (outcome instanceof Outcome.Reschedule) {
       stats.also(type, StatsRecorder.Event.RESCHEDULED);
     } else if (outcome instanceof Outcome.Retry) {

@@ -14,7 +14,12 @@ import java.io.StringWriter;
  */
 sealed interface Outcome {
 
-  record Ack() implements Outcome {}
+  /** The job ended: done, or cancelled by an operator (its kept id and the counts say which). */
+  record Ack(boolean cancelled) implements Outcome {
+    Ack() {
+      this(false);
+    }
+  }
 
   record Retry(long delayMs, String error) implements Outcome {}
 
@@ -26,7 +31,7 @@ sealed interface Outcome {
 
   static Outcome decide(JobRecord job, RunResult run, RetryPolicy policy, double random) {
     if (run instanceof RunResult.Cancelled) {
-      return new Ack(); // a cancelled job ends here: never retried, whatever its handler did
+      return new Ack(true); // a cancelled job ends here: never retried, whatever its handler did
     }
     if (run instanceof RunResult.Returned r) {
       if (r.result() instanceof JobResult.RescheduleIn again) {

@@ -26,6 +26,13 @@ class OutcomeTest {
   }
 
   @Test
+  void aCancelledRunEndsAsCancelledEvenOnItsLastAttempt() {
+    Outcome o = Outcome.decide(job(5, 5), new RunResult.Cancelled(), POLICY, 0.5);
+
+    assertEquals(new Outcome.Ack(true), o, "acknowledged as cancelled: not retried, not dead, not done");
+  }
+
+  @Test
   void rescheduleInIsRescheduledAfterTheHandlersDelay() {
     Outcome o = Outcome.decide(job(3, 5),
         new RunResult.Returned(JobResult.rescheduleIn(Duration.ofSeconds(30))), POLICY, 0.5);

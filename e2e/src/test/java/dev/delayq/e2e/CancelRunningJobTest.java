@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Cancelling running jobs through a real worker process with two consumers: a handler that checks
  * {@code isCancelled()} sees the cancel within 100 ms and its job ends as cancelled (gone, not
- * retried, not dead) while the job on the other consumer runs on undisturbed; a handler that
+ * retried, not dead; its kept id and the counts say cancelled, not done or failed) while the job on the other consumer runs on undisturbed; a handler that
  * ignores the interruption is treated as one past its time limit: the worker exits 70 and the job
  * is taken back, charged, not lost.
  */
@@ -48,6 +48,14 @@ class CancelRunningJobTest {
       assertFalse(q.isDead("long-1"));
       assertNull(q.redis.redis().zscore(q.keys.delayed(), "long-1"), "not retried");
       assertFalse(q.redis.redis().exists(q.keys.cancelRequest("long-1")), "the request is cleared");
+      String ended = q.redis.redis().hget(q.keys.ended(), "long-1");
+      assertTrue(ended != null && ended.startsWith("cancelled:"), "its kept id records cancelled: " + ended);
+      assertTrue(q.redis.redis().hget(q.keys.ended(), "other").startsWith("done:"), "the other one is done");
+      // the worker adds its counts once a second: cancelled, not failed
+      await().atMost(5, TimeUnit.SECONDS)
+          .until(() -> "1".equals(q.redis.redis().hget(q.keys.stats(), "count:cancelled:test_cancellable")));
+      assertNull(q.redis.redis().hget(q.keys.stats(), "count:failed:test_cancellable"), "not counted as failed");
+      assertEquals("1", q.redis.redis().hget(q.keys.stats(), "count:succeeded:test_cancellable"));
       List<String> ran = q.log.runs().stream().map(RunLog.Run::id).toList();
       assertEquals(List.of("long-1", "other"), ran.stream().sorted().toList(), "each ran once: " + ran);
       assertEquals(List.of(), q.inspector.check());

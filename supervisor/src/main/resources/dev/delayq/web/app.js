@@ -162,7 +162,7 @@
   }
 
   function renderTypes(counters) {
-    const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled'];
+    const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled', 'cancelled'];
     replaceRows($('type-rows'), Object.keys(counters).sort().map(type => {
       const tr = document.createElement('tr');
       cell(tr, type);

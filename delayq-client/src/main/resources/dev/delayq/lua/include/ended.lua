@@ -27,15 +27,21 @@ local function rememberEnded(retain, id, raw, outcome)
 end
 
 -- Acknowledges a delivery of the consumer whose list is inflightKey: the job is done, its id and
--- record leave together (its id stays taken when it keeps it). Searched from the right, where
--- the oldest deliveries are. Returns 1, or 0 when fenced (no longer this consumer's: nothing
--- changes), or -1 for '' (none asked).
+-- record leave together (its id stays taken when it keeps it). A delivery sent as '!<element>'
+-- ended as cancelled (an operator cancelled its run; no job id may hold '!'), which is the
+-- outcome its kept id records. Searched from the right, where the oldest deliveries are.
+-- Returns 1, or 0 when fenced (no longer this consumer's: nothing changes), or -1 for '' (none asked).
 local function acknowledge(inflightKey, jobsKey, delivery, retain)
   if delivery == '' then return -1 end
+  local outcome = 'done'
+  if string.byte(delivery, 1) == 33 then -- '!'
+    outcome = 'cancelled'
+    delivery = string.sub(delivery, 2)
+  end
   local acked = redis.call('LREM', inflightKey, -1, delivery)
   if acked == 1 then
     local id = idOf(delivery)
-    if retain.ms > 0 then rememberEnded(retain, id, redis.call('HGET', jobsKey, id), 'done') end
+    if retain.ms > 0 then rememberEnded(retain, id, redis.call('HGET', jobsKey, id), outcome) end
     redis.call('HDEL', jobsKey, id)
   end
   return acked

@@ -40,9 +40,10 @@ final class QueueCollector implements MultiCollector {
       "failed", "Handler runs that threw or timed out (each then retried or dead-lettered).",
       "retried", "Failed runs put back in delayed for another attempt.",
       "dead", "Jobs dead-lettered (attempts used up, unknown type, malformed record, poison pill).",
-      "rescheduled", "Handler runs that asked to run again later (rescheduleIn).");
+      "rescheduled", "Handler runs that asked to run again later (rescheduleIn).",
+      "cancelled", "Handler runs an operator cancelled (cancel of a running job): ended, not retried.");
   static final List<String> EVENT_ORDER =
-      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled");
+      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled", "cancelled");
 
   private final UnifiedJedis redis;
   private final Keys keys;
