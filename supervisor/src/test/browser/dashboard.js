@@ -2,7 +2,8 @@
 // the page opened at the URL `status` prints takes its token and drops it from the address bar,
 // loads without console errors, shows the live worker count and queue depths, resizes
 // the workers from the page, retries a dead job from the page until it has run, and in the job
-// browser lists the delayed jobs of the next hour and runs one now until it has succeeded.
+// browser lists the delayed jobs of the next hour and runs one now until it has succeeded, then
+// lists the in-flight jobs, inspects the running one and cancels it.
 // Usage: node dashboard.js URL DEAD_JOB_ID WORKERS_AFTER_RESIZE EXPECT_DELAYED SCREENSHOT.png
 // Prints one JSON line: {"ok":true,"consoleErrors":[...],"steps":{name: ms}}; exits 1 on a failed step.
 'use strict';
@@ -78,6 +79,21 @@ async function main() {
     }
     await page.waitForFunction(n => document.querySelectorAll('#job-rows tr').length === Number(n) - 1, expectDelayed);
     step('job browser listed the delayed jobs; one run now from the page succeeded');
+
+    await page.selectOption('#jobs-view', 'inflight:0');
+    await page.click('#jobs-search');
+    const running = page.locator('#job-rows tr[data-id="long-runner"]');
+    await running.filter({ hasText: 'IN_FLIGHT on ' }).waitFor();
+    await running.locator('button.inspect').click();
+    await page.waitForFunction(() => {
+      const t = document.getElementById('job-inspect').textContent;
+      return t.includes('"id": "long-runner"') && t.includes('"state": "IN_FLIGHT"');
+    });
+    page.once('dialog', d => d.accept());
+    await running.locator('button.cancel').click();
+    await page.waitForFunction(() => document.getElementById('toast').textContent.includes('interrupt'));
+    await running.waitFor({ state: 'detached' });
+    step('job browser listed the running job in flight, inspected it and cancelled it');
 
     await page.waitForTimeout(1600); // one more poll, so the charts show the run
     await page.screenshot({ path: screenshot, fullPage: true });

@@ -11,15 +11,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-/** {@code delayq jobs}: one bounded page of the jobs that have not started. */
+/** {@code delayq jobs}: one bounded page of delayed, ready or in-flight jobs. */
 @Command(name = "jobs", mixinStandardHelpOptions = true,
-    description = {"List jobs that have not started: delayed ones by due time (or ready ones, next to run "
-        + "first), one bounded page at a time, never a read of the whole queue.",
+    description = {"List jobs: delayed ones by due time (or ready ones, next to run first, or in-flight "
+        + "ones, consumer by consumer), one bounded page at a time, never a read of the whole queue.",
         "Examples:",
         "  delayq jobs --within 1h                  delayed jobs due in the next hour",
         "  delayq jobs --type order_close --prefix order-10",
         "  delayq jobs --ready --limit 20",
-        "Act on one with promote, reschedule, edit or cancel."},
+        "  delayq jobs --in-flight                  claimed jobs: running, or waiting in a consumer's batch",
+        "See one with inspect; act on one with promote, reschedule, edit or cancel (a running one: cancel)."},
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {ExitCodes.OK_LINE, ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 final class JobsCommand implements Callable<Integer> {
@@ -31,6 +32,9 @@ final class JobsCommand implements Callable<Integer> {
 
   @Option(names = "--ready", description = "List ready jobs instead of delayed ones.")
   boolean ready;
+
+  @Option(names = "--in-flight", description = "List in-flight jobs (claimed by a consumer) instead of delayed ones.")
+  boolean inFlight;
 
   @Option(names = "--within", paramLabel = "DURATION", description = "Only delayed jobs due from now to now + this (default: any time).")
   Duration within;
@@ -53,8 +57,11 @@ final class JobsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (ready && within != null) {
-      throw CliException.badInput("--within is for delayed jobs: drop it with --ready");
+    if (ready && inFlight) {
+      throw CliException.badInput("--ready and --in-flight are two lists: give one of them");
+    }
+    if ((ready || inFlight) && within != null) {
+      throw CliException.badInput("--within is for delayed jobs: drop it with " + (ready ? "--ready" : "--in-flight"));
     }
     if (within != null && within.isNegative()) {
       throw CliException.badInput("--within must not be negative");
@@ -63,18 +70,20 @@ final class JobsCommand implements Callable<Integer> {
     try (Session s = parent.connect()) {
       JobBrowser browser = new JobBrowser(s.broker.redis(), s.keys);
       long now = s.admin.redisNowMs();
-      JobBrowser.Page page = ready ? browser.ready(q)
+      JobBrowser.Page page = ready ? browser.ready(q) : inFlight ? browser.inFlight(q)
           : browser.delayed(0, within == null ? Long.MAX_VALUE : now + within.toMillis(), q);
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         out.println(Formats.json(page));
         return ExitCodes.OK;
       }
-      out.printf("%-28s %-18s %-26s %-8s %s%n", "ID", "TYPE", "DUE", "ATTEMPT", "PAYLOAD");
+      String where = inFlight ? "HELD BY" : "DUE";
+      out.printf("%-28s %-18s %-26s %-8s %s%n", "ID", "TYPE", where, "ATTEMPT", "PAYLOAD");
       for (JobBrowser.Row r : page.rows()) {
+        String at = inFlight ? (r.running() ? "running on " : "claimed by ") + LogText.escape(r.consumer())
+            : r.dueAt() > 0 ? Formats.relative(r.dueAt(), now) : "-";
         out.printf("%-28s %-18s %-26s %-8s %s%n", LogText.escape(r.id()), LogText.escape(r.type()),
-            r.dueAt() > 0 ? Formats.relative(r.dueAt(), now) : "-", r.attempt() + "/" + r.maxAttempts(),
-            Formats.oneLine(r.payloadJson(), 60));
+            at, r.attempt() + "/" + r.maxAttempts(), Formats.oneLine(r.payloadJson(), 60));
       }
       if (page.rows().isEmpty()) {
         out.println("(no jobs match)");

@@ -108,6 +108,26 @@ class CliChangeCommandsTest {
   }
 
   @Test
+  void jobsInFlightListsClaimedJobsWithTheConsumerThatHoldsThem() {
+    cli.probe.seedInFlight("w-1", "run-1");
+    cli.probe.seedDelayed("later", 60_000);
+
+    Cli.Result flying = cli.run("jobs", "--in-flight");
+    Cli.Result both = cli.run("jobs", "--in-flight", "--ready");
+    Cli.Result within = cli.run("jobs", "--in-flight", "--within", "1h");
+
+    assertEquals(0, flying.exit(), flying.toString());
+    List<String> lines = flying.out().lines().toList();
+    assertEquals(2, lines.size(), flying.out());
+    assertTrue(lines.get(0).contains("HELD BY"), flying.out());
+    assertTrue(lines.get(1).startsWith("run-1 ") && lines.get(1).contains("running on w-1"), flying.out());
+    assertEquals(2, both.exit());
+    assertTrue(both.err().contains("--ready and --in-flight are two lists"), both.err());
+    assertEquals(2, within.exit());
+    assertTrue(within.err().contains("drop it with --in-flight"), within.err());
+  }
+
+  @Test
   void enqueueIfPendingReplacesOrDebouncesAPendingJobAndRefusesARunningOne() {
     Cli.Result first = cli.run("enqueue", "--type", "digest", "--id", "d1", "--delay", "1h", "--payload", "{\"v\":1}");
     Cli.Result replaced = cli.run("enqueue", "--type", "digest", "--id", "d1", "--delay", "5m",

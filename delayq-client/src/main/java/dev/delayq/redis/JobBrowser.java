@@ -2,12 +2,15 @@ package dev.delayq.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * Pages through the jobs that have not started, for {@code delayq jobs} and the dashboard's job
- * browser: delayed jobs by due time within a window, ready jobs in the order workers take them.
+ * Pages through the jobs, for {@code delayq jobs} and the dashboard's job browser: delayed jobs by
+ * due time within a window, ready jobs in the order workers take them, in-flight jobs consumer by
+ * consumer.
  * Every page is bounded: one ZRANGEBYSCORE with LIMIT (or one LRANGE) of a page of ids (at most
  * {@value #MOST_LOOKED_AT} when filtered by type or id prefix) and HMGETs of their records a page
  * at a time, never a read of the whole queue, so it stays quick with millions of jobs. (A deep
@@ -17,6 +20,9 @@ import redis.clients.jedis.resps.Tuple;
 public final class JobBrowser {
   /** Most ids one page reads from Redis, matching or not. */
   public static final int MOST_LOOKED_AT = 2_000;
+
+  /** Consumers whose in-flight lists one round trip reads. */
+  private static final int CONSUMERS_A_TRIP = 100;
 
   private final UnifiedJedis redis;
   private final Keys keys;
@@ -42,10 +48,12 @@ public final class JobBrowser {
 
   /**
    * One listed job; {@code type} "?" and {@code attempt} 0 when its record cannot be read or is
-   * missing (see {@code delayq check}).
+   * missing (see {@code delayq check}). For an in-flight job, {@code consumer} holds it and
+   * {@code running} says its handler has started (else it is claimed, waiting in the consumer's
+   * batch); null and false for the others.
    */
   public record Row(String id, long dueAt, String type, int attempt, int maxAttempts, String lastError,
-      String payloadJson) {}
+      String payloadJson, String consumer, boolean running) {}
 
   /** A page: the rows, and the offset to ask for next, or -1 when the window holds no more. */
   public record Page(List<Row> rows, long nextOffset) {}
@@ -59,7 +67,7 @@ public final class JobBrowser {
       idList.add(t.getElement());
       due.add((long) t.getScore());
     }
-    return page(idList, due, q);
+    return page(idList, due, null, null, q);
   }
 
   /** Ready jobs, the one workers take next first. */
@@ -71,7 +79,55 @@ public final class JobBrowser {
     for (int i = raw.size() - 1; i >= 0; i--) {
       idList.add(raw.get(i));
     }
-    return page(idList, null, q);
+    return page(idList, null, null, null, q);
+  }
+
+  /**
+   * In-flight jobs: claimed by a consumer, running or waiting in its batch; consumers by name,
+   * each one's jobs in claim order (oldest first), a running one marked from the running hash.
+   * The consumer names are read whole (one per worker thread: the queue's consumers set, not its
+   * jobs); their in-flight lists (each at most a batch) {@value #CONSUMERS_A_TRIP} to a round
+   * trip, only until the page is full. The offset counts deliveries looked at, as for the other
+   * views; consumers that come or go between two pages shift it.
+   */
+  public Page inFlight(Query q) {
+    List<String> consumers = new ArrayList<>(redis.zrange(keys.consumers(), 0, -1));
+    consumers.sort(null);
+    int budget = lookAt(q);
+    long toSkip = q.offset();
+    List<String> ids = new ArrayList<>();
+    List<String> holders = new ArrayList<>();
+    List<Boolean> running = new ArrayList<>();
+    boolean full = false;
+    for (int from = 0; from < consumers.size() && !full; from += CONSUMERS_A_TRIP) {
+      List<String> trip = consumers.subList(from, Math.min(consumers.size(), from + CONSUMERS_A_TRIP));
+      List<Response<List<String>>> lists = new ArrayList<>(trip.size());
+      Response<List<String>> marks;
+      try (AbstractPipeline p = redis.pipelined()) {
+        for (String c : trip) {
+          lists.add(p.lrange(keys.inFlight(c), -MOST_LOOKED_AT, -1));
+        }
+        marks = p.hmget(keys.running(), trip.toArray(String[]::new));
+        p.sync();
+      }
+      for (int i = 0; i < trip.size() && !full; i++) {
+        List<String> elements = lists.get(i).get();
+        String mark = marks.get().get(i);
+        for (int k = elements.size() - 1; k >= 0; k--) { // claimed on the left: the oldest is on the right
+          if (toSkip > 0) {
+            toSkip--;
+          } else if (ids.size() == budget) {
+            full = true;
+            break;
+          } else {
+            ids.add(Delivery.idOf(elements.get(k)));
+            holders.add(trip.get(i));
+            running.add(elements.get(k).equals(mark));
+          }
+        }
+      }
+    }
+    return page(ids, null, holders, running, q);
   }
 
   /** Ids to read for one page: the page itself, or the most when a filter may drop some. */
@@ -79,7 +135,8 @@ public final class JobBrowser {
     return q.type() == null && q.idPrefix() == null ? q.limit() : MOST_LOOKED_AT;
   }
 
-  private Page page(List<String> ids, List<Long> due, Query q) {
+  /** The rows of ids (due times, holders and running marks where given, else null). */
+  private Page page(List<String> ids, List<Long> due, List<String> holders, List<Boolean> running, Query q) {
     List<Row> rows = new ArrayList<>();
     if (ids.isEmpty()) {
       return new Page(rows, -1);
@@ -99,7 +156,9 @@ public final class JobBrowser {
       List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + step));
       List<String> records = redis.hmget(keys.jobs(), chunk.toArray(String[]::new));
       for (int k = 0; k < chunk.size(); k++) {
-        Row row = row(chunk.get(k), due == null ? -1 : due.get(at.get(from + k)), records.get(k));
+        int i = at.get(from + k);
+        Row row = row(chunk.get(k), due == null ? -1 : due.get(i), records.get(k),
+            holders == null ? null : holders.get(i), running != null && running.get(i));
         if (q.type() == null || q.type().equals(row.type())) {
           rows.add(row);
           if (rows.size() == q.limit()) {
@@ -113,16 +172,16 @@ public final class JobBrowser {
     return new Page(rows, more ? q.offset() + lookedAt : -1);
   }
 
-  private static Row row(String id, long dueAt, String raw) {
+  private static Row row(String id, long dueAt, String raw, String consumer, boolean running) {
     if (raw == null) {
-      return new Row(id, dueAt, "?", 0, 0, "no record in jobs", null);
+      return new Row(id, dueAt, "?", 0, 0, "no record in jobs", null, consumer, running);
     }
     try {
       JobRecord r = JobRecord.parse(id, raw);
       return new Row(id, dueAt < 0 ? r.dueAt() : dueAt, r.type(), r.attempt(), r.maxAttempts(), r.lastError(),
-          r.payloadJson());
+          r.payloadJson(), consumer, running);
     } catch (JobRecord.MalformedRecordException e) {
-      return new Row(id, dueAt, "?", 0, 0, e.getMessage(), raw);
+      return new Row(id, dueAt, "?", 0, 0, e.getMessage(), raw, consumer, running);
     }
   }
 }

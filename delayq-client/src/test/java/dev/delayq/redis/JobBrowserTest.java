@@ -59,6 +59,38 @@ class JobBrowserTest {
   }
 
   @Test
+  void inFlightJobsListConsumerByConsumerInClaimOrderWithTheRunningOneMarked() {
+    long now = probe.redisNowMs();
+    for (String id : List.of("c1-a", "c1-b", "c1-c")) {
+      enqueue(id, "order_close", now - 1_000);
+    }
+    List<RedisBroker.Claimed> batch = broker.claimReady("w-1", 30_000, 3, null).jobs();
+    assertEquals(List.of("c1-a", "c1-b", "c1-c"), batch.stream().map(RedisBroker.Claimed::id).toList());
+    broker.start("w-1", batch.get(1).delivery(), null); // its handler started c1-b; c1-c waits in the batch
+    probe.seedInFlight("w-0", QueueProbe.at("c0-a", "{}", now - 1_000)); // claimed and started by w-0
+    enqueue("still-ready", "order_close", now - 1_000);
+
+    JobBrowser.Page page = browser.inFlight(new JobBrowser.Query(null, null, 50, 0));
+
+    assertEquals(List.of("c0-a", "c1-a", "c1-b", "c1-c"), ids(page), "consumers by name, each in claim order");
+    assertEquals(List.of("w-0", "w-1", "w-1", "w-1"), page.rows().stream().map(JobBrowser.Row::consumer).toList());
+    assertEquals(List.of(true, false, true, false), page.rows().stream().map(JobBrowser.Row::running).toList());
+    assertEquals("order_close", page.rows().get(2).type());
+    assertEquals(-1, page.nextOffset());
+    assertEquals(List.of("c1-a", "c1-b", "c1-c"),
+        ids(browser.inFlight(new JobBrowser.Query("order_close", "c1-", 50, 0))));
+
+    List<String> seen = new ArrayList<>();
+    long offset = 0;
+    while (offset >= 0) {
+      JobBrowser.Page p = browser.inFlight(new JobBrowser.Query(null, null, 3, offset));
+      seen.addAll(ids(p));
+      offset = p.nextOffset();
+    }
+    assertEquals(ids(page), seen, "pages of 3 follow one another without gaps or repeats");
+  }
+
+  @Test
   void pagesFollowOneAnotherByOffsetWithoutGapsOrRepeats() {
     long now = probe.redisNowMs();
     List<RedisBroker.NewJob> jobs = new ArrayList<>();

@@ -294,7 +294,8 @@
       tr.dataset.id = j.id;
       cell(tr, j.id, 'id');
       cell(tr, j.type);
-      cell(tr, j.state + (j.consumer ? ' on ' + j.consumer : ''));
+      cell(tr, j.state + (j.consumer ? (j.running === false ? ' (in the batch of ' + j.consumer + ')'
+        : ' on ' + j.consumer) : ''));
       const d = j.dueAt - body.nowMs;
       cell(tr, j.dueAt > 0 ? (d >= 0 ? 'in ' + duration(d) : duration(-d) + ' ago') : '–').title =
         j.dueAt > 0 ? new Date(j.dueAt).toISOString() : '';
@@ -305,7 +306,8 @@
       const actions = document.createElement('div');
       actions.className = 'controls';
       const pending = j.state === 'DELAYED' || j.state === 'READY';
-      [button('Run now', 'promote', b => act(b, () => jobAction(j, 'promote')).then(refreshJobs)),
+      [button('Inspect', 'inspect', () => inspectJob(j.id).catch(err => toast(err.message, true))),
+        button('Run now', 'promote', b => act(b, () => jobAction(j, 'promote')).then(refreshJobs)),
         button('Reschedule', 'reschedule', b => {
           const delay = prompt('Due after (from now), e.g. 30s, 10m, 2h:', '10m');
           if (delay) act(b, () => jobAction(j, 'reschedule', { delay: delay })).then(refreshJobs);
@@ -318,12 +320,22 @@
           if (confirm('Cancel job ' + j.id + '?')) act(b, () => jobAction(j, 'cancel')).then(refreshJobs);
         })].forEach(btn => {
         // a running job can be cancelled (its worker interrupts it), not changed
-        btn.disabled = !pending && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
+        btn.disabled = !pending && !btn.classList.contains('inspect')
+          && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
         actions.appendChild(btn);
       });
       cell(tr, actions);
       return tr;
     }));
+  }
+
+  // below the table, so the browser's refresh of its rows leaves it in place
+  async function inspectJob(id) {
+    const body = await get('api/jobs?' + new URLSearchParams({ id: id }).toString());
+    const out = $('job-inspect');
+    out.textContent = body.jobs.length ? JSON.stringify(body.jobs[0], null, 2)
+      : 'job ' + id + ': Redis knows nothing of it (never enqueued, or done and not kept)';
+    out.hidden = false;
   }
 
   async function refreshJobs() {

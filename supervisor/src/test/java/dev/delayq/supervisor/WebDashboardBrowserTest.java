@@ -82,6 +82,11 @@ class WebDashboardBrowserTest {
       // a schedule whose ticks are hours away, so the page's schedules card shows one
       queue.schedules().upsert(new Schedule("daily-digest", new Cadence.Cron("0 9 * * *",
           java.time.ZoneId.of("Asia/Shanghai")), "test_sleep", "{\"ms\":0}", 3, false, Schedule.Missed.SKIP));
+      // a long run the page finds among the in-flight jobs, inspects and cancels (it holds one of
+      // worker-1's two threads meanwhile; the other runs the retried and the promoted job)
+      queue.delay("test_sleep", Map.of("ms", 120_000, "log", home.resolve("sleep-runs.log").toString()),
+          Duration.ZERO, JobOptions.withId("long-runner"));
+      await().atMost(Duration.ofSeconds(15)).until(() -> inspector.depths().inFlight() == 1);
       Files.createDirectories(SCREENSHOT.getParent());
       Files.deleteIfExists(SCREENSHOT);
 
@@ -126,6 +131,9 @@ class WebDashboardBrowserTest {
       assertTrue(Files.readString(home.resolve("sleep-runs.log")).contains("end " + promoted + " 1 "),
           "the job run now from the page ran once, on its first attempt");
       assertEquals(0, inspector.depths().dead());
+      String ended = RedisFixture.get().redis().hget(keys.ended(), "long-runner");
+      assertTrue(ended != null && ended.startsWith("cancelled:"), "the running job cancelled from the page: " + ended);
+      assertTrue(!Files.readString(home.resolve("sleep-runs.log")).contains("end long-runner "), "it was interrupted");
       assertTrue(Files.size(SCREENSHOT) > 10_000, "a screenshot of the page at " + SCREENSHOT);
       System.out.printf("dashboard browser test: browser script %.1fs (steps %s), whole test %.1fs%n",
           browserSeconds, result.path("steps"), (System.nanoTime() - began) / 1e9);

@@ -38,9 +38,10 @@ final class JobApi {
   }
 
   /**
-   * {@code GET /api/jobs?state=delayed|ready&within=MINUTES&type=T&prefix=P&limit=N&offset=K}:
-   * one bounded page of jobs that have not started (delayed: due from now to now + within, or
-   * at any time without within; ready: the next to run first), payloads cut to a preview, and
+   * {@code GET /api/jobs?state=delayed|ready|inflight&within=MINUTES&type=T&prefix=P&limit=N&offset=K}:
+   * one bounded page of jobs (delayed: due from now to now + within, or at any time without
+   * within; ready: the next to run first; inflight: claimed, consumer by consumer, with the
+   * consumer and whether its handler runs), payloads cut to a preview, and
    * the offset of the next page (-1: no more). {@code id=X} instead finds that one job.
    */
   ObjectNode list(Map<String, String> q) {
@@ -58,14 +59,18 @@ final class JobApi {
         yield browser.delayed(0, within == 0 ? Long.MAX_VALUE : now + within * 60_000L, query);
       }
       case "ready" -> browser.ready(query);
-      default -> throw new Http.Failure(400, "state must be delayed or ready, got '" + state + "'");
+      case "inflight" -> browser.inFlight(query);
+      default -> throw new Http.Failure(400, "state must be delayed, ready or inflight, got '" + state + "'");
     };
     ObjectNode out = Http.ok().put("nowMs", now).put("state", state).put("nextOffset", page.nextOffset());
     ArrayNode rows = out.putArray("jobs");
     for (JobBrowser.Row r : page.rows()) {
       ObjectNode o = rows.addObject().put("id", r.id()).put("type", r.type()).put("dueAt", r.dueAt())
           .put("attempt", r.attempt()).put("maxAttempts", r.maxAttempts()).put("lastError", r.lastError())
-          .put("state", state.toUpperCase(Locale.ROOT));
+          .put("state", r.consumer() != null ? "IN_FLIGHT" : state.toUpperCase(Locale.ROOT));
+      if (r.consumer() != null) {
+        o.put("consumer", r.consumer()).put("running", r.running());
+      }
       preview(o, r.payloadJson());
     }
     return out;
@@ -82,6 +87,11 @@ final class JobApi {
       String raw = j.rawRecord();
       int at = raw == null ? -1 : raw.indexOf(",\"payload\":");
       preview(o, at < 0 ? raw : raw.substring(at + ",\"payload\":".length(), raw.length() - 1));
+      // what the dashboard's Inspect shows besides the row: the record's head and how it ended
+      o.put("recordHead", at < 0 ? raw : raw.substring(0, at) + "}");
+      if (j.ended() != null) {
+        o.put("ended", j.ended().outcome()).put("endedAt", j.ended().endedAt()).put("idFreeAt", j.ended().freeAt());
+      }
     });
     return out;
   }
