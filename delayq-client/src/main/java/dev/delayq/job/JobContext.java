@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -26,6 +27,7 @@ public final class JobContext {
   private final Instant dueAt;
   private final Map<String, String> headers;
   private final BooleanSupplier cancelled;
+  private final Instant tickAt;
 
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt) {
@@ -40,6 +42,13 @@ public final class JobContext {
   /** {@code cancelled}: whether a cancel of this run was asked for (the worker's flag). */
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt, Map<String, String> headers, BooleanSupplier cancelled) {
+    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, headers, cancelled, null);
+  }
+
+  /** {@code tickAt}: the schedule tick that created this job, or null for a job no schedule created. */
+  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
+      Instant createdAt, Instant dueAt, Map<String, String> headers, BooleanSupplier cancelled, Instant tickAt) {
+    this.tickAt = tickAt;
     this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
     this.id = Objects.requireNonNull(id, "id");
     this.type = Objects.requireNonNull(type, "type");
@@ -113,6 +122,15 @@ public final class JobContext {
    */
   public Map<String, String> headers() {
     return headers;
+  }
+
+  /**
+   * The tick time of the schedule that created this job ({@code delayq schedule upsert}), the
+   * moment the cron or interval named, whatever the job's lateness or retries since; for the one
+   * job run for missed ticks, the latest of them. Empty for a job a producer enqueued.
+   */
+  public Optional<Instant> tickAt() {
+    return Optional.ofNullable(tickAt);
   }
 
   /**

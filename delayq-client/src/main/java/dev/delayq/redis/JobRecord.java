@@ -9,10 +9,12 @@ import java.util.TreeMap;
 
 /**
  * A job's record as stored in the {@code jobs} hash: a JSON object whose last member is the
- * payload. Optional fields are 0 or null when absent.
+ * payload. Optional fields are 0 or null when absent ({@code tickAt}: the tick of the schedule
+ * that created the job, epoch ms; 0 for a job no schedule created).
  */
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
-    long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers) {
+    long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers,
+    long tickAt) {
 
   public JobRecord {
     headers = headers == null ? Map.of() : Map.copyOf(headers);
@@ -22,6 +24,12 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
   public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
       long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
     this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, Map.of());
+  }
+
+  /** A record no schedule created. */
+  public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
+      long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers) {
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, headers, 0);
   }
 
   private static final JsonFactory JSON = new JsonFactory();
@@ -54,6 +62,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     String lastError = null;
     int lost = 0;
     long deadAt = 0;
+    long tickAt = 0;
     Map<String, String> headers = Map.of();
     try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -71,6 +80,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "lastError" -> lastError = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
+          case "tickAt" -> tickAt = p.getValueAsLong(0);
           case "headers" -> headers = readHeaders(p, value, id);
           default -> p.skipChildren();
         }
@@ -83,7 +93,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
       throw new MalformedRecordException("record of " + id + " has no type");
     }
     return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
-        headers);
+        headers, tickAt);
   }
 
   /** An object of strings; anything else there makes the record malformed, naming the header. */

@@ -34,6 +34,16 @@ class JobRecordTest {
   }
 
   @Test
+  void aScheduledJobsRecordCarriesItsTickAndAnyOtherNone() throws Exception {
+    JobRecord ticked = JobRecord.parse("s@1", "{\"type\":\"t\",\"maxAttempts\":3,\"schedule\":\"s\","
+        + "\"tickAt\":1767225600000,\"attempt\":1,\"payload\":{\"tickAt\":5}}");
+    JobRecord plain = JobRecord.parse("j2", "{\"type\":\"t\",\"maxAttempts\":3,\"attempt\":1,\"payload\":{\"tickAt\":5}}");
+
+    assertEquals(1767225600000L, ticked.tickAt());
+    assertEquals(0, plain.tickAt(), "a tickAt in the payload is the payload's, not the record's");
+  }
+
+  @Test
   void headersAreReadAndARecordFromBeforeHeadersHasNone() throws Exception {
     JobRecord with = JobRecord.parse("j1", "{\"type\":\"t\",\"maxAttempts\":3,"
         + "\"headers\":{\"traceparent\":\"00-abc-def-01\",\"tenant\":\"acme\"},\"attempt\":1,\"payload\":{}}");

@@ -120,7 +120,7 @@ final class JobRunner {
     Duration limit = limitOf(h);
     JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
-        job.headers(), slot::isCancelled);
+        job.headers(), slot::isCancelled, job.tickAt() > 0 ? Instant.ofEpochMilli(job.tickAt()) : null);
     Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;

@@ -85,6 +85,7 @@ class RecurringScheduleTest {
         assertEquals(1, runs == null ? 0 : runs.size(), "tick +" + (tick - first) + " ran exactly once");
         RunLog.Run r = runs.get(0);
         assertEquals(tick, r.dueMs(), "the job carries its tick time");
+        assertEquals(tick, r.tickMs(), "its handler sees it: JobContext.tickAt()");
         boolean inTakeover = tick >= killedAt && tick <= killedAt + LEASE_TTL_MS + 500;
         long bound = inTakeover ? LEASE_TTL_MS + 600 : 250;
         assertTrue(r.latenessMs() >= 0 && r.latenessMs() <= bound,

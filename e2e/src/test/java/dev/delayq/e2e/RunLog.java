@@ -10,8 +10,11 @@ import redis.clients.jedis.UnifiedJedis;
  */
 record RunLog(UnifiedJedis redis, String key) {
 
-  /** One start of a handler, as {@link dev.delayq.e2e.handlers.Recorder} writes it. */
-  record Run(String id, int attempt, long startMs, long dueMs, long pid) {
+  /**
+   * One start of a handler, as {@link dev.delayq.e2e.handlers.Recorder} writes it; {@code tickMs}
+   * is its {@code JobContext.tickAt()}, -1 when empty.
+   */
+  record Run(String id, int attempt, long startMs, long dueMs, long pid, long tickMs) {
     long latenessMs() {
       return startMs - dueMs;
     }
@@ -22,7 +25,7 @@ record RunLog(UnifiedJedis redis, String key) {
     for (String line : redis.lrange(key, 0, -1)) {
       String[] f = line.split(",");
       out.add(new Run(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-          Long.parseLong(f[4])));
+          Long.parseLong(f[4]), Long.parseLong(f[5])));
     }
     return out;
   }

@@ -17,7 +17,7 @@ final class Recorder {
     }
     long now = System.currentTimeMillis();
     redis().rpush(log, ctx.id() + "," + ctx.attempt() + "," + now + "," + ctx.dueAt().toEpochMilli()
-        + "," + ProcessHandle.current().pid());
+        + "," + ProcessHandle.current().pid() + "," + ctx.tickAt().map(java.time.Instant::toEpochMilli).orElse(-1L));
   }
 
   /** Pushes a value onto a Redis list (nothing when the list's name is empty). */
