@@ -19,7 +19,9 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, browse.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, browse, ticks.",
+        "ticks (not in all): an every-second schedule for --seconds s, one scheduler; lateness of each",
+        "tick's handler start against its tick time.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -27,9 +29,11 @@ import picocli.CommandLine.Parameters;
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
       List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "browse");
+  /** Measures run only when named: they take wall-clock time whatever the machine. */
+  private static final List<String> ON_REQUEST = List.of("ticks");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, browse or all (default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, browse, ticks or all (default: all, which leaves ticks out)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -49,6 +53,9 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--sustain-seconds", description = "length of the sustained 5,000 jobs/s precision run (default 30; 3 when --n < 10000)")
   Integer sustainSeconds;
+
+  @Option(names = "--seconds", defaultValue = "60", description = "ticks: how many ticks of the every-second schedule (default 60)")
+  int seconds;
 
   @Option(names = "--redis", description = "use this Redis instead of a private one (its data is not touched outside bench-* queues)")
   String redisUrl;
@@ -74,14 +81,17 @@ public final class BenchMain implements Callable<Integer> {
         ? MEASURES
         : List.of(measure);
     for (String m : wanted) {
-      if (!MEASURES.contains(m)) {
+      if (!MEASURES.contains(m) && !ON_REQUEST.contains(m)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, browse, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, browse, ticks, all)");
       }
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
     Path work = Files.createTempDirectory("delayq-bench");
     Map<String, Object> results = new LinkedHashMap<>();
+    if (seconds < 1 || seconds > 86_400) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--seconds must be 1 to 86400, got " + seconds);
+    }
     if (replicaAcks < 0 || replicaAcks > 5) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
     }
@@ -100,6 +110,7 @@ public final class BenchMain implements Callable<Integer> {
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
           case "browse" -> measures.browse(n);
+          case "ticks" -> measures.ticks(seconds, workers, threads);
           default -> measures.supervision(threads);
         });
       }

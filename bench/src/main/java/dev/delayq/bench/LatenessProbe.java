@@ -9,7 +9,8 @@ import redis.clients.jedis.RedisClient;
 /**
  * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
  * list the payload names ("log"); with "marker": true it records "<id>,<start epoch ms>"
- * instead, and with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
+ * instead; with "tick": true it records how late it started against its schedule tick (start -
+ * {@code ctx.tickAt()}, ms); and with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
@@ -23,8 +24,15 @@ public final class LatenessProbe implements JobHandler {
   @Override
   public JobResult handle(JobContext ctx) throws InterruptedException {
     long now = System.currentTimeMillis();
-    String entry = ctx.payload().path("marker").asBoolean()
-        ? ctx.id() + "," + now : Long.toString(now - ctx.dueAt().toEpochMilli());
+    String entry;
+    if (ctx.payload().path("marker").asBoolean()) {
+      entry = ctx.id() + "," + now;
+    } else if (ctx.payload().path("tick").asBoolean()) {
+      // a job of no schedule has no tick: "none", which the bench counts as a failure
+      entry = ctx.tickAt().map(t -> Long.toString(now - t.toEpochMilli())).orElse("none");
+    } else {
+      entry = Long.toString(now - ctx.dueAt().toEpochMilli());
+    }
     redis().rpush(ctx.payload().path("log").asText(), entry);
     long sleep = ctx.payload().path("sleepMs").asLong(0);
     if (sleep > 0) {

@@ -8,6 +8,8 @@ import dev.delayq.redis.Inspector;
 import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.schedule.Cadence;
+import dev.delayq.schedule.Schedule;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -315,6 +317,44 @@ final class Measures {
       @SuppressWarnings("unchecked")
       Map<String, Object> spread = (Map<String, Object>) out.get("spread");
       out.put("lateness_ms", spread.get("lateness_ms"));
+      return out;
+    } finally {
+      clear(q);
+    }
+  }
+
+  /**
+   * Tick precision: one {@code --every 1s} schedule for {@code seconds} s with the supervisor's
+   * one scheduler and {@code workers} x {@code threads} consumers, each tick's job recording how
+   * late its handler started against its tick time ({@code JobContext.tickAt()}). The first tick
+   * is at least 1 s after the upsert; the schedule is removed after the last.
+   */
+  Map<String, Object> ticks(int seconds, int workers, int threads) throws Exception {
+    Queue q = freshQueue();
+    try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
+      awaitConsumers(q, workers * threads);
+      String log = "bench:ticks:" + q.name();
+      q.producer().schedules().upsert(new Schedule("bench-tick", new Cadence.Every(Duration.ofSeconds(1)),
+          "bench_probe", "{\"log\":\"" + log + "\",\"tick\":true}", 1, false, Schedule.Missed.SKIP));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 30);
+      while (redis.redis().llen(log) < seconds) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("only " + redis.redis().llen(log) + " of " + seconds + " ticks ran");
+        }
+        Thread.sleep(50);
+      }
+      q.producer().schedules().remove("bench-tick");
+      List<String> first = redis.redis().lrange(log, 0, seconds - 1);
+      if (first.contains("none")) {
+        throw new IllegalStateException("a tick's job had no tickAt: " + first);
+      }
+      redis.redis().del(log);
+      redis.redis().rpush(log, first.toArray(String[]::new));
+      Map<String, Object> out = lateness(log, seconds, 5);
+      out.put("ticks", seconds);
+      // other load on the machine shows in the tail: say how busy it was
+      double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+      out.put("load_average_1m", Math.round(load * 100) / 100.0);
       return out;
     } finally {
       clear(q);
