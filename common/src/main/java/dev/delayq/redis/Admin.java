@@ -207,7 +207,7 @@ public final class Admin {
     Long readyPos;
     Double deadAt;
     String consumer = null;
-    try (AbstractTransaction tx = redis.multi()) {
+    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<String> rawR = tx.hget(keys.jobs(), id);
       Response<Double> delayedR = tx.zscore(keys.delayed(), id);
       Response<Long> readyR = tx.lpos(keys.ready(), id);
@@ -350,7 +350,8 @@ public final class Admin {
 
   /** The Redis server's clock, epoch milliseconds. */
   public long redisNowMs() {
-    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
+    // the sample key sends TIME to the queue's master on a cluster
+    List<?> t = (List<?>) redis.sendCommand(keys.jobs(), Protocol.Command.TIME);
     long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
     long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
     return seconds * 1000 + micros / 1000;

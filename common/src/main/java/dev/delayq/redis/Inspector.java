@@ -39,7 +39,7 @@ public final class Inspector {
    */
   public Depths depths() {
     List<String> lists = registeredInFlightKeys();
-    try (AbstractTransaction tx = redis.multi()) {
+    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<Long> delayed = tx.zcard(keys.delayed());
       Response<Long> ready = tx.llen(keys.ready());
       Response<Long> dead = tx.zcard(keys.dead());
@@ -105,7 +105,7 @@ public final class Inspector {
     List<String> lists = inFlightKeys();
     Map<String, List<String>> places = new HashMap<>();
     Set<String> records;
-    try (AbstractTransaction tx = redis.multi()) {
+    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<Set<String>> jobIds = tx.hkeys(keys.jobs());
       Response<List<String>> delayed = tx.zrange(keys.delayed(), 0, -1);
       Response<List<String>> ready = tx.lrange(keys.ready(), 0, -1);
@@ -149,9 +149,17 @@ public final class Inspector {
     return redis.zrange(keys.consumers(), 0, -1).stream().map(keys::inFlight).toList();
   }
 
-  /** Every in-flight list: those of registered consumers and any other found by SCAN. */
+  /**
+   * Every in-flight list: those of registered consumers and any other found by SCAN (on a
+   * cluster: among the keys of the queue's slot, on its master alone).
+   */
   public List<String> inFlightKeys() {
     Set<String> found = new LinkedHashSet<>(registeredInFlightKeys());
+    List<String> inSlot = Slots.keysInSlot(redis, keys.jobs(), keys.inFlight(""));
+    if (inSlot != null) {
+      found.addAll(inSlot);
+      return found.stream().sorted().collect(Collectors.toList());
+    }
     ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
     String cursor = ScanParams.SCAN_POINTER_START;
     do {

@@ -37,6 +37,16 @@ public final class ServerCheck {
 
   /** As {@link #verify(UnifiedJedis, boolean)}; {@code where} names the server in messages. */
   public static void verify(UnifiedJedis redis, boolean requireNoeviction, String where) {
+    verify(redis, requireNoeviction, where, false);
+  }
+
+  /** As {@link #verify}, for one master of the cluster that redis.cluster names. */
+  static void verifyClusterMaster(UnifiedJedis node, boolean requireNoeviction, String where) {
+    verify(node, requireNoeviction, where, true);
+  }
+
+  private static void verify(UnifiedJedis redis, boolean requireNoeviction, String where,
+      boolean asCluster) {
     Map<String, String> info = info(redis, "server");
     String version = info.getOrDefault("redis_version", "0");
     if (!atLeast(version, 6, 2)) {
@@ -44,11 +54,11 @@ public final class ServerCheck {
           + "6.2 or later (for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
     }
     info.putAll(info(redis, "cluster"));
-    if ("1".equals(info.get("cluster_enabled"))) {
+    if (!asCluster && "1".equals(info.get("cluster_enabled"))) {
       throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
-          + "plain redis.url it would answer MOVED for every key outside its own slots. A cluster "
-          + "is given as redis.cluster (a list of its nodes), which this version of delayq does "
-          + "not have yet: use a standalone or a Sentinel-managed Redis");
+          + "plain redis.url it would answer MOVED for every key outside its own slots. Give the "
+          + "cluster as redis.cluster (DELAYQ_REDIS_CLUSTER), a comma-separated host:port list of "
+          + "its nodes, and leave the url empty or carrying only the scheme and credentials");
     }
     info.putAll(info(redis, "replication"));
     if (!"master".equals(info.getOrDefault("role", "master"))) {
