@@ -50,8 +50,8 @@ public final class DelayQueue implements AutoCloseable {
     try {
       redis.checkServer(config.redis().requireNoeviction());
       RedisBroker broker = new RedisBroker(redis,
-          new Keys(config.queue().keyPrefix(), config.queue().name()));
-      broker.scripts().loadAll();
+          Keys.of(config));
+      broker.prepare();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
           config.retry().maxAttempts(), redis);
     } catch (RuntimeException e) {

@@ -113,11 +113,13 @@ public record DelayqConfig(
     }
   }
 
-  public record Queue(String name, String keyPrefix, int maxPayloadBytes) {
+  /** {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default). */
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes, int shards) {
     public Queue {
       Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
+      Check.between("shards", shards, 1, 64);
     }
   }
 

@@ -73,6 +73,19 @@ public final class Admin {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
+    if (keys.shards() == 1) {
+      return deadList(keys, typeOrNull, limit);
+    }
+    // the newest of each shard, merged: the newest overall are among them
+    List<DeadJob> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(deadList(shard, typeOrNull, limit));
+    }
+    all.sort((a, b) -> Long.compare(b.deadAt(), a.deadAt()));
+    return all.size() > limit ? new ArrayList<>(all.subList(0, limit)) : all;
+  }
+
+  private List<DeadJob> deadList(Keys keys, String typeOrNull, int limit) {
     List<DeadJob> out = new ArrayList<>();
     for (long from = 0; out.size() < limit; from += BATCH) {
       List<Tuple> page = redis.zrevrangeWithScores(keys.dead(), from, from + BATCH - 1);
@@ -115,7 +128,7 @@ public final class Admin {
    * not dead. Throws IllegalStateException when its record is unreadable (it stays dead).
    */
   public boolean retryDead(String id) {
-    long code = retryDead(List.of(id)).get(0);
+    long code = retryDead(keys.shardOf(id), List.of(id)).get(0);
     if (code == -2) {
       throw new IllegalStateException("dead job " + id + " has an unreadable record: it cannot run; "
           + "it stays dead (look at it with inspect, remove it with purge)");
@@ -131,6 +144,14 @@ public final class Admin {
     // Only jobs dead when the call began, each once: a retried job that dies again at once
     // (no handler for its type, say) must not be retried again by this same call.
     String cutoff = Long.toString(redisNowMs());
+    int retried = 0;
+    for (Keys shard : keys.allShards()) {
+      retried += retryAllDead(shard, cutoff);
+    }
+    return retried;
+  }
+
+  private int retryAllDead(Keys keys, String cutoff) {
     Set<String> seen = new HashSet<>();
     int retried = 0;
     long skipped = 0;
@@ -146,7 +167,7 @@ public final class Admin {
       if (ids.isEmpty()) {
         return retried;
       }
-      for (long code : retryDead(ids)) {
+      for (long code : retryDead(keys, ids)) {
         if (code == 1) {
           retried++;
         } else if (code == -2) {
@@ -156,7 +177,7 @@ public final class Admin {
     }
   }
 
-  private List<Long> retryDead(List<String> ids) {
+  private List<Long> retryDead(Keys keys, List<String> ids) {
     List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD,
         List.of(keys.dead(), keys.jobs(), keys.ready()), ids);
     List<Long> codes = new ArrayList<>(r.size());
@@ -175,6 +196,14 @@ public final class Admin {
       throw new IllegalArgumentException("--older-than must not be negative, got " + olderThanOrNull);
     }
     String age = olderThanOrNull == null ? "all" : Long.toString(olderThanOrNull.toMillis());
+    int purged = 0;
+    for (Keys shard : keys.allShards()) {
+      purged += purgeDead(shard, age);
+    }
+    return purged;
+  }
+
+  private int purgeDead(Keys keys, String age) {
     int purged = 0;
     while (true) {
       long n = (Long) scripts.eval(Script.PURGE_DEAD, List.of(keys.dead(), keys.jobs()),
@@ -201,7 +230,8 @@ public final class Admin {
 
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
-    List<String> lists = inspector.inFlightKeys();
+    Keys keys = this.keys.shardOf(id);
+    List<String> lists = inspector.inFlightKeys(keys);
     String raw;
     Double delayedAt;
     Long readyPos;
@@ -314,8 +344,9 @@ public final class Admin {
 
   /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */
   long requeueOrphan(String id) {
+    Keys keys = this.keys.shardOf(id);
     List<String> keyList = new ArrayList<>(List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead()));
-    keyList.addAll(inspector.inFlightKeys());
+    keyList.addAll(inspector.inFlightKeys(keys));
     return (Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, "orphan record (delayq recover)"));
   }
 

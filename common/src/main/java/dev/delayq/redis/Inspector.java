@@ -16,7 +16,9 @@ import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The read and admin side of the Redis contract: queue depths and the consistency check.
- * Kept apart from {@link RedisBroker}, which is the hot path.
+ * Kept apart from {@link RedisBroker}, which is the hot path. A sharded queue is read shard by
+ * shard, each in one transaction on the master of its slot; the invariant holds per shard (an id
+ * lives only in its own shard), so the check is the union of the shards' checks.
  */
 public final class Inspector {
   private final UnifiedJedis redis;
@@ -38,7 +40,18 @@ public final class Inspector {
    * registry) are not counted until the recoverer has put their jobs back.
    */
   public Depths depths() {
-    List<String> lists = registeredInFlightKeys();
+    Depths sum = new Depths(0, 0, 0, 0, 0);
+    for (Keys shard : keys.allShards()) {
+      Depths d = depths(shard);
+      sum = new Depths(sum.delayed() + d.delayed(), sum.ready() + d.ready(), sum.inFlight() + d.inFlight(),
+          sum.dead() + d.dead(), sum.records() + d.records());
+    }
+    return sum;
+  }
+
+  /** The depths of one shard, read in one transaction on its master. */
+  public Depths depths(Keys keys) {
+    List<String> lists = registeredInFlightKeys(keys);
     try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<Long> delayed = tx.zcard(keys.delayed());
       Response<Long> ready = tx.llen(keys.ready());
@@ -102,7 +115,15 @@ public final class Inspector {
   }
 
   List<Breach> checkOnce() {
-    List<String> lists = inFlightKeys();
+    List<Breach> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(checkOnce(shard));
+    }
+    return all;
+  }
+
+  private List<Breach> checkOnce(Keys keys) {
+    List<String> lists = inFlightKeys(keys);
     Map<String, List<String>> places = new HashMap<>();
     Set<String> records;
     try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
@@ -116,10 +137,11 @@ public final class Inspector {
       }
       tx.exec();
       records = jobIds.get();
-      note(places, "delayed", delayed.get());
-      note(places, "ready", ready.get());
-      note(places, "dead", dead.get());
-      inFlight.forEach((key, deliveries) -> note(places, key.substring(key.lastIndexOf("}:") + 2),
+      String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
+      note(places, "delayed" + shardName, delayed.get());
+      note(places, "ready" + shardName, ready.get());
+      note(places, "dead" + shardName, dead.get());
+      inFlight.forEach((key, deliveries) -> note(places, key.substring(key.lastIndexOf("}:") + 2) + shardName,
           deliveries.get().stream().map(Delivery::idOf).toList()));
     }
     List<Breach> breaches = new ArrayList<>();
@@ -144,8 +166,8 @@ public final class Inspector {
     }
   }
 
-  /** The in-flight lists of the consumers in the registry. */
-  private List<String> registeredInFlightKeys() {
+  /** The in-flight lists of the consumers in one shard's registry. */
+  private List<String> registeredInFlightKeys(Keys keys) {
     return redis.zrange(keys.consumers(), 0, -1).stream().map(keys::inFlight).toList();
   }
 
@@ -154,7 +176,16 @@ public final class Inspector {
    * cluster: among the keys of the queue's slot, on its master alone).
    */
   public List<String> inFlightKeys() {
-    Set<String> found = new LinkedHashSet<>(registeredInFlightKeys());
+    List<String> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(inFlightKeys(shard));
+    }
+    return all;
+  }
+
+  /** Every in-flight list of one shard. */
+  public List<String> inFlightKeys(Keys keys) {
+    Set<String> found = new LinkedHashSet<>(registeredInFlightKeys(keys));
     List<String> inSlot = Slots.keysInSlot(redis, keys.jobs(), keys.inFlight(""));
     if (inSlot != null) {
       found.addAll(inSlot);
@@ -170,12 +201,21 @@ public final class Inspector {
     return found.stream().sorted().collect(Collectors.toList());
   }
 
-  /** Consumers that have an in-flight list (found by SCAN) but are not registered. */
+  /** Consumers that have an in-flight list (found by SCAN) but are not registered, in any shard. */
   public List<String> unregisteredConsumers() {
+    Set<String> out = new LinkedHashSet<>();
+    for (Keys shard : keys.allShards()) {
+      out.addAll(unregisteredConsumers(shard));
+    }
+    return new ArrayList<>(out);
+  }
+
+  /** Consumers with an in-flight list in one shard that are not registered in that shard. */
+  public List<String> unregisteredConsumers(Keys keys) {
     String listPrefix = keys.inFlight("");
     Set<String> registered = new java.util.HashSet<>(redis.zrange(keys.consumers(), 0, -1));
     List<String> out = new ArrayList<>();
-    for (String key : inFlightKeys()) {
+    for (String key : inFlightKeys(keys)) {
       String consumer = key.substring(listPrefix.length());
       if (!registered.contains(consumer)) {
         out.add(consumer);

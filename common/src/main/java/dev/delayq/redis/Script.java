@@ -32,7 +32,9 @@ public enum Script {
   RETRY_DEAD("retryDead"),
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
-  RELEASE_CLAIMED("releaseClaimed");
+  RELEASE_CLAIMED("releaseClaimed"),
+  CLAIM_LAYOUT("claimLayout"),
+  SCHEDULER_BEAT("schedulerBeat");
 
   private final String fileName;
   private final String source;

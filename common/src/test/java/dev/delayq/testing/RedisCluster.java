@@ -88,6 +88,46 @@ public final class RedisCluster implements AutoCloseable {
     }
   }
 
+  /** The port of the master serving each slot now (index: slot). */
+  public int[] slotOwners() {
+    int[] owners = new int[16384];
+    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+        for (long slot = (Long) r.get(0); slot <= (Long) r.get(1); slot++) {
+          owners[(int) slot] = port;
+        }
+      }
+    }
+    return owners;
+  }
+
+  /**
+   * A fresh queue name whose {@code shards} shards (slots {@code {name#i}}, or {@code {name}} for
+   * one) are served by as many different masters (at most three), the first one's slot being the
+   * lowest of its master when {@code firstAtLowestSlot}, so that {@link #moveSlot} can move it.
+   */
+  public String queueSpreadOverMasters(int shards, boolean firstAtLowestSlot) {
+    int[] owners = slotOwners();
+    List<Integer> lowest = lowestSlots();
+    for (int attempt = 0; attempt < 10_000_000; attempt++) {
+      String q = RedisFixture.freshQueue();
+      java.util.Set<Integer> masters = new java.util.HashSet<>();
+      int first = -1;
+      for (int i = 0; i < shards; i++) {
+        int slot = redis.clients.jedis.util.JedisClusterCRC16.getSlot(
+            "{" + (shards == 1 ? q : q + "#" + i) + "}");
+        first = first < 0 ? slot : first;
+        masters.add(owners[slot]);
+      }
+      if (masters.size() == Math.min(shards, 3) && (!firstAtLowestSlot || lowest.contains(first))) {
+        return q;
+      }
+    }
+    throw new IllegalStateException("no queue name found spread over the masters");
+  }
+
   /** The lowest slot of each master: what {@code redis-cli --cluster reshard} moves first. */
   public List<Integer> lowestSlots() {
     Map<Integer, Integer> lowest = new TreeMap<>();

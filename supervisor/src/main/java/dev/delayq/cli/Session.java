@@ -20,7 +20,7 @@ final class Session implements AutoCloseable {
   private Session(DelayqConfig config, RedisConnection redis) {
     this.config = config;
     this.redis = redis;
-    this.keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    this.keys = Keys.of(config);
     this.admin = new Admin(redis, keys, config.worker().poisonPillAfter());
     this.inspector = new Inspector(redis.client(), keys);
     this.broker = new RedisBroker(redis, keys);
@@ -29,6 +29,12 @@ final class Session implements AutoCloseable {
   /** {@code redisUrl}: the URL of the config's Redis, with the embedded one's password when it is that. */
   static Session open(DelayqConfig config, String redisUrl) {
     return new Session(config, RedisConnector.connect(config, redisUrl, "delayq-cli", 4));
+  }
+
+  /** Refuses a queue.shards other than the queue's own before a command reads or writes it. */
+  Session verified() {
+    broker.verifyLayout();
+    return this;
   }
 
   @Override

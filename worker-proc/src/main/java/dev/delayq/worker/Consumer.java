@@ -27,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * the worker's crash record, so that after a crash only that job is charged. The acknowledgement
  * of a batch's last job rides on the next claim.
  *
+ * <p>On a queue of several shards it claims from one shard at a time: the claim tries the shards
+ * in turn from the one after the shard that served it last (so a busy shard cannot starve the
+ * others), and when every shard is empty it blocks with BLMOVE on its home shard only, its
+ * place among its worker's consumers modulo the shard count, so the idle consumers wait spread
+ * over the shards and a new job is taken at once from any shard that has a waiter, instead of
+ * every idle consumer polling every empty shard.
+ *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
  * has not started; that is also what becomes of a claim that {@code redis.replicaAcks} could not
@@ -68,6 +75,8 @@ final class Consumer {
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
   private boolean unsure;
+  /** The shard the next claim tries first. */
+  private int nextShard;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
@@ -198,7 +207,9 @@ final class Consumer {
     int epoch = shared.lease().epoch();
     boolean leaseHeld = shared.lease().holds(System.nanoTime());
     long masterEpoch = shared.resync().epoch();
-    RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(), pendingAck);
+    RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
+        pendingAck, nextShard);
+    nextShard = claimed.shard() + 1;
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
     for (String dropped : claimed.dropped()) {
@@ -206,7 +217,8 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
-      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs()).map(List::of).orElse(List.of());
+      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), slot % broker.shards())
+          .map(List::of).orElse(List.of());
       if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();

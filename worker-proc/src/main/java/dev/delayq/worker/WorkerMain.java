@@ -53,6 +53,7 @@ public final class WorkerMain {
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
       redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 4);
       redis.checkServer(config.redis().requireNoeviction());
+      new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
@@ -92,7 +93,7 @@ public final class WorkerMain {
       this.config = config;
       this.redis = redis;
       this.handlers = handlers;
-      this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()));
+      this.broker = new RedisBroker(redis, Keys.of(config));
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
       this.stats = new StatsRecorder(broker.keys());
       this.outages = new OutageLog(child.name());
@@ -104,7 +105,6 @@ public final class WorkerMain {
     }
 
     void run() throws InterruptedException {
-      broker.scripts().loadAll();
       long pid = ProcessHandle.current().pid();
       int threads = config.worker().threads();
       for (int i = 1; i <= threads; i++) {
