@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -377,6 +378,22 @@ public final class Admin {
    */
   public List<Long> dueForecast(Duration horizon, Duration step) {
     return statsReader.dueForecast(redisNowMs(), horizon, step);
+  }
+
+  /**
+   * The fields of the queue's cumulative stats hash; with several shards those of every shard's
+   * hash added up (enqueues count in their job's shard, workers in shard 0).
+   */
+  public Map<String, String> statsFields() {
+    if (keys.shards() == 1) {
+      return redis.hgetAll(keys.stats());
+    }
+    Map<String, String> sum = new HashMap<>();
+    for (Keys shard : keys.allShards()) {
+      redis.hgetAll(shard.stats()).forEach((field, n) -> sum.merge(field, n,
+          (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b))));
+    }
+    return sum;
   }
 
   /** The Redis server's clock, epoch milliseconds. */

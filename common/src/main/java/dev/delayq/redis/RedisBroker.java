@@ -424,13 +424,19 @@ public final class RedisBroker {
    * that served them, so a busy shard does not starve the others.
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
+  }
+
+  /** As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most. */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+      int shards) {
     int k = keys.shards();
     if (k == 1) {
       return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
     }
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
     Ack ack = Ack.NONE;
-    for (int j = 0; j < k; j++) {
+    for (int j = 0; j < Math.min(k, shards); j++) {
       int shard = Math.floorMod(fromShard + j, k);
       boolean folds = shard == ackShard;
       Batch b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);

@@ -1,5 +1,7 @@
 package dev.delayq.redis;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -78,6 +80,19 @@ public final class RedisConnection implements AutoCloseable {
       return;
     }
     ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
+  }
+
+  /**
+   * INFO {@code section} of each master: on a cluster every master that serves slots, each on a
+   * connection of its own; else the one server. For figures split over the masters (the bench).
+   */
+  public Map<HostAndPort, Map<String, String>> infoOfEachMaster(String section) {
+    if (master instanceof ClusterTopology cluster) {
+      return cluster.onEachMaster((at, node) -> ServerCheck.info(node, section));
+    }
+    Map<HostAndPort, Map<String, String>> one = new LinkedHashMap<>();
+    one.put(master.master(), ServerCheck.info(client, section));
+    return one;
   }
 
   @Override

@@ -9,6 +9,7 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 
@@ -161,22 +162,42 @@ public final class Scripts {
     return replies;
   }
 
+  private List<String> oneKeyPerSlot(List<Call> calls) {
+    if (!(redis instanceof RedisClusterClient)) {
+      return List.of(calls.get(0).keys().get(0));
+    }
+    java.util.Map<Integer, String> bySlot = new java.util.LinkedHashMap<>();
+    for (Call c : calls) {
+      bySlot.putIfAbsent(JedisClusterCRC16.getSlot(c.keys().get(0)), c.keys().get(0));
+    }
+    return new ArrayList<>(bySlot.values());
+  }
+
   private boolean waited(Script script) {
     return acks.required() && !NOT_WAITED.contains(script);
   }
 
   private void sendAll(Script script, List<Call> calls, List<Object> replies, List<Integer> missed) {
     List<Response<Object>> responses = new ArrayList<>(calls.size());
-    Response<Long> confirmed = null;
+    List<Response<Long>> confirmations = new ArrayList<>(1);
     try (AbstractPipeline pipeline = redis.pipelined()) {
       for (Call c : calls) {
         responses.add(pipeline.evalsha(script.sha(), c.keys(), c.args()));
       }
       if (waited(script) && !calls.isEmpty()) {
-        // the sample key routes WAIT to the node of the scripts' slot (one connection per node)
-        confirmed = pipeline.waitReplicas(calls.get(0).keys().get(0), acks.replicas(), acks.timeoutMs());
+        // a sample key routes WAIT to the node of the scripts' slot (one connection per node);
+        // the calls of a sharded queue's batch may go to several slots: one WAIT for each
+        for (String sample : oneKeyPerSlot(calls)) {
+          confirmations.add(pipeline.waitReplicas(sample, acks.replicas(), acks.timeoutMs()));
+        }
       }
       pipeline.sync();
+    }
+    Response<Long> confirmed = null;
+    for (Response<Long> c : confirmations) {
+      if (confirmed == null || c.get() < confirmed.get()) {
+        confirmed = c;
+      }
     }
     for (int i = 0; i < responses.size(); i++) {
       try {

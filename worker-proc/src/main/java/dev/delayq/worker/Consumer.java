@@ -27,12 +27,14 @@ import org.slf4j.LoggerFactory;
  * the worker's crash record, so that after a crash only that job is charged. The acknowledgement
  * of a batch's last job rides on the next claim.
  *
- * <p>On a queue of several shards it claims from one shard at a time: the claim tries the shards
- * in turn from the one after the shard that served it last (so a busy shard cannot starve the
- * others), and when every shard is empty it blocks with BLMOVE on its home shard only, its
- * place among its worker's consumers modulo the shard count, so the idle consumers wait spread
- * over the shards and a new job is taken at once from any shard that has a waiter, instead of
- * every idle consumer polling every empty shard.
+ * <p>On a queue of several shards it claims from one shard at a time, and has a home shard (its
+ * place among its worker's consumers, modulo the shard count), where it blocks with BLMOVE when
+ * it finds nothing: so the idle consumers wait spread over the shards, and a new job is taken at
+ * once from any shard that has a waiter. While there is a backlog (its last claim brought a
+ * batch) or after a wait that timed out, a claim tries every shard in turn, from the one after
+ * the shard that served it last, so a busy shard cannot starve the others and a shard without a
+ * waiter is still served; otherwise (it is keeping up, woken by BLMOVE) it tries its home shard
+ * only, so keeping up costs the round trips of a one-shard queue, not one per shard.
  *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
@@ -77,6 +79,8 @@ final class Consumer {
   private boolean unsure;
   /** The shard the next claim tries first. */
   private int nextShard;
+  /** The last claim brought a batch, or the last wait timed out: the next claim tries every shard. */
+  private boolean scanShards = true;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
@@ -207,9 +211,17 @@ final class Consumer {
     int epoch = shared.lease().epoch();
     boolean leaseHeld = shared.lease().holds(System.nanoTime());
     long masterEpoch = shared.resync().epoch();
+    int home = slot % broker.shards();
+    int first = Math.floorMod(scanShards ? nextShard : home, broker.shards());
+    if (pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != first) {
+      // it cannot ride on a claim in another shard's slot: the sender takes it with the others'
+      acks.report(null, pendingAck);
+      pendingAck = null;
+    }
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
-        pendingAck, nextShard);
+        pendingAck, first, scanShards ? broker.shards() : 1);
     nextShard = claimed.shard() + 1;
+    scanShards = !claimed.jobs().isEmpty();
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
     for (String dropped : claimed.dropped()) {
@@ -217,8 +229,9 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
-      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), slot % broker.shards())
+      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), home)
           .map(List::of).orElse(List.of());
+      scanShards = jobs.isEmpty();
       if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();
