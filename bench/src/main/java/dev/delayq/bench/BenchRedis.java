@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -187,6 +188,25 @@ final class BenchRedis implements AutoCloseable {
 
   String url() {
     return url;
+  }
+
+  /** On a cluster, the port of the master serving each slot (index: slot); null on a standalone Redis. */
+  int[] slotOwners() {
+    if (cluster.isEmpty()) {
+      return null;
+    }
+    HostAndPort seed = HostAndPort.from(cluster.split(",")[0].trim());
+    int[] owners = new int[16384];
+    try (redis.clients.jedis.Jedis node = new redis.clients.jedis.Jedis(seed.getHost(), seed.getPort())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+        for (long slot = (Long) r.get(0); slot <= (Long) r.get(1); slot++) {
+          owners[(int) slot] = port;
+        }
+      }
+    }
+    return owners;
   }
 
   /** The seed nodes when on a cluster, else empty. */

@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * The measures of {@code delayq bench}. Each runs on a fresh queue of the bench Redis and
@@ -50,6 +51,19 @@ final class Measures {
 
   private Queue freshQueue() {
     String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    int[] owners = redis.slotOwners();
+    // on a cluster: a name whose shards are served by as many masters as can be (one each, up to
+    // the masters' count), so that the split of the Redis CPU shows the spread and not a hash draw
+    for (int tries = 0; owners != null && tries < 100_000; tries++) {
+      java.util.Set<Integer> masters = new java.util.HashSet<>();
+      for (Keys shard : Keys.sharded("delayq", name, shards).allShards()) {
+        masters.add(owners[JedisClusterCRC16.getSlot(shard.jobs())]);
+      }
+      if (masters.size() == Math.min(shards, redis.cpuByMaster().size())) {
+        break;
+      }
+      name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    }
     Keys keys = Keys.sharded("delayq", name, shards);
     RedisBroker broker = new RedisBroker(redis.connection(), keys);
     broker.prepare();

@@ -31,8 +31,12 @@ final class Session implements AutoCloseable {
     return new Session(config, RedisConnector.connect(config, redisUrl, "delayq-cli", 4));
   }
 
-  /** Refuses a queue.shards other than the queue's own before a command reads or writes it. */
+  /**
+   * Before a command reads or writes the queue: refuses a Cluster node given as a plain URL (it
+   * would answer MOVED), and a queue.shards other than the queue's own.
+   */
   Session verified() {
+    redis.checkNotClusterNode();
     broker.verifyLayout();
     return this;
   }

@@ -465,7 +465,10 @@ public final class RedisBroker {
     List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries()),
-        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst)));
+        this.keys.shards() == 1
+            ? List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst))
+            : List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+                Integer.toString(this.keys.shards())));
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -600,6 +603,9 @@ public final class RedisBroker {
     for (Report r : reports) {
       out.add(new boolean[r.finished().size()]);
     }
+    List<List<Report>> parts = new ArrayList<>();
+    List<List<int[]>> froms = new ArrayList<>();
+    List<Scripts.Call> calls = new ArrayList<>();
     for (int shard = 0; shard < keys.shards(); shard++) {
       // this shard's part of each report, and where each of its deliveries came from
       List<Report> part = new ArrayList<>();
@@ -625,12 +631,18 @@ public final class RedisBroker {
           from.add(where);
         }
       }
-      if (part.isEmpty()) {
-        continue;
+      if (!part.isEmpty()) {
+        parts.add(part);
+        froms.add(from);
+        calls.add(ackCall(keys.shard(shard), part));
       }
-      List<boolean[]> acked = ackAllOn(keys.shard(shard), part);
-      for (int p = 0; p < part.size(); p++) {
-        int[] where = from.get(p);
+    }
+    // the shards' calls in one pipeline: one round trip, each call to its slot's master
+    List<Object> replies = scripts.evalPipelined(Script.ACK, calls);
+    for (int c = 0; c < calls.size(); c++) {
+      List<boolean[]> acked = decodeAcks(parts.get(c), (List<?>) replies.get(c));
+      for (int p = 0; p < parts.get(c).size(); p++) {
+        int[] where = froms.get(c).get(p);
         for (int i = 0; i < acked.get(p).length; i++) {
           out.get(where[0])[where[i + 1]] = acked.get(p)[i];
         }
@@ -640,6 +652,11 @@ public final class RedisBroker {
   }
 
   private List<boolean[]> ackAllOn(Keys keys, List<Report> reports) {
+    Scripts.Call call = ackCall(keys, reports);
+    return decodeAcks(reports, (List<?>) scripts.eval(Script.ACK, call.keys(), call.args()));
+  }
+
+  private static Scripts.Call ackCall(Keys keys, List<Report> reports) {
     List<String> keyList = new ArrayList<>(reports.size() + 2);
     List<String> args = new ArrayList<>();
     keyList.add(keys.jobs());
@@ -653,7 +670,10 @@ public final class RedisBroker {
         args.add(d.element());
       }
     }
-    List<?> codes = (List<?>) scripts.eval(Script.ACK, keyList, args);
+    return new Scripts.Call(keyList, args);
+  }
+
+  private static List<boolean[]> decodeAcks(List<Report> reports, List<?> codes) {
     List<boolean[]> out = new ArrayList<>(reports.size());
     int at = 0;
     for (Report r : reports) {

@@ -82,6 +82,13 @@ public final class RedisConnection implements AutoCloseable {
     ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
   }
 
+  /** Refuses a Cluster node reached as a plain URL (redis.url instead of redis.cluster), naming redis.cluster. */
+  public void checkNotClusterNode() {
+    if (!(master instanceof ClusterTopology)) {
+      ServerCheck.verifyNotClusterNode(client, "Redis at " + master.master());
+    }
+  }
+
   /**
    * INFO {@code section} of each master: on a cluster every master that serves slots, each on a
    * connection of its own; else the one server. For figures split over the masters (the bench).

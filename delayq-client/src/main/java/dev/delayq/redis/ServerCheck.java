@@ -54,11 +54,8 @@ public final class ServerCheck {
           + "6.2 or later (for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
     }
     info.putAll(info(redis, "cluster"));
-    if (!asCluster && "1".equals(info.get("cluster_enabled"))) {
-      throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
-          + "plain redis.url it would answer MOVED for every key outside its own slots. Give the "
-          + "cluster as redis.cluster (DELAYQ_REDIS_CLUSTER), a comma-separated host:port list of "
-          + "its nodes, and leave the url empty or carrying only the scheme and credentials");
+    if (!asCluster) {
+      refuseClusterNode(info, where);
     }
     info.putAll(info(redis, "replication"));
     if (!"master".equals(info.getOrDefault("role", "master"))) {
@@ -76,6 +73,24 @@ public final class ServerCheck {
             + " (or set redis.requireNoeviction: false to run anyway)");
       }
       log.warn("{} (running anyway: redis.requireNoeviction is false)", message);
+    }
+  }
+
+  /**
+   * Throws {@link UnfitServerException} when a server reached as a plain redis.url is a Cluster
+   * node, naming redis.cluster; the one check of {@link #verify} that a short-lived tool (the CLI)
+   * makes before every command.
+   */
+  public static void verifyNotClusterNode(UnifiedJedis redis, String where) {
+    refuseClusterNode(info(redis, "cluster"), where);
+  }
+
+  private static void refuseClusterNode(Map<String, String> info, String where) {
+    if ("1".equals(info.get("cluster_enabled"))) {
+      throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
+          + "plain redis.url it would answer MOVED for every key outside its own slots. Give the "
+          + "cluster as redis.cluster (DELAYQ_REDIS_CLUSTER), a comma-separated host:port list of "
+          + "its nodes, and leave the url empty or carrying only the scheme and credentials");
     }
   }
 

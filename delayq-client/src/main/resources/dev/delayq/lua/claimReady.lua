@@ -14,6 +14,9 @@
   ARGV[2] heartbeat ttl in ms
   ARGV[3] most ids to take
   ARGV[4] delivery to acknowledge first, '' for none
+  ARGV[5] the queue's shard count (absent: 1): every consumer is registered in every shard but
+          claims from one at a time, so a shard's fair share is its length over the consumers
+          divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
   delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
@@ -31,7 +34,8 @@ local acked = acknowledge(inflightKey, jobsKey, ackFirst)
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local consumers = math.max(1, redis.call('ZCARD', consumersKey))
+local shards = tonumber(ARGV[5] or '1')
+local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
 local take = math.min(waiting, math.max(1, math.min(most, math.floor(waiting / consumers))))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)

@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * <p>On a queue of several shards it claims from one shard at a time, and has a home shard (its
  * place among its worker's consumers, modulo the shard count), where it blocks with BLMOVE when
  * it finds nothing: so the idle consumers wait spread over the shards, and a new job is taken at
- * once from any shard that has a waiter. While there is a backlog (its last claim brought a
- * batch) or after a wait that timed out, a claim tries every shard in turn, from the one after
- * the shard that served it last, so a busy shard cannot starve the others and a shard without a
- * waiter is still served; otherwise (it is keeping up, woken by BLMOVE) it tries its home shard
- * only, so keeping up costs the round trips of a one-shard queue, not one per shard.
+ * once from any shard that has a waiter. A claim tries every shard in turn, from the one after
+ * the shard that served it last, and takes its batch from the first that has due jobs: a busy
+ * shard cannot starve the others, and a shard whose waiters are busy is still served. Only when
+ * its last claim came back empty does it try its home shard alone before it blocks there again:
+ * an idle consumer makes one pass over the shards, then blocks; it never polls them in a loop.
  *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
@@ -79,7 +79,7 @@ final class Consumer {
   private boolean unsure;
   /** The shard the next claim tries first. */
   private int nextShard;
-  /** The last claim brought a batch, or the last wait timed out: the next claim tries every shard. */
+  /** The next claim tries every shard (false after a claim that found nothing: then the home shard). */
   private boolean scanShards = true;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
@@ -231,7 +231,7 @@ final class Consumer {
     if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
       jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), home)
           .map(List::of).orElse(List.of());
-      scanShards = jobs.isEmpty();
+      scanShards = true;
       if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();

@@ -195,6 +195,24 @@ class ShardedClusterProcessTest {
         + "when it ended): none lost, none twice%n", slot, from, to, ids.size(), endedAtMove);
   }
 
+  @Test
+  @Order(4)
+  void theCliRefusesAClusterNodeAsAPlainUrlAndAnotherShardCountNamingTheSetting() throws Exception {
+    Map<String, String> plain = Map.of("DELAYQ_REDIS_URL", "redis://127.0.0.1:" + cluster.masters().get(0).port(),
+        "DELAYQ_QUEUE", env.get("DELAYQ_QUEUE"));
+    Cli onNode = delayq(plain, "stats");
+    assertEquals(3, onNode.code, onNode.output);
+    assertTrue(onNode.output.contains("is a Redis Cluster node") && onNode.output.contains("redis.cluster"),
+        onNode.output);
+
+    Map<String, String> oneShard = new HashMap<>(env);
+    oneShard.put("DELAYQ_QUEUE_SHARDS", "1");
+    Cli changed = delayq(oneShard, "stats");
+    assertEquals(2, changed.code, changed.output);
+    assertTrue(changed.output.contains("queue.shards is 1") && changed.output.contains("created with 3"),
+        changed.output);
+  }
+
   private static int ended(Runs runs) {
     return (int) runs.all().stream().filter(r -> r.what().equals("end")).count();
   }
@@ -217,6 +235,10 @@ class ShardedClusterProcessTest {
 
   /** {@code bin/delayq ARGS} as its own JVM, on the same DELAYQ_* variables as the supervisor. */
   private static Cli delayq(String... args) throws Exception {
+    return delayq(env, args);
+  }
+
+  private static Cli delayq(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",

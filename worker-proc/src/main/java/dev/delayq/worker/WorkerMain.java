@@ -51,7 +51,9 @@ public final class WorkerMain {
     try {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
-      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 4);
+      // a consumer blocked in BLMOVE holds its connection; the claims, starts, acknowledgements,
+      // heartbeats and stats of the others must never wait for one to come back
+      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads() + 4);
       redis.checkServer(config.redis().requireNoeviction());
       new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
