@@ -50,7 +50,7 @@ public final class DelayQueue implements AutoCloseable {
     try {
       redis.checkServer(config.redis().requireNoeviction());
       RedisBroker broker = new RedisBroker(redis,
-          Keys.of(config));
+          Keys.of(config)).withLimits(config);
       broker.prepare();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
           config.retry().maxAttempts(), redis);
@@ -140,6 +140,9 @@ public final class DelayQueue implements AutoCloseable {
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
     String id = r.options().id() == null ? newId() : r.options().id();
     String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
+    if (r.options().id() != null) {
+      head += ",\"keepId\":true"; // stays taken for queue.idRetention once the job ended
+    }
     if (r.delay() != null) {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
@@ -150,7 +153,15 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
-    return new EnqueueResult(job.id(), e.accepted(), e.accepted() ? Instant.ofEpochMilli(e.dueAt()) : null);
+    return switch (e.code()) {
+      case ACCEPTED -> new EnqueueResult(job.id(), EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
+      case PENDING -> new EnqueueResult(job.id(), EnqueueResult.Status.PENDING, null, null);
+      case DEAD -> new EnqueueResult(job.id(), EnqueueResult.Status.DEAD, null, null);
+      case ENDED -> new EnqueueResult(job.id(), EnqueueResult.Status.FINISHED, null, Instant.ofEpochMilli(e.value()));
+      // only a producer with a larger queue.maxPayloadBytes than the one it talks to gets here
+      case TOO_LARGE -> throw new IllegalArgumentException("job " + job.id() + ": payload is " + e.value()
+          + " bytes, over the limit of the queue's enqueue script");
+    };
   }
 
   /** Refuses an empty or malformed job type with a message naming it. */

@@ -16,7 +16,7 @@ import java.io.StringWriter;
  * (no default typing, so no class name ever lands in a payload); the size limit is in UTF-8 bytes.
  */
 final class Payloads {
-  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final JsonFactory FACTORY = PayloadRules.FACTORY;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final int maxBytes;
@@ -26,7 +26,7 @@ final class Payloads {
   }
 
   String toJson(Object payload) {
-    String json = payload instanceof String text ? compact(text) : write(payload);
+    String json = payload instanceof String text ? compact(text) : checked(write(payload));
     long bytes = utf8Length(json);
     if (bytes > maxBytes) {
       throw new IllegalArgumentException("payload is " + bytes + " bytes, over the limit of "
@@ -44,6 +44,10 @@ final class Payloads {
       int depth = 0;
       do {
         JsonToken t = p.currentToken();
+        java.util.Optional<String> marker = PayloadRules.typeMarker(p);
+        if (marker.isPresent()) {
+          throw new IllegalArgumentException("payload is refused: " + marker.get());
+        }
         if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
           depth++;
         } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
@@ -56,11 +60,20 @@ final class Payloads {
             + p.currentLocation().getColumnNr());
       }
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("payload is not JSON: " + e.getOriginalMessage());
+      String why = PayloadRules.limitOrSyntax(e);
+      throw new IllegalArgumentException(why.startsWith("not JSON") ? "payload is " + why : "payload is refused: " + why);
     } catch (IOException e) {
       throw new IllegalArgumentException("payload is not JSON: " + e.getMessage());
     }
     return out.toString();
+  }
+
+  /** A payload Jackson wrote from an object, held to the same rules as text (a map may hold "@class"). */
+  private static String checked(String json) {
+    PayloadRules.whyRefused(json).ifPresent(why -> {
+      throw new IllegalArgumentException("payload is refused: " + why);
+    });
+    return json;
   }
 
   private static String write(Object payload) {

@@ -1,6 +1,7 @@
 package dev.delayq.bench;
 
 import dev.delayq.DelayQueue;
+import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
@@ -397,7 +398,29 @@ final class Measures {
     out.put("bytes_per_job", Math.round((after - before) / (double) n));
     out.put("payload_bytes", payload.length());
     out.put("jobs", n);
+    out.put("bytes_per_remembered_id", rememberedIdBytes(Math.min(n, 20_000)));
     return out;
+  }
+
+  /**
+   * What a caller-chosen id costs once its job ended and the id stays taken (queue.idRetention):
+   * ids like an order's ("order-1000123"), enqueued, cancelled (which ends them as an ack does),
+   * and the memory after compared with before the enqueue.
+   */
+  private long rememberedIdBytes(int n) {
+    Queue q = freshQueue();
+    List<JobRequest> jobs = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      jobs.add(JobRequest.delay("noop", "{}", Duration.ofHours(1)).with(JobOptions.withId("order-" + (1_000_000 + i))));
+    }
+    long before = redis.usedMemory();
+    q.producer().enqueueAll(jobs);
+    for (JobRequest j : jobs) {
+      q.producer().cancel(j.options().id());
+    }
+    long after = redis.usedMemory();
+    clear(q);
+    return Math.round((after - before) / (double) n);
   }
 
   // ---- helpers ---------------------------------------------------------------------------
@@ -430,7 +453,7 @@ final class Measures {
     // one DEL per shard: a cluster refuses a DEL whose keys span slots
     for (Keys k : q.keys().allShards()) {
       redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
-          k.running(), k.deliveries(), k.stats(), k.schedulers());
+          k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry());
     }
     redis.redis().del(q.keys().layout());
   }

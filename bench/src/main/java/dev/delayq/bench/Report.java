@@ -33,6 +33,7 @@ final class Report {
           + "/" + sl.get("max")));
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
+    line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
     line(out, r, "supervisor", "kill -9 worker -> replacement RUNNING ms", "restart_ms", 0);
     line(out, r, "supervisor", "kill -9 worker -> its job running again ms", "rerun_ms", 0);
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);

@@ -46,7 +46,8 @@ public final class Admin {
     this(new RedisBroker(redis, keys), poisonPillAfter);
   }
 
-  private Admin(RedisBroker broker, int poisonPillAfter) {
+  /** The admin side over {@code broker}, whose limits (id retention) its changes keep. */
+  public Admin(RedisBroker broker, int poisonPillAfter) {
     this.redis = broker.redis();
     this.keys = broker.keys();
     this.poisonPillAfter = poisonPillAfter;
@@ -207,8 +208,9 @@ public final class Admin {
   private int purgeDead(Keys keys, String age) {
     int purged = 0;
     while (true) {
-      long n = (Long) scripts.eval(Script.PURGE_DEAD, List.of(keys.dead(), keys.jobs()),
-          List.of(age, Integer.toString(BATCH)));
+      long n = (Long) scripts.eval(Script.PURGE_DEAD,
+          List.of(keys.dead(), keys.jobs(), keys.ended(), keys.endedExpiry()),
+          List.of(age, Integer.toString(BATCH), broker.idRetentionMs()));
       purged += (int) n;
       if (n < BATCH) {
         return purged;
@@ -218,8 +220,14 @@ public final class Admin {
 
   // ---- one job -----------------------------------------------------------------------------
 
-  /** Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant). */
-  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN }
+  /**
+   * Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant).
+   * ENDED: the job is gone, its caller-chosen id still taken (see {@link Ended}).
+   */
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED }
+
+  /** How a job whose id is kept ended ("done", "cancelled", "purged"), when, and when the id is free. */
+  public record Ended(String outcome, long endedAt, long freeAt) {}
 
   /**
    * One job as found now. {@code consumer} is set for IN_FLIGHT; {@code dueAt} is the delayed
@@ -227,7 +235,7 @@ public final class Admin {
    * null when the id sits somewhere without a record (a breach). Type "?" when unreadable.
    */
   public record JobView(String id, State state, String consumer, long dueAt, Long deadAt,
-      int attempt, int maxAttempts, String type, String lastError, String rawRecord) {}
+      int attempt, int maxAttempts, String type, String lastError, String rawRecord, Ended ended) {}
 
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
@@ -266,7 +274,7 @@ public final class Admin {
     State state = delayedAt != null ? State.DELAYED : readyPos != null ? State.READY
         : consumer != null ? State.IN_FLIGHT : deadAt != null ? State.DEAD : raw != null ? State.ORPHAN : null;
     if (state == null) {
-      return Optional.empty();
+      return ended(id).map(e -> new JobView(id, State.ENDED, null, 0, null, 0, 0, "?", null, null, e));
     }
     JobRecord r = null;
     if (raw != null) {
@@ -280,7 +288,26 @@ public final class Admin {
     long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
     return Optional.of(new JobView(id, state, state == State.IN_FLIGHT ? consumer : null, due,
         deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
-        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw));
+        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null));
+  }
+
+  /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */
+  private Optional<Ended> ended(String id) {
+    Keys keys = this.keys.shardOf(id);
+    Response<String> outcome;
+    Response<Double> freeAt;
+    try (AbstractTransaction tx = Slots.multi(redis, keys.ended())) {
+      outcome = tx.hget(keys.ended(), id);
+      freeAt = tx.zscore(keys.endedExpiry(), id);
+      tx.exec();
+    }
+    if (outcome.get() == null || freeAt.get() == null || freeAt.get() <= redisNowMs()) {
+      return Optional.empty();
+    }
+    int colon = outcome.get().lastIndexOf(':');
+    long at = colon < 0 ? 0 : Long.parseLong(outcome.get().substring(colon + 1));
+    String how = colon < 0 ? outcome.get() : outcome.get().substring(0, colon);
+    return Optional.of(new Ended(how, at, freeAt.get().longValue()));
   }
 
   // ---- recovery ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.process.RunningFile;
 import dev.delayq.testing.RedisCluster;
 import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
@@ -139,7 +140,8 @@ class ShardedQueueTest {
     assertEquals(List.of(dead.id()), admin.deadList(null, 10).stream().map(Admin.DeadJob::id).toList());
     assertEquals(Admin.State.DEAD, admin.inspect(dead.id()).orElseThrow().state());
     assertEquals(Admin.State.DELAYED, admin.inspect(retried.id()).orElseThrow().state());
-    assertEquals(Optional.empty(), admin.inspect("job-5"));
+    assertEquals(Admin.State.ENDED, admin.inspect("job-5").orElseThrow().state(), "its id stays taken, in its shard");
+    assertTrue(producer2Duplicate("job-5"));
     assertTrue(admin.retryDead(dead.id()));
     assertEquals(List.of(), new Inspector(redis.client(), keys).check());
     assertEquals(31L, admin.stats().counters().get("t").get("enqueued"), "the 30 and the cancelled one");
@@ -201,7 +203,7 @@ class ShardedQueueTest {
 
     Recovery recovery = new Recovery(broker, new Inspector(redis.client(), keys), 3);
     List<Recovery.TakenBack> back = recovery.processGone("w1@h:1:", "worker killed", true,
-        Optional.of(Map.of("w1@h:1:1", running.element())));
+        Optional.of(Map.of("w1@h:1:1", new RunningFile.Slot(running.element(), List.of()))));
 
     assertEquals(1, back.size());
     assertEquals(SHARDS, back.get(0).result().taken());
@@ -236,6 +238,13 @@ class ShardedQueueTest {
     // and one shard stays exactly today's layout: nothing is recorded for it
     new RedisBroker(redis, oneShard).prepare();
     assertFalse(redis.client().exists(oneShard.layout()));
+  }
+
+  /** A second enqueue of a finished job's caller-chosen id, through the producer API: refused. */
+  private boolean producer2Duplicate(String id) {
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      return producer.delay("t", Map.of(), Duration.ofHours(1), JobOptions.withId(id)).duplicate();
+    }
   }
 
   private Map<String, String> withShards(int shards) {

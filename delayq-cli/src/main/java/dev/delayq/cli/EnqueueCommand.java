@@ -7,6 +7,7 @@ import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
+import dev.delayq.process.LogText;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -97,11 +98,21 @@ final class EnqueueCommand implements Callable<Integer> {
       out.println(result.id());
       out.flush();
       if (result.duplicate()) {
-        spec.commandLine().getErr().println("delayq: a job with id " + result.id()
-            + " already exists: nothing changed");
+        spec.commandLine().getErr().println("delayq: a job with id " + LogText.escape(result.id()) + " "
+            + takenBecause(result) + ": nothing changed");
       }
       return ExitCodes.OK;
     }
+  }
+
+  /** Why an id was taken, as the CLI says it. */
+  static String takenBecause(EnqueueResult r) {
+    return switch (r.status()) {
+      case PENDING -> "is still pending";
+      case DEAD -> "is dead (delayq inspect " + LogText.escape(r.id()) + ")";
+      case FINISHED -> "already finished; the id stays taken until " + r.idFreeAt() + " (queue.idRetention)";
+      case ACCEPTED -> throw new IllegalStateException("an accepted job was not taken");
+    };
   }
 
   /** Refuses a payload that is not JSON before any connection is tried. */

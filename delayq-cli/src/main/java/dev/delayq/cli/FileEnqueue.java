@@ -35,6 +35,9 @@ final class FileEnqueue {
   private int lines;
   private int enqueued;
   private int duplicates;
+  private int pending;
+  private int dead;
+  private int finished;
 
   FileEnqueue(DelayqCli cli, PrintWriter out, PrintWriter err) {
     this.cli = cli;
@@ -142,12 +145,20 @@ final class FileEnqueue {
       enqueued++;
     } else {
       duplicates++;
+      switch (r.status()) {
+        case PENDING -> pending++;
+        case DEAD -> dead++;
+        case FINISHED -> finished++;
+        case ACCEPTED -> throw new IllegalStateException("an accepted job counted as duplicate");
+      }
     }
   }
 
   private void summary() {
     rejected.sort((a, b) -> Integer.compare(a.lineNo(), b.lineNo()));
-    out.println("enqueued " + enqueued + ", duplicates " + duplicates + ", rejected " + rejected.size()
+    String why = duplicates == 0 ? "" : " (" + pending + " still pending, " + finished + " already finished, "
+        + dead + " dead)";
+    out.println("enqueued " + enqueued + ", duplicates " + duplicates + why + ", rejected " + rejected.size()
         + " (of " + lines + " lines)");
     for (int i = 0; i < Math.min(rejected.size(), REJECTIONS_LISTED); i++) {
       out.println("  line " + rejected.get(i).lineNo() + ": " + LogText.escape(rejected.get(i).reason()));

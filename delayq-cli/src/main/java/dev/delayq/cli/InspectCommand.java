@@ -14,7 +14,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, or ORPHAN), "
-        + "due time, attempts, last error and raw record.",
+        + "due time, attempts, last error and raw record; for a job that ended whose id stays taken "
+        + "(queue.idRetention), how it ended and when the id is free again.",
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {"0:found", "1:no such job", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 final class InspectCommand implements Callable<Integer> {
@@ -43,6 +44,12 @@ final class InspectCommand implements Callable<Integer> {
       long now = s.admin.redisNowMs();
       out.printf("id          %s%n", LogText.escape(job.id()));
       out.printf("state       %s%n", LogText.escape(describe(job)));
+      if (job.ended() != null) {
+        Admin.Ended e = job.ended();
+        out.printf("ended       %s at %s (%s)%n", e.outcome(), Formats.instant(e.endedAt()), Formats.relative(e.endedAt(), now));
+        out.printf("id free at  %s (%s; queue.idRetention)%n", Formats.instant(e.freeAt()), Formats.relative(e.freeAt(), now));
+        return ExitCodes.OK;
+      }
       out.printf("type        %s%n", LogText.escape(job.type()));
       if (job.dueAt() > 0) {
         out.printf("due         %s (%s)%n", Formats.instant(job.dueAt()), Formats.relative(job.dueAt(), now));
@@ -66,6 +73,7 @@ final class InspectCommand implements Callable<Integer> {
       case IN_FLIGHT -> "IN_FLIGHT (running on consumer " + job.consumer() + ")";
       case DEAD -> "DEAD (see delayq dead list; delayq dead retry " + job.id() + ")";
       case ORPHAN -> "ORPHAN (a record in no structure; delayq recover re-queues it)";
+      case ENDED -> "ENDED (" + job.ended().outcome() + "; its record is gone, its id stays taken)";
     };
   }
 }

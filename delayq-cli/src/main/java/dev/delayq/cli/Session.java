@@ -21,9 +21,9 @@ final class Session implements AutoCloseable {
     this.config = config;
     this.redis = redis;
     this.keys = Keys.of(config);
-    this.admin = new Admin(redis, keys, config.worker().poisonPillAfter());
+    this.broker = new RedisBroker(redis, keys).withLimits(config);
+    this.admin = new Admin(broker, config.worker().poisonPillAfter());
     this.inspector = new Inspector(redis.client(), keys);
-    this.broker = new RedisBroker(redis, keys);
   }
 
   /** {@code redisUrl}: the URL of the config's Redis, with the embedded one's password when it is that. */

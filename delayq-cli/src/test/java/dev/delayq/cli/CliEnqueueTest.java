@@ -44,7 +44,7 @@ class CliEnqueueTest {
     Cli.Result r = cli.run("enqueue", "--type", "t", "--delay", "5s", "--id", "same");
 
     assertEquals(0, r.exit(), r.toString());
-    assertTrue(r.err().contains("already exists: nothing changed"), r.toString());
+    assertTrue(r.err().contains("a job with id same is still pending: nothing changed"), r.toString());
   }
 
   @Test
@@ -96,7 +96,8 @@ class CliEnqueueTest {
 
     assertEquals(2, r.exit(), r.toString());
     List<String> lines = r.out().lines().toList();
-    assertEquals("enqueued 3, duplicates 1, rejected 5 (of 9 lines)", lines.get(0));
+    assertEquals("enqueued 3, duplicates 1 (1 still pending, 0 already finished, 0 dead), rejected 5 (of 9 lines)",
+        lines.get(0));
     assertTrue(lines.get(1).startsWith("  line 2: '3x' is not a duration"), lines.get(1));
     assertTrue(lines.get(2).startsWith("  line 3: not JSON: "), lines.get(2));
     assertTrue(lines.get(3).startsWith("  line 6: \"at\" 'yesterday' is not an ISO-8601 instant"), lines.get(3));

@@ -36,6 +36,13 @@ final class Check {
     }
   }
 
+  static void notNegative(String key, Duration value) {
+    present(key, value);
+    if (value.isNegative()) {
+      throw new IllegalArgumentException(key + ": must not be negative, got " + Durations.format(value));
+    }
+  }
+
   static void atLeastDuration(String key, Duration value, Duration min) {
     present(key, value);
     if (value.compareTo(min) < 0) {

@@ -114,11 +114,12 @@ public record DelayqConfig(
   }
 
   /** {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default). */
-  public record Queue(String name, String keyPrefix, int maxPayloadBytes, int shards) {
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards) {
     public Queue {
       Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
+      Check.notNegative("idRetention", idRetention);
       Check.between("shards", shards, 1, 64);
     }
   }
@@ -139,7 +140,7 @@ public record DelayqConfig(
   public record Worker(int processes, int threads, Duration pollTimeout, int prefetch,
       Duration heartbeatInterval, Duration heartbeatTtl, Duration jobTimeout,
       Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir,
-      int maxProcesses) {
+      int maxProcesses, int claimMaxBytes) {
     public Worker {
       Check.between("maxProcesses", maxProcesses, 1, MAX_PROCESSES_LIMIT);
       if (processes < 0 || processes > maxProcesses) {
@@ -149,6 +150,7 @@ public record DelayqConfig(
       Check.between("threads", threads, 1, 1024);
       Check.positive("pollTimeout", pollTimeout);
       Check.between("prefetch", prefetch, 1, 1000);
+      Check.atLeast("claimMaxBytes", claimMaxBytes, 1024);
       Check.positive("heartbeatInterval", heartbeatInterval);
       Check.positive("heartbeatTtl", heartbeatTtl);
       if (heartbeatTtl.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {

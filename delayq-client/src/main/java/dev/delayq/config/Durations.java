@@ -14,6 +14,9 @@ public final class Durations {
   /** Parses a duration; throws IllegalArgumentException naming the text when it is not one. */
   public static Duration parse(String text) {
     String t = text == null ? "" : text.trim().toLowerCase();
+    if (t.equals("0")) {
+      return Duration.ZERO;
+    }
     Matcher m = SHORT.matcher(t);
     if (m.matches()) {
       try {

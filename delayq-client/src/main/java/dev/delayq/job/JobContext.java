@@ -12,7 +12,7 @@ import java.util.Objects;
  * The payload is plain JSON: no class named by a payload is ever loaded.
  */
 public final class JobContext {
-  private static final ObjectMapper JSON = new ObjectMapper()
+  private static final ObjectMapper JSON = new ObjectMapper(dev.delayq.PayloadRules.FACTORY.copy())
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private final String id;

@@ -13,35 +13,53 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * A worker's crash record: which delivery each of its consumers is running, kept in a small
- * memory-mapped file. A consumer writes its slot before a handler starts and clears it when the
- * handler returns: plain stores into the page cache, which outlive the process however it dies
- * (SIGKILL, an OOM kill, a JVM abort), so the supervisor on the same host reads exactly which jobs
- * were running and charges those only. The slot's length is written last, with release semantics,
- * so a reader never sees half an element.
+ * A worker's crash record: which delivery each of its consumers is running, and which it
+ * finished last, kept in a small memory-mapped file. A consumer writes its slot before a handler
+ * starts and clears it when the handler returns; when the handler returned done, it first notes
+ * the delivery as finished. Those are plain stores into the page cache, which outlive the process
+ * however it dies (SIGKILL, an OOM kill, a JVM abort), so the supervisor on the same host reads
+ * exactly which jobs were running, and charges those only, and which had finished, whose
+ * acknowledgement may not have left the process yet (the ack sender sends it a moment later):
+ * those are acknowledged instead of run again. Each cell's length is written last, with release
+ * semantics, so a reader never sees half an element.
  *
- * <p>Layout, little-endian: a header (magic, pid, slots), then one {@link #SLOT_BYTES} slot per
- * consumer: an int length (0 = nothing running) and the delivery element in UTF-8.
+ * <p>Layout, little-endian: a header (magic, pid, slots), then per consumer one {@link #SLOT_BYTES}
+ * cell for the delivery it runs and {@link #FINISHED_KEPT} cells, a ring, for the last ones it
+ * finished; a cell is an int length (0 = empty) and the delivery element in UTF-8.
  */
 public final class RunningFile implements AutoCloseable {
-  private static final int MAGIC = 0x44515246; // "DQRF"
+  private static final int MAGIC = 0x44515232; // "DQR2": running and finished cells
   private static final int HEADER_BYTES = 16;
   static final int SLOT_BYTES = 1024;
+  /**
+   * Finished deliveries kept per consumer: more than the acknowledgements one consumer can have
+   * on their way at once (the one folded into its next call, and the ack sender's batch).
+   */
+  static final int FINISHED_KEPT = 4;
+  private static final int CELLS = 1 + FINISHED_KEPT;
   private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final Path path;
   private final MappedByteBuffer map;
   private final int slots;
+  /** Per slot, how many finished deliveries it noted: the ring's next cell. Its consumer's only. */
+  private final int[] finishedCount;
 
   private RunningFile(Path path, MappedByteBuffer map, int slots) {
     this.path = path;
     this.map = map;
     this.slots = slots;
+    this.finishedCount = new int[slots];
   }
+
+  /** What one consumer's slot says: the delivery it runs (null: none), the ones it finished last. */
+  public record Slot(String running, List<String> finished) {}
 
   /** The record of worker {@code child} (process {@code pid}) in the supervisor's run directory. */
   public static Path pathFor(Path runDir, String child, long pid) {
@@ -54,7 +72,8 @@ public final class RunningFile implements AutoCloseable {
       Files.createDirectories(path.getParent());
       try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
           StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-        MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_BYTES + (long) slots * SLOT_BYTES);
+        MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0,
+            HEADER_BYTES + (long) slots * CELLS * SLOT_BYTES);
         map.order(ByteOrder.LITTLE_ENDIAN);
         map.putInt(4, (int) pid);
         map.putInt(8, slots);
@@ -68,11 +87,24 @@ public final class RunningFile implements AutoCloseable {
 
   /** Slot {@code slot} (0-based) is running {@code element}; called by that consumer only. */
   public void running(int slot, String element) {
+    write(offset(slot), element);
+  }
+
+  /**
+   * Slot {@code slot}'s handler finished {@code element} (it returned done); called by that
+   * consumer before {@link #idle}, so a crash between the two still finds it finished.
+   */
+  public void finished(int slot, String element) {
+    int cell = 1 + finishedCount[slot]++ % FINISHED_KEPT;
+    write(offset(slot) + cell * SLOT_BYTES, element);
+  }
+
+  private void write(int at, String element) {
     byte[] bytes = element.getBytes(StandardCharsets.UTF_8);
-    int at = offset(slot);
     if (bytes.length > SLOT_BYTES - 4) {
       throw new IllegalArgumentException("delivery " + element + " is too long for the crash record");
     }
+    INT.setRelease(map, at, 0); // a reader never pairs the new bytes with the old length
     map.put(at + 4, bytes);
     INT.setRelease(map, at, bytes.length);
   }
@@ -86,7 +118,7 @@ public final class RunningFile implements AutoCloseable {
     if (slot < 0 || slot >= slots) {
       throw new IndexOutOfBoundsException("slot " + slot + " of " + slots);
     }
-    return HEADER_BYTES + slot * SLOT_BYTES;
+    return HEADER_BYTES + slot * CELLS * SLOT_BYTES;
   }
 
   /** Removes the file (the worker exits cleanly, or its record has been read). */
@@ -108,6 +140,20 @@ public final class RunningFile implements AutoCloseable {
    * something. Empty when there is no record (the worker never wrote one) or it is not one.
    */
   public static Map<Integer, String> read(Path path) {
+    Map<Integer, String> running = new HashMap<>();
+    readSlots(path).forEach((slot, s) -> {
+      if (s.running() != null) {
+        running.put(slot, s.running());
+      }
+    });
+    return running;
+  }
+
+  /**
+   * What a record says per slot (0-based): what runs there and what finished last, for the slots
+   * that hold anything. Empty when there is no record or it is not one.
+   */
+  public static Map<Integer, Slot> readSlots(Path path) {
     byte[] all;
     try {
       all = Files.readAllBytes(path);
@@ -120,16 +166,28 @@ public final class RunningFile implements AutoCloseable {
     if (all.length < HEADER_BYTES || b.getInt(0) != MAGIC) {
       return Map.of();
     }
-    int slots = Math.min(b.getInt(8), (all.length - HEADER_BYTES) / SLOT_BYTES);
-    Map<Integer, String> running = new HashMap<>();
+    int slots = Math.min(b.getInt(8), (all.length - HEADER_BYTES) / (CELLS * SLOT_BYTES));
+    Map<Integer, Slot> out = new HashMap<>();
     for (int i = 0; i < slots; i++) {
-      int at = HEADER_BYTES + i * SLOT_BYTES;
-      int length = b.getInt(at);
-      if (length > 0 && length <= SLOT_BYTES - 4) {
-        running.put(i, new String(all, at + 4, length, StandardCharsets.UTF_8));
+      int at = HEADER_BYTES + i * CELLS * SLOT_BYTES;
+      String running = cell(all, b, at);
+      List<String> finished = new ArrayList<>(FINISHED_KEPT);
+      for (int c = 1; c < CELLS; c++) {
+        String f = cell(all, b, at + c * SLOT_BYTES);
+        if (f != null) {
+          finished.add(f);
+        }
+      }
+      if (running != null || !finished.isEmpty()) {
+        out.put(i, new Slot(running, finished));
       }
     }
-    return running;
+    return out;
+  }
+
+  private static String cell(byte[] all, ByteBuffer b, int at) {
+    int length = b.getInt(at);
+    return length > 0 && length <= SLOT_BYTES - 4 ? new String(all, at + 4, length, StandardCharsets.UTF_8) : null;
   }
 
   /** True when a record exists at {@code path}. */

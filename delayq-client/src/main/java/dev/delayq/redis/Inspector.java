@@ -2,11 +2,13 @@ package dev.delayq.redis;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Response;
@@ -21,12 +23,22 @@ import redis.clients.jedis.resps.ScanResult;
  * lives only in its own shard), so the check is the union of the shards' checks.
  */
 public final class Inspector {
+  /** Ids per command of a check: each stays well under a millisecond of Redis time. */
+  static final int CHUNK = 1000;
+  /**
+   * Buckets one HSCAN step of a check visits: a step also walks the empty buckets and copies
+   * each record into the script, so it is kept ten times smaller than a range read.
+   */
+  static final int SCAN_COUNT = 100;
+
   private final UnifiedJedis redis;
   private final Keys keys;
+  private final Scripts scripts;
 
   public Inspector(UnifiedJedis redis, Keys keys) {
     this.redis = redis;
     this.keys = keys;
+    this.scripts = new Scripts(redis);
   }
 
   /** How many jobs are in each place, read in one transaction. */
@@ -75,7 +87,12 @@ public final class Inspector {
       /** An id in a structure with no record in jobs. */
       MISSING_RECORD,
       /** An id in two structures, or twice in one. */
-      SEVERAL_PLACES
+      SEVERAL_PLACES,
+      /**
+       * A kept id of an ended job with a record in jobs, or in only one of ended and its expiry
+       * index (id retention).
+       */
+      ENDED_MISMATCH
     }
 
     @Override
@@ -84,12 +101,13 @@ public final class Inspector {
         case ORPHAN_RECORD -> id + ": record in jobs but the id is in no structure";
         case MISSING_RECORD -> id + ": in " + String.join(", ", places) + " without a record";
         case SEVERAL_PLACES -> id + ": in several places at once: " + String.join(", ", places);
+        case ENDED_MISMATCH -> id + ": ended, but " + String.join(", ", places);
       };
     }
   }
 
   /**
-   * Checks the invariant over the whole queue. An in-flight list holds deliveries
+   * Checks the invariant over the whole queue, in bounded chunks (see {@link #checkOnce}). An in-flight list holds deliveries
    * ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as a place of its id. A breach
    * must show in three snapshots taken a moment apart to be reported, so jobs moving under a live
    * system are not mistaken for one.
@@ -114,6 +132,13 @@ public final class Inspector {
     return new ArrayList<>(persistent.values());
   }
 
+  /**
+   * One look, in bounded chunks ({@value #CHUNK} ids per command), so a check of a million jobs
+   * never holds Redis up for long: each structure is read in ranges, and the ids of jobs and ended
+   * through HSCAN (scanFields.lua, without the records). The chunks are not one snapshot, so a job
+   * moving meanwhile may look like a breach in one look; {@link #check} reports only what three
+   * looks agree on.
+   */
   List<Breach> checkOnce() {
     List<Breach> all = new ArrayList<>();
     for (Keys shard : keys.allShards()) {
@@ -122,27 +147,26 @@ public final class Inspector {
     return all;
   }
 
+  /** One look at one shard: the invariant holds per shard, an id living only in its own. */
   private List<Breach> checkOnce(Keys keys) {
-    List<String> lists = inFlightKeys(keys);
+    String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
     Map<String, List<String>> places = new HashMap<>();
-    Set<String> records;
-    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
-      Response<Set<String>> jobIds = tx.hkeys(keys.jobs());
-      Response<List<String>> delayed = tx.zrange(keys.delayed(), 0, -1);
-      Response<List<String>> ready = tx.lrange(keys.ready(), 0, -1);
-      Response<List<String>> dead = tx.zrange(keys.dead(), 0, -1);
-      Map<String, Response<List<String>>> inFlight = new LinkedHashMap<>();
-      for (String l : lists) {
-        inFlight.put(l, tx.lrange(l, 0, -1));
+    noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
+    noteRanges(places, "ready" + shardName, from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
+    noteRanges(places, "dead" + shardName, from -> redis.zrange(keys.dead(), from, from + CHUNK - 1));
+    for (String list : inFlightKeys(keys)) {
+      noteRanges(places, list.substring(list.lastIndexOf("}:") + 2) + shardName,
+          from -> redis.lrange(list, from, from + CHUNK - 1).stream().map(Delivery::idOf).toList());
+    }
+    Set<String> records = fields(keys.jobs());
+    Set<String> ended = fields(keys.ended());
+    Set<String> expiring = new HashSet<>();
+    for (long from = 0; ; from += CHUNK) {
+      List<String> page = redis.zrange(keys.endedExpiry(), from, from + CHUNK - 1);
+      expiring.addAll(page);
+      if (page.size() < CHUNK) {
+        break;
       }
-      tx.exec();
-      records = jobIds.get();
-      String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
-      note(places, "delayed" + shardName, delayed.get());
-      note(places, "ready" + shardName, ready.get());
-      note(places, "dead" + shardName, dead.get());
-      inFlight.forEach((key, deliveries) -> note(places, key.substring(key.lastIndexOf("}:") + 2) + shardName,
-          deliveries.get().stream().map(Delivery::idOf).toList()));
     }
     List<Breach> breaches = new ArrayList<>();
     for (String id : records) {
@@ -157,7 +181,42 @@ public final class Inspector {
         breaches.add(new Breach(id, Breach.Kind.SEVERAL_PLACES, where));
       }
     });
+    for (String id : ended) {
+      if (records.contains(id)) {
+        breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("it has a record in jobs")));
+      }
+      if (!expiring.remove(id)) {
+        breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("not in ended:expiry")));
+      }
+    }
+    for (String id : expiring) {
+      breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("in ended:expiry only")));
+    }
     return breaches;
+  }
+
+  private static void noteRanges(Map<String, List<String>> places, String place, LongFunction<List<String>> range) {
+    for (long from = 0; ; from += CHUNK) {
+      List<String> page = range.apply(from);
+      note(places, place, page);
+      if (page.size() < CHUNK) {
+        return;
+      }
+    }
+  }
+
+  /** The fields of a hash, a bounded HSCAN step per call, without their values. */
+  private Set<String> fields(String hash) {
+    Set<String> out = new HashSet<>();
+    String cursor = "0";
+    do {
+      List<?> r = (List<?>) scripts.eval(Script.SCAN_FIELDS, List.of(hash), List.of(cursor, Integer.toString(SCAN_COUNT)));
+      cursor = (String) r.get(0);
+      for (int i = 1; i < r.size(); i++) {
+        out.add((String) r.get(i));
+      }
+    } while (!cursor.equals("0"));
+    return out;
   }
 
   private static void note(Map<String, List<String>> places, String place, List<String> ids) {

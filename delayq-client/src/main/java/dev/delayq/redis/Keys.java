@@ -135,6 +135,22 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return key("dead");
   }
 
+  /**
+   * HASH: caller-chosen job id -> how its job ended, {@code <outcome>:<epoch ms>} (outcome done,
+   * cancelled or purged), while the id stays taken ({@code queue.idRetention}).
+   */
+  public String ended() {
+    return key("ended");
+  }
+
+  /**
+   * ZSET: the same ids -> when they are free again, epoch ms: the index the scheduler trims in
+   * bounded chunks, oldest first.
+   */
+  public String endedExpiry() {
+    return key("ended:expiry");
+  }
+
   /** LIST: at most one token, pushed when a job becomes the earliest due: wakes the scheduler. */
   public String wake() {
     return key("wake");

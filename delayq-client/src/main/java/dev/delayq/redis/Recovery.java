@@ -1,5 +1,6 @@
 package dev.delayq.redis;
 
+import dev.delayq.process.RunningFile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,7 +43,9 @@ public final class Recovery {
         case UNREGISTERED -> "unregistered in-flight list";
         case PROCESS_GONE -> "process gone";
       } + "): " + result.uncharged() + " back to ready uncharged, " + result.charged()
-          + " that was running charged an attempt (" + result.deadLettered() + " of them to dead)";
+          + " that was running charged an attempt (" + result.deadLettered() + " of them to dead)"
+          + (result.acknowledged() == 0 ? "" : ", " + result.acknowledged()
+              + " that had finished acknowledged (the crash record shows them done)");
     }
   }
 
@@ -107,11 +110,12 @@ public final class Recovery {
    * consumers of one worker process), unconditionally: the caller knows that process is gone.
    * After a crash the unregistered lists are looked for too (a consumer can hold a claim before
    * it registers); that walks the keyspace, so not after a clean exit, which leaves none. When
-   * the worker left a crash record ({@code crashRecord}: consumer id -> the delivery it was
-   * running, for those running one), it decides what was running; else the running marks do.
+   * the worker left a crash record ({@code crashRecord}: consumer id -> what its slot says, for
+   * the slots that say anything), it decides what was running, and what it says had finished is
+   * acknowledged; else the running marks decide.
    */
   public List<TakenBack> processGone(String consumerPrefix, String reason, boolean crashed,
-      Optional<Map<String, String>> crashRecord) {
+      Optional<Map<String, RunningFile.Slot>> crashRecord) {
     Set<String> consumers = new HashSet<>();
     for (String c : broker.consumers()) {
       if (c.startsWith(consumerPrefix)) {
@@ -127,9 +131,11 @@ public final class Recovery {
     }
     List<TakenBack> out = new ArrayList<>();
     for (String consumer : consumers) {
+      RunningFile.Slot slot = crashRecord.map(m -> m.get(consumer)).orElse(null);
       RedisBroker.Requeued r = crashRecord.isPresent()
           ? broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter,
-              Optional.ofNullable(crashRecord.get().get(consumer)))
+              Optional.ofNullable(slot == null ? null : slot.running()),
+              slot == null ? List.of() : slot.finished())
           : broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter);
       out.add(new TakenBack(consumer, Cause.PROCESS_GONE, r));
     }

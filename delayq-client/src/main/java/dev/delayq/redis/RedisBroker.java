@@ -1,5 +1,7 @@
 package dev.delayq.redis;
 
+import dev.delayq.config.DelayqConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,9 +24,25 @@ import redis.clients.jedis.args.ListDirection;
  * script call it always was.
  */
 public final class RedisBroker {
+  /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
+  public static final long DEFAULT_ID_RETENTION_MS = 24 * 3600_000L;
+  /** queue.maxPayloadBytes's default, 1 MiB. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
+  /** worker.claimMaxBytes's default, 4 MiB. */
+  public static final int DEFAULT_CLAIM_MAX_BYTES = 4 << 20;
+  /**
+   * Room for a record's head over its payload: type, attempts, times and lastError (whose
+   * text is the handler's). A record longer than the payload limit plus this is not read.
+   */
+  public static final int RECORD_HEAD_ROOM = 64 << 10;
+
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Scripts scripts;
+  private final String idRetentionMs;
+  private final String maxPayloadBytes;
+  private final String claimMaxBytes;
+  private final String recordMaxBytes;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -37,9 +55,42 @@ public final class RedisBroker {
   }
 
   private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts) {
+    this(redis, keys, scripts, DEFAULT_ID_RETENTION_MS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_CLAIM_MAX_BYTES);
+  }
+
+  private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts, long idRetentionMs,
+      int maxPayloadBytes, int claimMaxBytes) {
     this.redis = redis;
     this.keys = keys;
     this.scripts = scripts;
+    this.idRetentionMs = Long.toString(idRetentionMs);
+    this.maxPayloadBytes = Integer.toString(maxPayloadBytes);
+    this.claimMaxBytes = Integer.toString(claimMaxBytes);
+    this.recordMaxBytes = Long.toString((long) maxPayloadBytes + RECORD_HEAD_ROOM);
+  }
+
+  /**
+   * This broker on the same connections with the queue's limits: how long a caller-chosen id
+   * stays taken after its job ended (queue.idRetention, 0: not at all), and the longest payload
+   * enqueue.lua accepts (queue.maxPayloadBytes).
+   */
+  public RedisBroker withLimits(Duration idRetention, int maxPayloadBytes) {
+    return withLimits(idRetention, maxPayloadBytes, Integer.parseInt(claimMaxBytes));
+  }
+
+  /** As {@link #withLimits(Duration, int)}, and the most record bytes one claim pulls (worker.claimMaxBytes). */
+  public RedisBroker withLimits(Duration idRetention, int maxPayloadBytes, int claimMaxBytes) {
+    return new RedisBroker(redis, keys, scripts, idRetention.toMillis(), maxPayloadBytes, claimMaxBytes);
+  }
+
+  /** The broker with the limits of {@code config}'s queue and workers. */
+  public RedisBroker withLimits(DelayqConfig config) {
+    return withLimits(config.queue().idRetention(), config.queue().maxPayloadBytes(), config.worker().claimMaxBytes());
+  }
+
+  /** queue.idRetention in ms, as the scripts take it. */
+  String idRetentionMs() {
+    return idRetentionMs;
   }
 
   /** The queue's keys (shard 0's; {@link Keys#allShards()} gives every shard's). */
@@ -96,10 +147,38 @@ public final class RedisBroker {
 
   // ---- producers ------------------------------------------------------------------------
 
-  /** Due time of an accepted job; {@link #duplicate()} when its id already existed. */
-  public record Enqueued(boolean accepted, long dueAt) {
+  /** What enqueue.lua answered for one job. */
+  public enum EnqueueCode {
+    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE;
+
+    static EnqueueCode of(long code) {
+      return switch ((int) code) {
+        case 1 -> ACCEPTED;
+        case 0 -> PENDING;
+        case 3 -> DEAD;
+        case 2 -> ENDED;
+        case -2 -> TOO_LARGE;
+        default -> throw new IllegalStateException("enqueue.lua answered " + code);
+      };
+    }
+  }
+
+  /**
+   * One job's answer: {@code value} is its due time when accepted, when it was dead-lettered for
+   * DEAD, when its id is free again for ENDED, the payload's length for TOO_LARGE, else -1.
+   */
+  public record Enqueued(EnqueueCode code, long value) {
+    public boolean accepted() {
+      return code == EnqueueCode.ACCEPTED;
+    }
+
     public boolean duplicate() {
-      return !accepted;
+      return !accepted();
+    }
+
+    /** The due time of an accepted job, else -1. */
+    public long dueAt() {
+      return accepted() ? value : -1;
     }
   }
 
@@ -112,7 +191,7 @@ public final class RedisBroker {
   public Enqueued enqueue(NewJob job) {
     List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(keys.shardOf(job.id())),
         enqueueArgs(List.of(job)));
-    return new Enqueued(((Long) r.get(0)) == 1L, (Long) r.get(1));
+    return new Enqueued(EnqueueCode.of((Long) r.get(0)), (Long) r.get(1));
   }
 
   /**
@@ -152,7 +231,7 @@ public final class RedisBroker {
       int shard = callShard.get(c);
       List<?> r = (List<?>) replies.get(c);
       for (int i = 0; i + 1 < r.size(); i += 2) {
-        out[positions.get(shard).get(taken[shard]++)] = new Enqueued(((Long) r.get(i)) == 1L, (Long) r.get(i + 1));
+        out[positions.get(shard).get(taken[shard]++)] = new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1));
       }
     }
     return List.of(out);
@@ -169,18 +248,20 @@ public final class RedisBroker {
     for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
       List<?> r = (List<?>) reply;
       for (int i = 0; i + 1 < r.size(); i += 2) {
-        out.add(new Enqueued(((Long) r.get(i)) == 1L, (Long) r.get(i + 1)));
+        out.add(new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1)));
       }
     }
     return out;
   }
 
   private static List<String> enqueueKeys(Keys keys) {
-    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats());
+    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats(),
+        keys.ended(), keys.endedExpiry(), keys.dead());
   }
 
-  private static List<String> enqueueArgs(List<NewJob> jobs) {
-    List<String> args = new ArrayList<>(jobs.size() * 5);
+  private List<String> enqueueArgs(List<NewJob> jobs) {
+    List<String> args = new ArrayList<>(jobs.size() * 5 + 1);
+    args.add(maxPayloadBytes);
     for (NewJob j : jobs) {
       args.add(j.id());
       args.add(j.recordHead());
@@ -194,7 +275,8 @@ public final class RedisBroker {
   /** True when the job was delayed or ready and is now gone. */
   public boolean cancel(String id) {
     Keys keys = this.keys.shardOf(id);
-    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready()), List.of(id));
+    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
+        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
     return ((Long) r) == 1L;
   }
 
@@ -288,7 +370,11 @@ public final class RedisBroker {
    * were (never started, or finished before the running one); {@code charged} had its handler
    * running and counted an attempt and a lost delivery, {@code deadLettered} of those went to dead.
    */
-  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
+  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive, int acknowledged) {
+    public Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
+      this(uncharged, charged, deadLettered, consumerAlive, 0);
+    }
+
     public int taken() {
       return uncharged + charged;
     }
@@ -313,56 +399,73 @@ public final class RedisBroker {
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
     Requeued sum = null;
     for (int shard = 0; shard < keys.shards(); shard++) {
-      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, ""));
+      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of()));
     }
     return sum;
   }
 
   /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
   public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "");
+    return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of());
   }
 
   private static Requeued plus(Requeued a, Requeued b) {
     return a == null ? b : new Requeued(a.uncharged() + b.uncharged(), a.charged() + b.charged(),
-        a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive());
+        a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive(), a.acknowledged() + b.acknowledged());
   }
 
   /**
    * As {@link #requeueInFlight(String, RequeueMode, String, int)}, but with what the worker's
-   * crash record says was running (empty: nothing), which decides over the running mark.
+   * crash record says was running (empty: nothing), which decides over the running mark, and the
+   * deliveries it says had finished (their handler returned done): those are acknowledged.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
-      Optional<String> recordedRunning) {
-    // the running delivery is in its id's shard; the crash record says nothing ran in the others
+      Optional<String> recordedRunning, List<String> recordedFinished) {
+    if (keys.shards() == 1) {
+      return requeue(keys, consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
+    }
+    // each delivery the crash record names is in its id's shard; it says nothing ran in the others
     int runningShard = recordedRunning.map(e -> keys.shardIndexOf(Delivery.idOf(e))).orElse(-1);
     Requeued sum = null;
     for (int shard = 0; shard < keys.shards(); shard++) {
+      int s = shard;
+      List<String> finished = recordedFinished.stream()
+          .filter(e -> keys.shardIndexOf(Delivery.idOf(e)) == s).toList();
       sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt,
-          shard == runningShard ? recordedRunning.get() : "|"));
+          shard == runningShard ? recordedRunning.get() : "|", finished));
     }
     return sum;
   }
 
+  /**
+   * Deliveries one requeueInFlight.lua call takes back: each costs a few commands and a record
+   * read, so 250 keep a call near 2 ms (1,000 took 10 ms on a busy host); Java loops.
+   */
+  static final int REQUEUE_BATCH = 250;
+
   private Requeued requeue(Keys keys, String consumerId, RequeueMode mode, String reason, int poisonAt,
-      String recorded) {
+      String recorded, List<String> finished) {
     int uncharged = 0;
     int charged = 0;
     int dead = 0;
+    int acked = 0;
     List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
-        keys.ready(), keys.dead(), keys.running());
-    List<String> args = List.of(consumerId, "1000", mode.arg, reason, Integer.toString(poisonAt), recorded);
+        keys.ready(), keys.dead(), keys.running(), keys.ended(), keys.endedExpiry());
+    List<String> args = new ArrayList<>(List.of(consumerId, Integer.toString(REQUEUE_BATCH), mode.arg, reason, Integer.toString(poisonAt),
+        recorded, idRetentionMs));
+    args.addAll(finished);
     while (true) {
       List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
       long first = (Long) r.get(0);
       if (first < 0) {
-        return new Requeued(uncharged, charged, dead, true);
+        return new Requeued(uncharged, charged, dead, true, acked);
       }
       uncharged += (int) first;
       charged += ((Long) r.get(1)).intValue();
       dead += ((Long) r.get(2)).intValue();
+      acked += ((Long) r.get(4)).intValue();
       if ((Long) r.get(3) == 0L) {
-        return new Requeued(uncharged, charged, dead, false);
+        return new Requeued(uncharged, charged, dead, false, acked);
       }
     }
   }
@@ -384,11 +487,28 @@ public final class RedisBroker {
     }
   }
 
-  /** A claimed job: its delivery and raw record (null when the id had no record and was dropped). */
-  public record Claimed(Delivery delivery, String rawRecord) {
+  /**
+   * A claimed job: its delivery and raw record (null when the id had no record and was dropped,
+   * or when the record is too long to read: then {@code tooLongBytes} is its length, else 0).
+   */
+  public record Claimed(Delivery delivery, String rawRecord, long tooLongBytes) {
+    public Claimed(Delivery delivery, String rawRecord) {
+      this(delivery, rawRecord, 0);
+    }
+
     public String id() {
       return delivery.id();
     }
+
+    /** True when the id had no record (it was dropped). */
+    public boolean dropped() {
+      return rawRecord == null && tooLongBytes == 0;
+    }
+  }
+
+  /** The longest record a worker reads: queue.maxPayloadBytes plus {@link #RECORD_HEAD_ROOM}. */
+  public long recordMaxBytes() {
+    return Long.parseLong(recordMaxBytes);
   }
 
   /**
@@ -464,11 +584,12 @@ public final class RedisBroker {
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
-            keys.running(), keys.deliveries()),
+            keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry()),
         this.keys.shards() == 1
-            ? List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst))
+            ? List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+                idRetentionMs, claimMaxBytes, recordMaxBytes)
             : List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
-                Integer.toString(this.keys.shards())));
+                idRetentionMs, claimMaxBytes, recordMaxBytes, Integer.toString(this.keys.shards())));
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -476,6 +597,8 @@ public final class RedisBroker {
       String id = (String) r.get(i);
       if (r.get(i + 1) instanceof String raw) {
         jobs.add(new Claimed(new Delivery(token, id), raw));
+      } else if (r.get(i + 1) instanceof Long length) {
+        jobs.add(new Claimed(new Delivery(token, id), null, length));
       } else {
         dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
         dropped.add(id);
@@ -505,12 +628,15 @@ public final class RedisBroker {
     }
     List<?> r = (List<?>) scripts.eval(Script.CLAIM,
         List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs)));
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes));
     long token = (Long) r.get(0);
     if (token == 0) {
       return Optional.empty();
     }
-    return Optional.of(token < 0 ? new Claimed(new Delivery(0, id), null)
+    if (token < 0) {
+      return Optional.of(new Claimed(new Delivery(0, id), null));
+    }
+    return Optional.of(r.get(1) instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
         : new Claimed(new Delivery(token, id), (String) r.get(1)));
   }
 
@@ -570,10 +696,13 @@ public final class RedisBroker {
   }
 
   private List<Started> startAllOn(Keys keys, List<Start> starts) {
-    List<String> keyList = new ArrayList<>(starts.size() + 2);
-    List<String> args = new ArrayList<>(starts.size() * 3);
+    List<String> keyList = new ArrayList<>(starts.size() + 4);
+    List<String> args = new ArrayList<>(starts.size() * 3 + 1);
     keyList.add(keys.jobs());
     keyList.add(keys.running());
+    keyList.add(keys.ended());
+    keyList.add(keys.endedExpiry());
+    args.add(idRetentionMs);
     for (Start s : starts) {
       keyList.add(keys.inFlight(s.consumerId()));
       args.add(s.consumerId());
@@ -656,11 +785,14 @@ public final class RedisBroker {
     return decodeAcks(reports, (List<?>) scripts.eval(Script.ACK, call.keys(), call.args()));
   }
 
-  private static Scripts.Call ackCall(Keys keys, List<Report> reports) {
-    List<String> keyList = new ArrayList<>(reports.size() + 2);
+  private Scripts.Call ackCall(Keys keys, List<Report> reports) {
+    List<String> keyList = new ArrayList<>(reports.size() + 4);
     List<String> args = new ArrayList<>();
     keyList.add(keys.jobs());
     keyList.add(keys.running());
+    keyList.add(keys.ended());
+    keyList.add(keys.endedExpiry());
+    args.add(idRetentionMs);
     for (Report r : reports) {
       keyList.add(keys.inFlight(r.consumerId()));
       args.add(r.consumerId());
@@ -701,8 +833,8 @@ public final class RedisBroker {
     for (int shard = 0; shard < keys.shards(); shard++) {
       Keys keys = this.keys.shard(shard);
       List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready()),
-          List.of(element(shard == ackShard ? ackFirst : null)));
+          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()),
+          List.of(element(shard == ackShard ? ackFirst : null), idRetentionMs));
       if (shard == ackShard) {
         ack = Ack.of(r.get(0));
       }
@@ -740,6 +872,21 @@ public final class RedisBroker {
     return ((Long) scripts.eval(Script.DEAD_LETTER,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
         List.of(delivery.element(), error))) == 1L;
+  }
+
+  /**
+   * Frees up to {@code limit} caller-chosen ids whose retention window has passed, oldest first;
+   * returns how many (the caller calls again while it equals the limit).
+   */
+  public int forgetEnded(int limit) {
+    // with several shards: each shard's oldest; the most any one freed, so the caller calls
+    // again while some shard had a full chunk
+    int most = 0;
+    for (Keys shard : keys.allShards()) {
+      most = Math.max(most, ((Long) scripts.eval(Script.FORGET_ENDED,
+          List.of(shard.ended(), shard.endedExpiry()), List.of(Integer.toString(limit)))).intValue());
+    }
+    return most;
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {

@@ -34,7 +34,9 @@ public enum Script {
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
   CLAIM_LAYOUT("claimLayout"),
-  SCHEDULER_BEAT("schedulerBeat");
+  SCHEDULER_BEAT("schedulerBeat"),
+  FORGET_ENDED("forgetEnded"),
+  SCAN_FIELDS("scanFields");
 
   private final String fileName;
   private final String source;

@@ -4,25 +4,31 @@
   one call, which is why a worker's own crash record, not this mark, decides after a crash.
   KEYS[1]   jobs      (HASH)  id -> record
   KEYS[2]   running   (HASH)  consumer id -> the delivery whose handler it started last
-  KEYS[2+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
-  ARGV, per consumer i: consumer id, the delivery it started ('' for none), n, then n deliveries
+  KEYS[3]   ended     (HASH)  caller-chosen id -> how its job ended (id retention)
+  KEYS[4]   ended:expiry (ZSET) those ids -> when they are free again, epoch ms
+  KEYS[4+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
+  ARGV[1] queue.idRetention in ms (0: off)
+  ARGV, from ARGV[2], per consumer i: consumer id, the delivery it started ('' for none), n, then n deliveries
     it finished
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
   changed for it).
-  Invariant: an acknowledged id leaves with its record. A mark is set only on a delivery still in
+  Invariant: an acknowledged id leaves with its record; a kept id enters ended in that step. A mark is set only on a delivery still in
   the consumer's list, so a late one never points at a job that has moved on.
 ]]
+--@include now
 --@include delivery
+--@include ended
 local jobsKey, runningKey = KEYS[1], KEYS[2]
+local retain = retention(KEYS[3], KEYS[4], ARGV[1])
 
 local out = {}
-local at = 1
-for i = 1, #KEYS - 2 do
-  local inflightKey = KEYS[2 + i]
+local at = 2
+for i = 1, #KEYS - 4 do
+  local inflightKey = KEYS[4 + i]
   local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
   at = at + 3
   for k = at, at + n - 1 do
-    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k])
+    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k], retain)
   end
   at = at + n
   if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then

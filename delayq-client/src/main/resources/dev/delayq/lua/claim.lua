@@ -9,8 +9,10 @@
   ARGV[1] job id
   ARGV[2] consumer id
   ARGV[3] heartbeat ttl in ms
-  Returns {token, record}; {0} when the bare id is no longer in the list (taken back in the
-  meantime: the consumer must not run it); {-1} when the id has no record (it is dropped).
+  ARGV[4] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
+  Returns {token, record}; {token, length} for a record longer than ARGV[4] (the worker
+  dead-letters it without pulling it); {0} when the bare id is no longer in the list (taken back
+  in the meantime: the consumer must not run it); {-1} when the id has no record (it is dropped).
   Invariant: the id stays in this one in-flight list, now as a delivery; a consumer holding ids
   is always registered, even when the recoverer removed it a moment ago.
 ]]
@@ -21,10 +23,11 @@ local id, consumer, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 if redis.call('LREM', inflightKey, 1, id) == 0 then return {0} end
-local record = redis.call('HGET', jobsKey, id)
-if not record then return {-1} end
+local size = redis.call('HSTRLEN', jobsKey, id)
+if size == 0 then return {-1} end
 local token = redis.call('INCR', deliveriesKey)
 local delivery = deliveryOf(token, id)
 redis.call('LPUSH', inflightKey, delivery)
 redis.call('HSET', runningKey, consumer, delivery)
-return {token, record}
+if size > tonumber(ARGV[4]) then return {token, size} end
+return {token, redis.call('HGET', jobsKey, id)}

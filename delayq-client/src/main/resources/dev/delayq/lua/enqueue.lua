@@ -4,20 +4,30 @@
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
   KEYS[4] wake     (LIST)  the scheduler's wake-up token
   KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
-  ARGV, five per job:
+  KEYS[6] ended    (HASH)  caller-chosen id -> how its job ended (id retention)
+  KEYS[7] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
+  KEYS[8] dead     (ZSET)  id -> time it was dead-lettered
+  ARGV[1] queue.maxPayloadBytes: a longer payload is refused here too, whoever sends it
+  ARGV, from ARGV[2], five per job:
     id
     record head: the record's JSON object up to, not including, its closing brace and without
       attempt, createdAt, dueAt and payload, e.g. {"type":"order_close","maxAttempts":5
     payload, a JSON text
     delay in ms from Redis TIME when mode is "delay"; due time in epoch ms when "at"
     mode: "delay" | "at"
-  Returns, two per job: {1, dueAt} when accepted; {0, -1} when the id exists already (nothing
-  is changed for it).
+  Returns, two per job (nothing is changed for a job not accepted):
+    {1, dueAt}    accepted
+    {0, -1}       the id's job is still pending (delayed, ready or running)
+    {3, deadAt}   the id's job is dead (its record kept until purged)
+    {2, freeAt}   the id's job ended (done, cancelled, purged) and the id stays taken until freeAt
+    {-2, bytes}   the payload is longer than ARGV[1]
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
 ]]
 --@include now
 local jobsKey, delayedKey, readyKey, wakeKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
+local maxPayload = tonumber(ARGV[1])
 
 local now = nowMs()
 local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
@@ -28,27 +38,47 @@ local earliestAdded = nil
 local acceptedPerType = {}
 local out = {}
 
-for i = 1, #ARGV, 5 do
-  local id, head, payload, when, mode = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), ARGV[i + 4]
+-- When the id stays taken (its window has not passed): the time it is free again. A window that passed but
+-- that the scheduler has not trimmed yet is trimmed here, so the id is free on time.
+local function endedTaken(id)
+  local freeAt = redis.call('ZSCORE', expiryKey, id)
+  if not freeAt then return nil end
+  freeAt = tonumber(freeAt)
+  if freeAt > now then return freeAt end
+  redis.call('HDEL', endedKey, id)
+  redis.call('ZREM', expiryKey, id)
+  return nil
+end
+
+-- The outcome pair of one job, writing it when it is accepted.
+local function enqueueOne(id, head, payload, when, mode)
+  if #payload > maxPayload then return -2, #payload end
+  local freeAt = endedTaken(id)
+  if freeAt then return 2, freeAt end
   local dueAt = when
   if mode == 'delay' then dueAt = now + when end
   local record = head .. ',"attempt":1,"createdAt":' .. now .. ',"dueAt":' .. dueAt
     .. ',"payload":' .. payload .. '}'
   if redis.call('HSETNX', jobsKey, id, record) == 0 then
-    out[#out + 1] = 0
-    out[#out + 1] = -1
-  else
-    if dueAt <= now and straightToReady then
-      redis.call('LPUSH', readyKey, id)
-    else
-      redis.call('ZADD', delayedKey, dueAt, id)
-      if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
-    end
-    local jobType = string.match(head, '^{"type":"([^"]+)"') or '?'
-    acceptedPerType[jobType] = (acceptedPerType[jobType] or 0) + 1
-    out[#out + 1] = 1
-    out[#out + 1] = dueAt
+    local deadAt = redis.call('ZSCORE', deadKey, id)
+    if deadAt then return 3, tonumber(deadAt) end
+    return 0, -1
   end
+  if dueAt <= now and straightToReady then
+    redis.call('LPUSH', readyKey, id)
+  else
+    redis.call('ZADD', delayedKey, dueAt, id)
+    if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
+  end
+  local jobType = string.match(head, '^{"type":"([^"]+)"') or '?'
+  acceptedPerType[jobType] = (acceptedPerType[jobType] or 0) + 1
+  return 1, dueAt
+end
+
+for i = 2, #ARGV, 5 do
+  local code, value = enqueueOne(ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), ARGV[i + 4])
+  out[#out + 1] = code
+  out[#out + 1] = value
 end
 
 for jobType, n in pairs(acceptedPerType) do

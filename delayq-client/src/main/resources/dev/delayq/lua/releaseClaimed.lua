@@ -5,17 +5,22 @@
   KEYS[1] in-flight (LIST)  the consumer's deliveries '<token>|<id>', newest on the left
   KEYS[2] jobs      (HASH)  id -> record
   KEYS[3] ready     (LIST)  due ids; released ids go on the right, to run next, in claim order
+  KEYS[4] ended     (HASH)  caller-chosen id -> how its job ended (id retention)
+  KEYS[5] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   ARGV[1] delivery to acknowledge first, '' for none
+  ARGV[2] queue.idRetention in ms (0: off)
   Returns {ack, released}: ack 1 acknowledged, 0 fenced, -1 none asked; released the number of
   ids given back.
   Invariant: the acknowledged id leaves with its record; each other id leaves the in-flight list
   and enters ready in the same step.
 ]]
+--@include now
 --@include delivery
+--@include ended
 local inflightKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
 local ackFirst = ARGV[1]
 
-local acked = acknowledge(inflightKey, jobsKey, ackFirst)
+local acked = acknowledge(inflightKey, jobsKey, ackFirst, retention(KEYS[4], KEYS[5], ARGV[2]))
 -- newest first onto the right end, so the earliest claimed ends rightmost and runs first
 local released = 0
 while true do

@@ -7,6 +7,8 @@
   KEYS[4] ready     (LIST)  due ids; taken-back ids go on the right, to run next, in claim order
   KEYS[5] dead      (ZSET)  id -> time it was dead-lettered
   KEYS[6] running   (HASH)  consumer id -> the delivery whose handler it started last
+  KEYS[7] ended     (HASH)  caller-chosen id -> how its job ended (id retention)
+  KEYS[8] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   ARGV[1] consumer id
   ARGV[2] most ids to take back in this call
   ARGV[3] "expired": only if the heartbeat has expired; "gone": unconditionally
@@ -14,29 +16,37 @@
   ARGV[5] lost deliveries after which a job is a poison pill and goes to dead
   ARGV[6] the delivery that was running as the worker's crash record says, '|' when it says none
           was; '' when there is no record, and the running mark (KEYS[6]) decides
-  Returns {uncharged, charged, deadLettered, left in the list}, or {-1, 0, 0, 0} when the
-  consumer is alive.
+  ARGV[7] queue.idRetention in ms (0: off)
+  ARGV[8…] the deliveries the crash record shows finished: their handler returned done, and their
+          acknowledgement may not have left the process before it died
+  Returns {uncharged, charged, deadLettered, left in the list, acknowledged}, or
+  {-1, 0, 0, 0, 0} when the consumer is alive.
   The charging rule: the delivery that was running (its handler had started, and its outcome had
   not landed) gets attempt + 1 and lost + 1, and goes to dead past maxAttempts or the poison-pill
   limit (or when its record cannot be read or written back). Every other delivery goes back
   untouched: those claimed after it never started; one claimed before it had finished (its
   handler ended before the next one was marked), so it may run again, but is not counted lost.
-  The consumer is unregistered once its list is empty; a late outcome from it is then fenced.
+  A delivery the crash record shows finished is acknowledged (the job is done: its record goes,
+  a kept id stays taken), not run again. The consumer is unregistered once its list is empty; a late outcome from it is then fenced.
   Invariant: each id leaves the in-flight list and enters ready or dead in the same step, its new
   record built before anything is removed.
 ]]
 --@include now
 --@include record
 --@include delivery
+--@include ended
 local inflightKey, consumersKey, jobsKey, readyKey, deadKey, runningKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local consumer, limit, mode, reason, poisonAt = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
 local recorded = ARGV[6] or ''
+local retain = retention(KEYS[7], KEYS[8], ARGV[7])
+local finished = {}
+for i = 8, #ARGV do finished[ARGV[i]] = true end
 
 local now = nowMs()
 if mode == 'expired' then
   local expiry = redis.call('ZSCORE', consumersKey, consumer)
-  if expiry and tonumber(expiry) > now then return {-1, 0, 0, 0} end
+  if expiry and tonumber(expiry) > now then return {-1, 0, 0, 0, 0} end
 end
 local running = recorded
 if recorded == '' then running = redis.call('HGET', runningKey, consumer) end
@@ -66,7 +76,7 @@ local function charged(raw)
   return record, false
 end
 
-local uncharged, chargedCount, deadLettered = 0, 0, 0
+local uncharged, chargedCount, deadLettered, acknowledged = 0, 0, 0, 0
 for _ = 1, limit do
   -- newest first onto the right end, so the earliest claimed ends rightmost and runs first
   local delivery = redis.call('LINDEX', inflightKey, 0)
@@ -75,6 +85,11 @@ for _ = 1, limit do
   local raw = redis.call('HGET', jobsKey, id)
   if not raw then
     redis.call('LPOP', inflightKey) -- an id without a record: nothing could ever run it
+  elseif finished[delivery] then
+    redis.call('LPOP', inflightKey)
+    rememberEnded(retain, id, raw, 'done')
+    redis.call('HDEL', jobsKey, id)
+    acknowledged = acknowledged + 1
   elseif delivery == running then
     local record, toDead = charged(raw)
     redis.call('LPOP', inflightKey)
@@ -97,4 +112,4 @@ if left == 0 then
   redis.call('ZREM', consumersKey, consumer)
   redis.call('HDEL', runningKey, consumer)
 end
-return {uncharged, chargedCount, deadLettered, left}
+return {uncharged, chargedCount, deadLettered, left, acknowledged}

@@ -5,8 +5,11 @@
   starts of all its consumers that are waiting at that moment in one call.
   KEYS[1]   jobs      (HASH)  id -> record
   KEYS[2]   running   (HASH)  consumer id -> the delivery whose handler it started last
-  KEYS[2+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
-  ARGV, three per start i:
+  KEYS[3]   ended     (HASH)  caller-chosen id -> how its job ended (id retention)
+  KEYS[4]   ended:expiry (ZSET) those ids -> when they are free again, epoch ms
+  KEYS[4+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
+  ARGV[1] queue.idRetention in ms (0: off)
+  ARGV, from ARGV[2], three per start i:
     consumer id
     delivery to start
     delivery to acknowledge first, '' for none
@@ -15,14 +18,17 @@
   after its heartbeat expired or its worker was presumed dead; it must not run).
   Invariant: an acknowledged id leaves with its record; nothing else moves.
 ]]
+--@include now
 --@include delivery
+--@include ended
 local jobsKey, runningKey = KEYS[1], KEYS[2]
+local retain = retention(KEYS[3], KEYS[4], ARGV[1])
 
 local out = {}
-for i = 1, #ARGV / 3 do
-  local inflightKey = KEYS[2 + i]
-  local consumer, delivery, ackFirst = ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i]
-  local acked = acknowledge(inflightKey, jobsKey, ackFirst)
+for i = 1, (#ARGV - 1) / 3 do
+  local inflightKey = KEYS[4 + i]
+  local consumer, delivery, ackFirst = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
+  local acked = acknowledge(inflightKey, jobsKey, ackFirst, retain)
   local started = 0
   -- searched from the right: the next to start is the oldest delivery left
   if redis.call('LPOS', inflightKey, delivery, 'RANK', -1) then

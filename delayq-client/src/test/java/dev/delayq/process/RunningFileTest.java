@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,28 @@ class RunningFileTest {
     record.running(2, "19|x");
     assertEquals(Map.of(2, "19|x"), RunningFile.read(path));
     assertEquals(dir.resolve("worker-1.4242.running"), path);
+  }
+
+  @Test
+  void aSlotKeepsTheLastDeliveriesItFinishedInARing() {
+    Path path = RunningFile.pathFor(dir, "worker-1", 4243);
+    RunningFile record = RunningFile.create(path, 4243, 2);
+
+    record.running(1, "1|a");
+    record.finished(1, "1|a");
+    record.idle(1);
+    assertEquals(Map.of(1, new RunningFile.Slot(null, List.of("1|a"))), RunningFile.readSlots(path));
+    assertEquals(Map.of(), RunningFile.read(path), "finished is not running");
+
+    for (int i = 2; i <= 6; i++) {
+      record.running(1, i + "|j" + i);
+      record.finished(1, i + "|j" + i);
+    }
+    record.idle(1);
+    record.running(1, "7|j7");
+    // the ring holds the last FINISHED_KEPT, in ring order
+    assertEquals(new RunningFile.Slot("7|j7", List.of("5|j5", "6|j6", "3|j3", "4|j4")),
+        RunningFile.readSlots(path).get(1));
   }
 
   @Test

@@ -1,7 +1,9 @@
 package dev.delayq.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.process.RunningFile;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.List;
@@ -72,7 +74,8 @@ class RecoveryTest {
     }
     List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:7:1", 30_000, 3, null).jobs();
     // the worker had started b (its running mark was still on its way) when it died
-    Map<String, String> record = Map.of("worker-1:7:1", batch.get(1).delivery().element());
+    Map<String, RunningFile.Slot> record = Map.of("worker-1:7:1",
+        new RunningFile.Slot(batch.get(1).delivery().element(), List.of()));
 
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:7:", "worker-1 killed", true, Optional.of(record));
 
@@ -80,6 +83,28 @@ class RecoveryTest {
     assertEquals(2, probe.record("b").get("attempt").asInt());
     assertEquals(1, probe.record("a").get("attempt").asInt(), "a, marked by the claim, had finished");
     assertEquals(1, probe.record("c").get("attempt").asInt());
+  }
+
+  @Test
+  void jobsTheCrashRecordShowsFinishedAreAcknowledgedAndOnlyTheRunningOneIsCharged() {
+    for (String id : List.of("a", "b", "c", "d")) {
+      probe.seedReady(id);
+    }
+    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:9:1", 30_000, 4, null).jobs();
+    // a and b had finished, their acknowledgements not yet sent; c was running; d never started
+    Map<String, RunningFile.Slot> record = Map.of("worker-1:9:1", new RunningFile.Slot(
+        batch.get(2).delivery().element(), List.of(batch.get(0).delivery().element(), batch.get(1).delivery().element())));
+
+    List<Recovery.TakenBack> taken = recovery.processGone("worker-1:9:", "worker-1 halted", true, Optional.of(record));
+
+    assertEquals(new RedisBroker.Requeued(1, 1, 0, false, 2), taken.get(0).result());
+    assertEquals(List.of(), probe.placesOf("a"));
+    assertEquals(List.of(), probe.placesOf("b"));
+    assertEquals(null, probe.rawRecord("a"), "done: its record is gone");
+    assertEquals(2, probe.record("c").get("attempt").asInt(), "the running one is charged");
+    assertEquals(1, probe.record("d").get("attempt").asInt(), "lost 0: the one that never started goes back");
+    assertEquals(List.of("ready"), probe.placesOf("d"));
+    assertTrue(taken.get(0).describe().contains("2 that had finished acknowledged"), taken.get(0).describe());
   }
 
   @Test

@@ -190,11 +190,15 @@ final class Consumer {
     if (shared.crashRecord() != null) {
       shared.crashRecord().running(slot, job.delivery().element());
     }
-    Outcome outcome;
+    Outcome outcome = null;
     try {
       outcome = shared.runner().run(watchdogSlot, job);
     } finally {
       if (shared.crashRecord() != null) {
+        if (outcome instanceof Outcome.Ack) {
+          // its acknowledgement leaves a moment later: a crash before then acknowledges it
+          shared.crashRecord().finished(slot, job.delivery().element());
+        }
         shared.crashRecord().idle(slot);
       }
       running = null;
@@ -232,7 +236,7 @@ final class Consumer {
       jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), home)
           .map(List::of).orElse(List.of());
       scanShards = true;
-      if (jobs.size() == 1 && jobs.get(0).rawRecord() == null) {
+      if (jobs.size() == 1 && jobs.get(0).dropped()) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();
       }

@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.PayloadRules;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
@@ -42,6 +43,14 @@ final class JobRunner {
     String consumer = slot.consumer();
     String jobId = claimed.id();
     JobRecord job;
+    if (claimed.tooLongBytes() > 0) {
+      // never pulled from Redis: reading it is what could exhaust this worker's memory
+      String error = "record of " + claimed.tooLongBytes() + " bytes is over the limit a worker reads ("
+          + "queue.maxPayloadBytes + 64 KiB); not read";
+      log.error("{}: job {}: {}; dead-lettered", consumer, LogText.escape(jobId), error);
+      stats.also("?", StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter(error);
+    }
     try {
       job = JobRecord.parse(jobId, claimed.rawRecord());
     } catch (JobRecord.MalformedRecordException e) {
@@ -54,6 +63,14 @@ final class JobRunner {
           LogText.escape(Outcome.describe(e)));
       stats.also("?", StatsRecorder.Event.DEAD);
       return new Outcome.DeadLetter("its record could not be read: " + Outcome.describe(e));
+    }
+    Optional<String> refused = PayloadRules.whyRefused(job.payloadJson());
+    if (refused.isPresent()) {
+      // a record written past enqueue's checks (another client): refused before any handler binds it
+      String error = "payload refused: " + refused.get();
+      log.error("{}: job {}: {}; dead-lettered", consumer, LogText.escape(jobId), LogText.escape(error));
+      stats.also(job.type(), StatsRecorder.Event.DEAD);
+      return new Outcome.DeadLetter(error);
     }
     Optional<JobHandler> handler = handlers.find(job.type());
     if (handler.isEmpty()) {

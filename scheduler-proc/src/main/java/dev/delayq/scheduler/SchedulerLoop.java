@@ -26,6 +26,7 @@ final class SchedulerLoop {
   private final ShardLeases lease;
   private final Forwarder forwarder;
   private final Recoverer recoverer;
+  private final IdRetentionTrimmer trimmer;
   private final Waiter waiter;
   private final ShutdownSignal shutdown;
   private final long recoverIntervalNanos;
@@ -37,12 +38,16 @@ final class SchedulerLoop {
   /** Per shard: its wake listener saw a new earliest job. */
   private final AtomicBoolean[] woken;
 
-  SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, Waiter waiter,
+  private boolean moreToForget;
+
+  SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer,
+      Waiter waiter,
       ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
     this.forwarder = forwarder;
     this.recoverer = recoverer;
+    this.trimmer = trimmer;
     this.waiter = waiter;
     this.shutdown = shutdown;
     this.recoverIntervalNanos = recoverIntervalNanos;
@@ -97,7 +102,12 @@ final class SchedulerLoop {
     }
     if (recover) {
       nextRecoverNanos = now + recoverIntervalNanos;
+      moreToForget = true;
     }
-    return next;
+    if (moreToForget) {
+      // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
+      moreToForget = trimmer.tick();
+    }
+    return moreToForget ? System.nanoTime() : next;
   }
 }

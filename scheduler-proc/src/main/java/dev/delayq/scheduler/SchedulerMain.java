@@ -48,7 +48,7 @@ public final class SchedulerMain {
     }
     ShutdownSignal shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
     Keys keys = Keys.of(config);
-    RedisBroker broker = new RedisBroker(redis, keys);
+    RedisBroker broker = new RedisBroker(redis, keys).withLimits(config);
 
     String owner = leaseOwner(child);
     ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis());
@@ -65,7 +65,7 @@ public final class SchedulerMain {
       cannotGoOn.accept(e);
     });
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), waiter, shutdown,
+        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
         config.scheduler().recoverInterval().toNanos(), outages);
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;

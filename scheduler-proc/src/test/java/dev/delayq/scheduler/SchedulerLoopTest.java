@@ -22,7 +22,7 @@ class SchedulerLoopTest {
 
   private SchedulerLoop loop(String owner, int batchSize) {
     return new SchedulerLoop(new ShardLeases(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
-        new Recoverer(broker, 3), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS,
+        new Recoverer(broker, 3), new IdRetentionTrimmer(broker), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS,
         new OutageLog("test"));
   }
 

@@ -39,15 +39,15 @@ final class InstantRecovery {
       return childName + " (pid " + pid + ") exited with code " + exitCode;
     }
 
-    /** Consumer id -> the delivery it was running, per the crash record; empty without one. */
-    Optional<Map<String, String>> crashRecord(Path runDir) {
+    /** Consumer id -> what its slot of the crash record says (running, finished); empty without one. */
+    Optional<Map<String, RunningFile.Slot>> crashRecord(Path runDir) {
       Path path = RunningFile.pathFor(runDir, childName, pid);
       if (!RunningFile.exists(path)) {
         return Optional.empty();
       }
-      Map<String, String> running = new HashMap<>();
-      RunningFile.read(path).forEach((slot, delivery) -> running.put(consumerPrefix() + (slot + 1), delivery));
-      return Optional.of(running);
+      Map<String, RunningFile.Slot> slots = new HashMap<>();
+      RunningFile.readSlots(path).forEach((slot, s) -> slots.put(consumerPrefix() + (slot + 1), s));
+      return Optional.of(slots);
     }
   }
 

@@ -101,7 +101,7 @@ final class StartCommand implements Callable<Integer> {
         ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
       Keys keys = Keys.of(config);
       Inspector inspector = new Inspector(redis.client(), keys);
-      InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys), inspector,
+      InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys).withLimits(config), inspector,
           config.worker().poisonPillAfter(), host, home.runDir(config));
       Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);

@@ -95,7 +95,7 @@ public final class WorkerMain {
       this.config = config;
       this.redis = redis;
       this.handlers = handlers;
-      this.broker = new RedisBroker(redis, Keys.of(config));
+      this.broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
       this.shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
       this.stats = new StatsRecorder(broker.keys());
       this.outages = new OutageLog(child.name());
@@ -228,7 +228,7 @@ public final class WorkerMain {
         for (Consumer c : consumers) {
           String id = c.id();
           RedisBroker.Requeued r = broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
-              config.worker().poisonPillAfter(), c.runningNow());
+              config.worker().poisonPillAfter(), c.runningNow(), List.of());
           if (r.taken() > 0) {
             log.warn("{}: put back {} job(s): {} unstarted, uncounted; {} that was running charged "
                 + "an attempt ({} to dead)", id, r.taken(), r.uncharged(), r.charged(), r.deadLettered());

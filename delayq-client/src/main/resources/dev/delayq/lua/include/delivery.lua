@@ -10,13 +10,3 @@ end
 local function deliveryOf(token, id)
   return token .. '|' .. id
 end
-
--- Acknowledges a delivery of the consumer whose list is inflightKey: the job is done, its id and
--- record leave together. Searched from the right, where the oldest deliveries are. Returns 1, or
--- 0 when fenced (no longer this consumer's: nothing changes), or -1 for '' (none asked).
-local function acknowledge(inflightKey, jobsKey, delivery)
-  if delivery == '' then return -1 end
-  local acked = redis.call('LREM', inflightKey, -1, delivery)
-  if acked == 1 then redis.call('HDEL', jobsKey, idOf(delivery)) end
-  return acked
-end

@@ -6,6 +6,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
@@ -50,7 +51,7 @@ public final class WebServer implements AutoCloseable {
     this.server = server;
     this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
     Keys keys = Keys.of(config);
-    Admin admin = new Admin(redis, keys, config.worker().poisonPillAfter());
+    Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(config), config.worker().poisonPillAfter());
     this.guard = new Guard(token, config.web().loopback());
     this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
         System::currentTimeMillis);

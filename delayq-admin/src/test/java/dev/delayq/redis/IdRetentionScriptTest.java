@@ -1,0 +1,184 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Id retention through the scripts that end a job (ack, claimReady, start, releaseClaimed,
+ * cancel, purgeDead), enqueue.lua that refuses a kept id, and forgetEnded.lua that frees them.
+ */
+class IdRetentionScriptTest {
+  private static final long HOUR = 3_600_000;
+  private final Keys keys = RedisFixture.freshKeys();
+  private final RedisBroker broker = RedisFixture.get().broker(keys).withLimits(Duration.ofHours(1), 1 << 20);
+  private final QueueProbe probe = new QueueProbe(broker);
+  private final Admin admin = new Admin(broker, 3);
+
+  /** A job whose id the caller chose: its head carries keepId, as DelayQueue writes it. */
+  private static RedisBroker.NewJob kept(String id, long delayMs) {
+    return new RedisBroker.NewJob(id, QueueProbe.head(QueueProbe.TYPE, 5) + ",\"keepId\":true", "{\"n\":1}",
+        delayMs, false);
+  }
+
+  private Delivery claimOne(RedisBroker b, String consumer) {
+    RedisBroker.Batch batch = b.claimReady(consumer, 30_000, 1, null);
+    assertEquals(1, batch.jobs().size());
+    return batch.jobs().get(0).delivery();
+  }
+
+  @Test
+  void aKeptIdStaysTakenAfterItsJobIsDoneAndASecondEnqueueSaysAlreadyFinished() {
+    broker.enqueue(kept("p-1", 0));
+    Delivery d = claimOne(broker, "c1");
+    long before = probe.redisNowMs();
+    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d)))).get(0)[0]);
+
+    RedisBroker.Enqueued again = broker.enqueue(kept("p-1", 0));
+
+    assertEquals(RedisBroker.EnqueueCode.ENDED, again.code());
+    assertTrue(again.value() >= before + HOUR && again.value() <= probe.redisNowMs() + HOUR, "free one window after the end");
+    assertEquals(0, probe.recordCount(), "nothing was written");
+    assertEquals(List.of(), probe.placesOf("p-1"));
+    Admin.JobView view = admin.inspect("p-1").orElseThrow();
+    assertEquals(Admin.State.ENDED, view.state());
+    assertEquals("done", view.ended().outcome());
+    assertEquals(again.value(), view.ended().freeAt());
+  }
+
+  @Test
+  void everyScriptThatAcknowledgesLeavesTheTombstone() {
+    for (String id : List.of("a", "b", "c")) {
+      broker.enqueue(kept(id, 0));
+    }
+    Delivery a = claimOne(broker, "c1");
+    Delivery b = broker.claimReady("c1", 30_000, 1, a).jobs().get(0).delivery(); // claimReady acks a
+    assertFalse(broker.start("c1", b, b).started()); // start acks b, then finds it gone
+    Delivery c = claimOne(broker, "c2");
+    assertEquals(0, broker.releaseClaimed("c2", c).released()); // releaseClaimed acks c
+
+    for (String id : List.of("a", "b", "c")) {
+      assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
+    }
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void cancelledAndPurgedIdsStayTakenAndADeadOneSaysDead() {
+    broker.enqueue(kept("cancel-me", 60_000));
+    assertTrue(broker.cancel("cancel-me"));
+    broker.enqueue(kept("kill-me", 0));
+    Delivery d = claimOne(broker, "c1");
+    assertTrue(broker.deadLetter("c1", d, "boom"));
+
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("cancel-me", 0)).code());
+    assertEquals("cancelled", admin.inspect("cancel-me").orElseThrow().ended().outcome());
+    assertEquals(RedisBroker.EnqueueCode.DEAD, broker.enqueue(kept("kill-me", 0)).code());
+    assertEquals(1, admin.purgeDead(null));
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("kill-me", 0)).code());
+    assertEquals("purged", admin.inspect("kill-me").orElseThrow().ended().outcome());
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void aPendingIdIsToldApartFromAFinishedOne() {
+    broker.enqueue(kept("p-1", 60_000));
+
+    RedisBroker.Enqueued again = broker.enqueue(kept("p-1", 0));
+
+    assertEquals(RedisBroker.EnqueueCode.PENDING, again.code());
+    assertEquals(List.of("delayed"), probe.placesOf("p-1"));
+  }
+
+  @Test
+  void generatedIdsLeaveNothingBehind() {
+    probe.seedReady("generated");
+    Delivery d = claimOne(broker, "c1");
+    broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d))));
+
+    assertEquals(0, broker.redis().hlen(keys.ended()));
+    assertEquals(0, broker.redis().zcard(keys.endedExpiry()));
+    assertTrue(broker.enqueue(QueueProbe.delayed("generated", "{}", 0)).accepted());
+  }
+
+  @Test
+  void retentionZeroTurnsItOff() {
+    RedisBroker off = broker.withLimits(Duration.ZERO, 1 << 20);
+    off.enqueue(kept("p-1", 0));
+    Delivery d = claimOne(off, "c1");
+    off.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d))));
+
+    assertEquals(0, broker.redis().hlen(keys.ended()));
+    assertTrue(off.enqueue(kept("p-1", 0)).accepted());
+  }
+
+  @Test
+  void anIdIsFreeAgainOnceItsWindowPassedEvenBeforeItIsTrimmed() {
+    RedisBroker brief = broker.withLimits(Duration.ofMillis(50), 1 << 20);
+    brief.enqueue(kept("p-1", 60_000));
+    assertTrue(brief.cancel("p-1"));
+    assertEquals(RedisBroker.EnqueueCode.ENDED, brief.enqueue(kept("p-1", 60_000)).code());
+    probe.awaitRedisTimePast(probe.redisNowMs() + 60);
+
+    assertTrue(brief.enqueue(kept("p-1", 60_000)).accepted());
+    assertEquals(0, broker.redis().hlen(keys.ended()), "enqueue trimmed the passed entry");
+    assertFalse(admin.inspect("p-1").orElseThrow().state() == Admin.State.ENDED);
+  }
+
+  @Test
+  void forgetEndedFreesPassedIdsInBoundedChunksAndKeepsTheOthers() {
+    RedisBroker brief = broker.withLimits(Duration.ofMillis(1), 1 << 20);
+    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    for (int i = 0; i < 2_500; i++) {
+      jobs.add(kept("old-" + i, 60_000));
+    }
+    brief.enqueueAll(jobs);
+    for (RedisBroker.NewJob j : jobs) {
+      brief.cancel(j.id());
+    }
+    broker.enqueue(kept("young", 60_000));
+    broker.cancel("young");
+    probe.awaitRedisTimePast(probe.redisNowMs() + 5);
+
+    assertEquals(1_000, broker.forgetEnded(1_000));
+    assertEquals(1_000, broker.forgetEnded(1_000));
+    assertEquals(500, broker.forgetEnded(1_000));
+    assertEquals(0, broker.forgetEnded(1_000));
+    assertEquals(1, broker.redis().hlen(keys.ended()));
+    assertEquals(1, broker.redis().zcard(keys.endedExpiry()));
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("young", 0)).code());
+  }
+
+  @Test
+  void enqueueRefusesAPayloadOverTheLimitWhoeverSendsIt() {
+    RedisBroker small = broker.withLimits(Duration.ofHours(1), 10);
+
+    RedisBroker.Enqueued e = small.enqueue(QueueProbe.delayed("big", "{\"n\":\"0123456789\"}", 0));
+
+    assertEquals(RedisBroker.EnqueueCode.TOO_LARGE, e.code());
+    assertEquals(18, e.value());
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void checkAcceptsKeptIdsAndReportsOneThatAlsoHasARecord() {
+    broker.enqueue(kept("p-1", 0));
+    broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(claimOne(broker, "c1")))));
+    Inspector inspector = new Inspector(broker.redis(), keys);
+    assertEquals(List.of(), inspector.check());
+
+    broker.redis().hset(keys.jobs(), "p-1", "{}");
+    broker.redis().zadd(keys.delayed(), 1, "p-1");
+    broker.redis().zadd(keys.endedExpiry(), 1, "lonely");
+
+    List<String> found = inspector.check().stream().map(Inspector.Breach::toString).sorted().toList();
+    assertEquals(List.of("lonely: ended, but in ended:expiry only", "p-1: ended, but it has a record in jobs"), found);
+  }
+}
