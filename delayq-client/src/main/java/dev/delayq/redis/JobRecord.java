@@ -4,13 +4,25 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A job's record as stored in the {@code jobs} hash: a JSON object whose last member is the
  * payload. Optional fields are 0 or null when absent.
  */
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
-    long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
+    long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers) {
+
+  public JobRecord {
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  /** A record without headers, as every record stored before headers existed. */
+  public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
+      long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, Map.of());
+  }
 
   private static final JsonFactory JSON = new JsonFactory();
   private static final String PAYLOAD = ",\"payload\":";
@@ -42,6 +54,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     String lastError = null;
     int lost = 0;
     long deadAt = 0;
+    Map<String, String> headers = Map.of();
     try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new MalformedRecordException("record of " + id + " is not a JSON object");
@@ -58,6 +71,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "lastError" -> lastError = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
+          case "headers" -> headers = readHeaders(p, value, id);
           default -> p.skipChildren();
         }
       }
@@ -68,6 +82,24 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     if (type == null) {
       throw new MalformedRecordException("record of " + id + " has no type");
     }
-    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload);
+    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
+        headers);
+  }
+
+  /** An object of strings; anything else there makes the record malformed, naming the header. */
+  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id)
+      throws IOException, MalformedRecordException {
+    if (value != JsonToken.START_OBJECT) {
+      throw new MalformedRecordException("record of " + id + ": headers is not an object");
+    }
+    Map<String, String> headers = new TreeMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      if (p.nextToken() != JsonToken.VALUE_STRING) {
+        throw new MalformedRecordException("record of " + id + ": header '" + name + "' is not a string");
+      }
+      headers.put(name, p.getText());
+    }
+    return headers;
   }
 }

@@ -33,6 +33,26 @@ class JobRecordTest {
     assertEquals("[1,2]", r.payloadJson());
   }
 
+  @Test
+  void headersAreReadAndARecordFromBeforeHeadersHasNone() throws Exception {
+    JobRecord with = JobRecord.parse("j1", "{\"type\":\"t\",\"maxAttempts\":3,"
+        + "\"headers\":{\"traceparent\":\"00-abc-def-01\",\"tenant\":\"acme\"},\"attempt\":1,\"payload\":{}}");
+    JobRecord before = JobRecord.parse("j2", "{\"type\":\"t\",\"maxAttempts\":3,\"attempt\":1,\"payload\":{}}");
+
+    assertEquals(java.util.Map.of("traceparent", "00-abc-def-01", "tenant", "acme"), with.headers());
+    assertEquals(3, with.maxAttempts());
+    assertEquals(java.util.Map.of(), before.headers());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"type\":\"t\",\"headers\":[1],\"payload\":{}}",
+      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}"})
+  void headersThatAreNotStringsMakeTheRecordMalformedSayingSo(String raw) {
+    JobRecord.MalformedRecordException e =
+        assertThrows(JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j1", raw));
+    assertTrue(e.getMessage().contains("j1") && e.getMessage().contains("header"), e.getMessage());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"not json", "[1,2]", "{\"payload\":{}}", "{\"type\":7,\"payload\":{}}", "{\"type\":\"t\"}"})
   void unreadableRecordIsRefusedNamingTheJob(String raw) {
