@@ -35,6 +35,10 @@ public enum Script {
   RELEASE_CLAIMED("releaseClaimed"),
   CLAIM_LAYOUT("claimLayout"),
   SCHEDULER_BEAT("schedulerBeat"),
+  CHANGE_PENDING("changePending"),
+  TICK_SCHEDULE("tickSchedule"),
+  SAVE_SCHEDULE("saveSchedule"),
+  CANCEL_RUNNING("cancelRunning"),
   FORGET_ENDED("forgetEnded"),
   SCAN_FIELDS("scanFields");
 

@@ -46,8 +46,8 @@ public final class WorkerMain {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
       // a consumer blocked in BLMOVE holds its connection; the claims, starts, acknowledgements,
-      // heartbeats and stats of the others must never wait for one to come back
-      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads() + 4);
+      // heartbeats and stats of the others (and the cancel subscription, 2 more) must never wait for one to come back
+      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads() + 6);
       redis.checkServer(config.redis().requireNoeviction());
       new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
