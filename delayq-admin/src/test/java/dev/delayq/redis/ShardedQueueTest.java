@@ -258,4 +258,32 @@ class ShardedQueueTest {
     env.put("DELAYQ_QUEUE_SHARDS", Integer.toString(shards));
     return env;
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void changesByIdGoToTheJobsShardWhileSchedulesAndListingAreRefused(String where) throws Exception {
+    open(where);
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      Set<Integer> shardsUsed = new HashSet<>();
+      for (int i = 0; i < 12; i++) {
+        String id = "change-" + i;
+        shardsUsed.add(keys.shardIndexOf(id));
+        producer.delay("t", Map.of("n", i), Duration.ofHours(1), JobOptions.withId(id));
+        assertEquals(dev.delayq.ChangeResult.Status.READY, producer.promote(id).status(), id);
+        Keys home = keys.shardOf(id);
+        assertTrue(redis.client().lrange(home.ready(), 0, -1).contains(id), id + " is ready in its own shard");
+        assertEquals(dev.delayq.ChangeResult.Status.DELAYED,
+            producer.reschedule(id, Duration.ofHours(2)).status(), id);
+        assertTrue(redis.client().zscore(home.delayed(), id) != null, id + " is delayed in its own shard");
+      }
+      assertTrue(shardsUsed.size() > 1, "the ids spread over several shards: " + shardsUsed);
+    }
+    IllegalStateException schedules = assertThrows(IllegalStateException.class,
+        () -> broker.saveSchedule("every-minute", "{}", 60_000, -1, List.of()));
+    assertTrue(schedules.getMessage().contains("queue.shards"), schedules.getMessage());
+    IllegalStateException listing = assertThrows(IllegalStateException.class,
+        () -> new JobBrowser(redis.client(), keys).ready(new JobBrowser.Query(null, null, 10, 0)));
+    assertTrue(listing.getMessage().contains("queue.shards"), listing.getMessage());
+    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+  }
 }
