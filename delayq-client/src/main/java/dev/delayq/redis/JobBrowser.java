@@ -93,6 +93,7 @@ public final class JobBrowser {
    * views; consumers that come or go between two pages shift it.
    */
   public Page inFlight(Query q) {
+    requireOneShard();
     List<String> consumers = new ArrayList<>(redis.zrange(keys.consumers(), 0, -1));
     consumers.sort(null);
     int budget = lookAt(q);
