@@ -278,6 +278,51 @@ public final class Admin {
     return Optional.of(new Ended(how, at, freeAt.get().longValue()));
   }
 
+  // ---- pause and resume (flow control, include/flow.lua) ------------------------------------
+
+  /** The whole queue's scope in {@link #pause} and {@link #resume}. */
+  public static final String WHOLE_QUEUE = "*";
+  private static final java.util.regex.Pattern TYPE = java.util.regex.Pattern.compile("[a-z0-9_.:-]{1,64}");
+
+  /**
+   * Pauses {@code scope} ({@link #WHOLE_QUEUE} or a job type): its jobs are still accepted and
+   * fall due, and none starts until {@link #resume}; jobs already running finish. Kept in Redis,
+   * so it outlives every process. Returns false when it was paused already (since then).
+   */
+  public boolean pause(String scope) {
+    checkScope(scope);
+    return redis.hsetnx(keys.paused(), scope, Long.toString(redisNowMs())) == 1;
+  }
+
+  /**
+   * Lifts the pause of {@code scope} and gives back to ready every job held meanwhile. Returns
+   * {was paused, jobs given back}.
+   */
+  public RedisBroker.Resumed resume(String scope) {
+    checkScope(scope);
+    boolean was = false;
+    int given = 0;
+    while (true) {
+      RedisBroker.Resumed r = broker.resume(scope, BATCH);
+      was |= r.wasPaused();
+      given += r.givenBack();
+      if (r.givenBack() < BATCH) {
+        return new RedisBroker.Resumed(was, given);
+      }
+    }
+  }
+
+  /** Paused scopes and held jobs. */
+  public Inspector.Flow flow() {
+    return inspector.flow();
+  }
+
+  private static void checkScope(String scope) {
+    if (!WHOLE_QUEUE.equals(scope) && (scope == null || !TYPE.matcher(scope).matches())) {
+      throw new IllegalArgumentException("'" + scope + "' is not a job type ([a-z0-9_.:-], 1 to 64 characters)");
+    }
+  }
+
   // ---- recovery ----------------------------------------------------------------------------
 
   /**

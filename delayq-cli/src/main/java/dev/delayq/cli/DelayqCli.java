@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
     description = "Put jobs on a delayq queue and look after it.",
     subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
         StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
-        CompletionCommand.class},
+        PauseCommand.class, ResumeCommand.class, CompletionCommand.class},
     exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
         ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 public final class DelayqCli implements Runnable {

@@ -95,8 +95,16 @@ public record DelayqConfig(
     }
   }
 
-  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention) {
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention,
+      List<Limit> limits) {
     public Queue {
+      limits = limits == null ? List.of() : List.copyOf(limits);
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (Limit l : limits) {
+        if (!seen.add(l.type())) {
+          throw new IllegalArgumentException("limits: type " + l.type() + " is listed twice");
+        }
+      }
       Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);

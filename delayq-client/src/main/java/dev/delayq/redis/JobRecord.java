@@ -10,7 +10,7 @@ import java.io.IOException;
  * payload. Optional fields are 0 or null when absent.
  */
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
-    long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
+    long dueAt, String lastError, int lost, long deadAt, String payloadJson, long heldAt) {
 
   private static final JsonFactory JSON = new JsonFactory();
   private static final String PAYLOAD = ",\"payload\":";
@@ -42,6 +42,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     String lastError = null;
     int lost = 0;
     long deadAt = 0;
+    long heldAt = 0;
     try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new MalformedRecordException("record of " + id + " is not a JSON object");
@@ -58,6 +59,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "lastError" -> lastError = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
+          case "heldAt" -> heldAt = p.getValueAsLong(0);
           default -> p.skipChildren();
         }
       }
@@ -68,6 +70,6 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     if (type == null) {
       throw new MalformedRecordException("record of " + id + " has no type");
     }
-    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload);
+    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload, heldAt);
   }
 }

@@ -34,7 +34,8 @@ public enum Script {
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
   FORGET_ENDED("forgetEnded"),
-  SCAN_FIELDS("scanFields");
+  SCAN_FIELDS("scanFields"),
+  RESUME("resume");
 
   private final String fileName;
   private final String source;

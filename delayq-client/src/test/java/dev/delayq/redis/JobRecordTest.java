@@ -19,7 +19,7 @@ class JobRecordTest {
         + "\"deadAt\":1700000070000,\"payload\":{\"order_id\":1001}}");
 
     assertEquals(new JobRecord("j1", "order_close", 2, 5, 1_700_000_000_000L, 1_700_000_060_000L, "boom", 1,
-        1_700_000_070_000L, "{\"order_id\":1001}"), r);
+        1_700_000_070_000L, "{\"order_id\":1001}", 0), r);
   }
 
   @Test

@@ -82,7 +82,11 @@ final class JobRunner {
     }
     JobHandler h = handler.get();
     long started = System.currentTimeMillis();
-    stats.started(job.type(), started - job.dueAt());
+    if (job.heldAt() > 0) {
+      stats.startedAfterHold(job.type(), started - job.dueAt());
+    } else {
+      stats.started(job.type(), started - job.dueAt());
+    }
     Outcome outcome;
     boolean succeeded;
     try {
@@ -154,6 +158,9 @@ final class JobRunner {
 
   private void count(String type, boolean succeeded, Outcome outcome, long durationMs) {
     stats.finished(type, succeeded ? StatsRecorder.Event.SUCCEEDED : StatsRecorder.Event.FAILED, durationMs);
+    if (outcome instanceof Outcome.Wait) {
+      stats.also(type, StatsRecorder.Event.RATE_LIMITED);
+    }
     if (outcome instanceof Outcome.Reschedule) {
       stats.also(type, StatsRecorder.Event.RESCHEDULED);
     } else if (outcome instanceof Outcome.Retry) {

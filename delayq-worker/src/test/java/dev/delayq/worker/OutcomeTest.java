@@ -15,7 +15,7 @@ class OutcomeTest {
   private static final RetryPolicy POLICY = new RetryPolicy(Duration.ofSeconds(1), Duration.ofHours(1), 0.5);
 
   private static JobRecord job(int attempt, int maxAttempts) {
-    return new JobRecord("j1", "test_job", attempt, maxAttempts, 0, 0, null, 0, 0, "{}");
+    return new JobRecord("j1", "test_job", attempt, maxAttempts, 0, 0, null, 0, 0, "{}", 0);
   }
 
   @Test
@@ -31,6 +31,14 @@ class OutcomeTest {
         new RunResult.Returned(JobResult.rescheduleIn(Duration.ofSeconds(30))), POLICY, 0.5);
 
     assertEquals(new Outcome.Reschedule(30_000), o);
+  }
+
+  @Test
+  void rateLimitedWaitsTheHandlersDelayEvenOnTheLastAttempt() {
+    Outcome o = Outcome.decide(job(5, 5),
+        new RunResult.Returned(JobResult.rateLimited(Duration.ofSeconds(2))), POLICY, 0.5);
+
+    assertEquals(new Outcome.Wait(2_000), o, "no attempt is burned: not a failure, not dead");
   }
 
   @Test
