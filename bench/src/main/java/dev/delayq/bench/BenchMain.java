@@ -19,17 +19,17 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
-      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor");
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor or all (default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit or all (default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -40,6 +40,10 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
   int threads;
+
+  @Option(names = "--rate", defaultValue = "500",
+      description = "ratelimit: the limit in starts per second (default 500); its jobs are min(--n, 10 s of it)")
+  int rate;
 
   @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
   int payloadBytes;
@@ -76,12 +80,15 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, all)");
       }
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
     Path work = Files.createTempDirectory("delayq-bench");
     Map<String, Object> results = new LinkedHashMap<>();
+    if (rate < 1 || rate > 100_000) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--rate must be 1 to 100000, got " + rate);
+    }
     if (replicaAcks < 0 || replicaAcks > 5) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
     }
@@ -99,6 +106,7 @@ public final class BenchMain implements Callable<Integer> {
           case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
+          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rate), workers, threads, rate);
           default -> measures.supervision(threads);
         });
       }

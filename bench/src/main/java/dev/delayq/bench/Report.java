@@ -30,6 +30,9 @@ final class Report {
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
     line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
+    line(out, r, "ratelimit", "rate limit: starts/s allowed", "limit_per_s", 0);
+    line(out, r, "ratelimit", "  achieved starts/s (first to last start)", "achieved_per_s", 0);
+    line(out, r, "ratelimit", "  busiest sliding 1 s window, starts", "busiest_1s_window", 0);
     line(out, r, "supervisor", "kill -9 worker -> replacement RUNNING ms", "restart_ms", 0);
     line(out, r, "supervisor", "kill -9 worker -> its job running again ms", "rerun_ms", 0);
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);

@@ -194,7 +194,7 @@ public final class Admin {
    * Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant).
    * ENDED: the job is gone, its caller-chosen id still taken (see {@link Ended}).
    */
-  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED }
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD }
 
   /** How a job whose id is kept ended ("done", "cancelled", "purged"), when, and when the id is free. */
   public record Ended(String outcome, long endedAt, long freeAt) {}
@@ -252,6 +252,9 @@ public final class Admin {
       } catch (JobRecord.MalformedRecordException e) {
         r = null;
       }
+    }
+    if (state == State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
+      state = State.HELD; // flow control holds it: paused, or its type at its concurrency cap
     }
     String lastError = r != null ? r.lastError() : raw == null ? null : deadJob(id, 0, raw).lastError();
     long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;

@@ -95,6 +95,8 @@ class PauseProcessTest {
       assertTrue(stats.out().contains("test_sleep paused since") && stats.out().contains("test_sleep holds " + HELD),
           stats.out());
       assertEquals(List.of(), inspector.check(), "held jobs are in their place");
+      DelayqLauncher.Run inspected = cli.run(cliEnv, "inspect", results.get(0).id());
+      assertTrue(inspected.out().contains("HELD"), inspected.out());
     }
 
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG, env)) {
