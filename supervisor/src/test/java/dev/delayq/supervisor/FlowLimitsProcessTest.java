@@ -51,7 +51,7 @@ class FlowLimitsProcessTest {
     try (SupervisorProcess sup = SupervisorProcess.start(home, """
         queue:
           limits:
-            - type: test_sleep
+            - type: test_timed
               rate: 100/1s
         worker:
           processes: 2
@@ -64,7 +64,7 @@ class FlowLimitsProcessTest {
       await().atMost(Duration.ofSeconds(60)).until(() -> e.redis.zcard(e.keys.consumers()) == 8);
       List<JobRequest> requests = new ArrayList<>();
       for (int i = 0; i < jobs; i++) {
-        requests.add(JobRequest.delay("test_sleep", e.runs.payload(0), Duration.ofMillis(500)));
+        requests.add(JobRequest.delay("test_timed", e.runs.payload(0), Duration.ofMillis(500)));
       }
       e.producer.enqueueAll(requests);
 
@@ -106,7 +106,7 @@ class FlowLimitsProcessTest {
     try (SupervisorProcess sup = SupervisorProcess.start(home, """
         queue:
           limits:
-            - type: test_sleep
+            - type: test_timed
               concurrency: 3
         worker:
           processes: 2
@@ -119,7 +119,7 @@ class FlowLimitsProcessTest {
       await().atMost(Duration.ofSeconds(60)).until(() -> e.redis.zcard(e.keys.consumers()) == 16);
       List<JobRequest> requests = new ArrayList<>();
       for (int i = 0; i < jobs; i++) {
-        requests.add(JobRequest.delay("test_sleep", e.runs.payload(5_000), Duration.ZERO));
+        requests.add(JobRequest.delay("test_timed", e.runs.payload(5_000), Duration.ZERO));
       }
       e.producer.enqueueAll(requests);
 

@@ -11,8 +11,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * A job that takes a while, for the end-to-end tests: payload {@code {"ms":3000,"log":"/abs/runs.log"}}.
- * It appends {@code start <id> <attempt> <pid> <epoch ms>} and {@code end ...} lines to the
- * log, so a test sees where, when and how often each job ran. Shipped to the worker as a jar in
+ * It appends {@code start <id> <attempt> <pid>} and {@code end <id> <attempt> <pid>} lines to the
+ * log, so a test sees where and how often each job ran. Shipped to the worker as a jar in
  * {@code jobs/}, built by {@link JobsJar}.
  */
 public final class SleepHandler implements JobHandler {
@@ -36,9 +36,9 @@ public final class SleepHandler implements JobHandler {
     return JobResult.done();
   }
 
-  static void note(Path log, String what, JobContext ctx) throws Exception {
+  private static void note(Path log, String what, JobContext ctx) throws Exception {
     // one short write with O_APPEND: lines from several processes do not interleave
-    Files.write(log, (what + " " + ctx.id() + " " + ctx.attempt() + " " + PID + " " + System.currentTimeMillis() + "\n").getBytes(StandardCharsets.UTF_8),
+    Files.write(log, (what + " " + ctx.id() + " " + ctx.attempt() + " " + PID + "\n").getBytes(StandardCharsets.UTF_8),
         StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
   }
 }
