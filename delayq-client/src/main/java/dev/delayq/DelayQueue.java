@@ -1,16 +1,21 @@
 package dev.delayq;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -29,12 +34,20 @@ import java.util.regex.Pattern;
 public final class DelayQueue implements AutoCloseable {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Tracing TRACING = Tracing.get();
 
   private final RedisBroker broker;
   private final Payloads payloads;
   private final int defaultMaxAttempts;
   private final RedisConnection owned;
   private final EnqueueBatcher batcher;
+  private final Listener listener;
+
+  /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
+  public interface Listener {
+    void enqueued(JobRequest request, EnqueueResult result);
+  }
 
   /** Connects to the configured Redis and queue; {@link #close()} closes the connections. */
   public static DelayQueue connect(DelayqConfig config) {
@@ -53,7 +66,7 @@ public final class DelayQueue implements AutoCloseable {
           new Keys(config.queue().keyPrefix(), config.queue().name())).withLimits(config);
       broker.scripts().loadAll();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
-          config.retry().maxAttempts(), redis);
+          config.retry().maxAttempts(), redis, null);
     } catch (RuntimeException e) {
       redis.close();
       throw e;
@@ -62,16 +75,22 @@ public final class DelayQueue implements AutoCloseable {
 
   /** A producer over an existing broker (its connections stay the caller's). */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null);
+  }
+
+  /** A producer over an existing broker that tells {@code listener} of each job it enqueued. */
+  public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener);
   }
 
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
-      RedisConnection owned) {
+      RedisConnection owned, Listener listener) {
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
     this.defaultMaxAttempts = defaultMaxAttempts;
     this.owned = owned;
     this.batcher = new EnqueueBatcher(broker);
+    this.listener = listener;
   }
 
   /** Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). */
@@ -101,7 +120,11 @@ public final class DelayQueue implements AutoCloseable {
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);
-    return result(job, batcher.enqueue(job));
+    EnqueueResult result = result(job, batcher.enqueue(job));
+    if (listener != null) {
+      listener.enqueued(request, result);
+    }
+    return result;
   }
 
   /**
@@ -122,7 +145,11 @@ public final class DelayQueue implements AutoCloseable {
       List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
       List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
       for (int k = 0; k < slice.size(); k++) {
-        results.add(result(slice.get(k), replies.get(k)));
+        EnqueueResult result = result(slice.get(k), replies.get(k));
+        results.add(result);
+        if (listener != null) {
+          listener.enqueued(requests.get(from + k), result);
+        }
       }
     }
     return results;
@@ -143,6 +170,8 @@ public final class DelayQueue implements AutoCloseable {
     if (r.options().id() != null) {
       head += ",\"keepId\":true"; // stays taken for queue.idRetention once the job ended
     }
+    // header values are JSON strings, so no header can spell the keepId flag above
+    head += headers(r.options());
     if (r.delay() != null) {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
@@ -150,6 +179,27 @@ public final class DelayQueue implements AutoCloseable {
       return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false);
     }
     return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true);
+  }
+
+  /**
+   * The record's headers member: the caller's headers and the trace context of the span this
+   * enqueue runs in (when OpenTelemetry is on the classpath); nothing at all when there are none,
+   * so records stay as they were before headers existed.
+   */
+  private static String headers(JobOptions options) {
+    if (options.headers().isEmpty() && !TRACING.enabled()) {
+      return "";  // the hot path without headers or tracing allocates nothing for them
+    }
+    Map<String, String> headers = new TreeMap<>(options.headers());
+    TRACING.inject(headers);
+    if (headers.isEmpty()) {
+      return "";
+    }
+    try {
+      return ",\"headers\":" + JSON.writeValueAsString(headers);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("headers cannot be written as JSON: " + e.getOriginalMessage(), e);
+    }
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {

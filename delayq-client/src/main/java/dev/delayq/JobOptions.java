@@ -1,11 +1,21 @@
 package dev.delayq;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
 /**
- * Per-job options at enqueue: a caller-chosen id (which makes the enqueue idempotent) and the
- * number of attempts before the job goes to dead. Null fields mean "generate" and "configured".
+ * Per-job options at enqueue: a caller-chosen id (which makes the enqueue idempotent), the
+ * number of attempts before the job goes to dead, and headers: strings that travel with the job
+ * apart from its payload (trace context, a tenant, a correlation id) and that its handler reads
+ * with {@link dev.delayq.job.JobContext#headers()}. Null fields mean "generate" and "configured".
  */
-public record JobOptions(String id, Integer maxAttempts) {
-  private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9_.:@/+=-]{1,128}");
+public record JobOptions(String id, Integer maxAttempts, Map<String, String> headers) {
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.:@/+=-]{1,128}");
+  private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  /** Headers are small metadata; the payload is the place for data. */
+  static final int MAX_HEADERS = 32;
+  static final int MAX_HEADER_VALUE = 1024;
 
   public JobOptions {
     if (id != null && !ID.matcher(id).matches()) {
@@ -15,6 +25,11 @@ public record JobOptions(String id, Integer maxAttempts) {
     if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > 1000)) {
       throw new IllegalArgumentException("maxAttempts must be between 1 and 1000, got " + maxAttempts);
     }
+    headers = checkHeaders(headers);
+  }
+
+  public JobOptions(String id, Integer maxAttempts) {
+    this(id, maxAttempts, Map.of());
   }
 
   public static JobOptions defaults() {
@@ -27,10 +42,49 @@ public record JobOptions(String id, Integer maxAttempts) {
   }
 
   public JobOptions maxAttempts(int attempts) {
-    return new JobOptions(id, attempts);
+    return new JobOptions(id, attempts, headers);
   }
 
   public JobOptions id(String newId) {
-    return new JobOptions(newId, maxAttempts);
+    return new JobOptions(newId, maxAttempts, headers);
+  }
+
+  /** These options with header {@code name} set to {@code value} (names are case-sensitive). */
+  public JobOptions header(String name, String value) {
+    Map<String, String> more = new TreeMap<>(headers);
+    more.put(name, value);
+    return new JobOptions(id, maxAttempts, more);
+  }
+
+  /** These options with {@code more} headers added (a name given twice takes the new value). */
+  public JobOptions headers(Map<String, String> more) {
+    Map<String, String> all = new TreeMap<>(headers);
+    all.putAll(more);
+    return new JobOptions(id, maxAttempts, all);
+  }
+
+  private static Map<String, String> checkHeaders(Map<String, String> headers) {
+    if (headers == null || headers.isEmpty()) {
+      return Map.of();
+    }
+    if (headers.size() > MAX_HEADERS) {
+      throw new IllegalArgumentException("a job has at most " + MAX_HEADERS + " headers, got " + headers.size());
+    }
+    Map<String, String> checked = new TreeMap<>();
+    headers.forEach((name, value) -> {
+      if (name == null || !HEADER_NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("header name '" + name
+            + "' is not valid: use 1 to 64 of the characters A-Z a-z 0-9 _ . -");
+      }
+      if (value == null) {
+        throw new IllegalArgumentException("header '" + name + "' has no value");
+      }
+      if (value.length() > MAX_HEADER_VALUE) {
+        throw new IllegalArgumentException("header '" + name + "' is " + value.length()
+            + " characters long, over the limit of " + MAX_HEADER_VALUE);
+      }
+      checked.put(name, value);
+    });
+    return Map.copyOf(checked);
   }
 }

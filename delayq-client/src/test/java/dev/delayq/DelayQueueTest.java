@@ -49,6 +49,31 @@ class DelayQueueTest {
   // ---- bad input ---------------------------------------------------------------------------
 
   @Test
+  void headersAreStoredWithTheJobAndAJobWithoutThemHasTheRecordOfBefore() {
+    String with = queue.delay("order_close", Map.of("order_id", 1), Duration.ofMinutes(1),
+        JobOptions.defaults().header("tenant", "acme").header("request-id", "r-17")).id();
+    String without = queue.delay("order_close", Map.of("order_id", 2), Duration.ofMinutes(1)).id();
+
+    assertTrue(probe.rawRecord(with).startsWith(
+        "{\"type\":\"order_close\",\"maxAttempts\":5,\"headers\":{\"request-id\":\"r-17\",\"tenant\":\"acme\"},"),
+        probe.rawRecord(with));
+    assertFalse(probe.rawRecord(without).contains("headers"), probe.rawRecord(without));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "has space", "new\nline", "ü"})
+  void badHeaderNameIsRefusedNamingIt(String name) {
+    assertRefused(() -> queue.delay("t", "{}", Duration.ZERO, JobOptions.defaults().header(name, "v")),
+        "header name '" + name + "'");
+  }
+
+  @Test
+  void headerValueOverTheLimitIsRefused() {
+    assertRefused(() -> queue.delay("t", "{}", Duration.ZERO, JobOptions.defaults().header("big", "x".repeat(1025))),
+        "header 'big' is 1025 characters long, over the limit of 1024");
+  }
+
+  @Test
   void emptyTypeIsRefused() {
     assertRefused(() -> queue.delay("", "{}", Duration.ZERO), "job type is empty");
     assertRefused(() -> queue.delay(null, "{}", Duration.ZERO), "job type is empty");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -22,9 +23,15 @@ public final class JobContext {
   private final int maxAttempts;
   private final Instant createdAt;
   private final Instant dueAt;
+  private final Map<String, String> headers;
 
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt) {
+    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, Map.of());
+  }
+
+  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
+      Instant createdAt, Instant dueAt, Map<String, String> headers) {
     this.id = Objects.requireNonNull(id, "id");
     this.type = Objects.requireNonNull(type, "type");
     this.payloadJson = Objects.requireNonNull(payloadJson, "payloadJson");
@@ -32,6 +39,7 @@ public final class JobContext {
     this.maxAttempts = maxAttempts;
     this.createdAt = createdAt;
     this.dueAt = dueAt;
+    this.headers = headers == null ? Map.of() : Map.copyOf(headers);
   }
 
   public String id() {
@@ -88,6 +96,14 @@ public final class JobContext {
   /** When the job was due; its start minus this is its lateness. */
   public Instant dueAt() {
     return dueAt;
+  }
+
+  /**
+   * The job's headers: the strings its producer set with {@link dev.delayq.JobOptions#header},
+   * and {@code traceparent} when it enqueued inside a traced span. Empty for a job without any.
+   */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   @Override

@@ -4,13 +4,33 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A job's record as stored in the {@code jobs} hash: a JSON object whose last member is the
- * payload. Optional fields are 0 or null when absent.
+ * payload. Optional fields are 0 or null when absent. {@code heldAt}: when a pause held the job
+ * (flow control), so its lateness is counted apart.
  */
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
-    long dueAt, String lastError, int lost, long deadAt, String payloadJson, long heldAt) {
+    long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers,
+    long heldAt) {
+
+  public JobRecord {
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  /** A record without headers, as every record stored before headers existed. */
+  public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
+      long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, Map.of(), 0);
+  }
+
+  /** A record that no pause has held. */
+  public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
+      long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers) {
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, headers, 0);
+  }
 
   private static final JsonFactory JSON = new JsonFactory();
   private static final String PAYLOAD = ",\"payload\":";
@@ -43,6 +63,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     int lost = 0;
     long deadAt = 0;
     long heldAt = 0;
+    Map<String, String> headers = Map.of();
     try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new MalformedRecordException("record of " + id + " is not a JSON object");
@@ -60,6 +81,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
           case "heldAt" -> heldAt = p.getValueAsLong(0);
+          case "headers" -> headers = readHeaders(p, value, id);
           default -> p.skipChildren();
         }
       }
@@ -70,6 +92,24 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     if (type == null) {
       throw new MalformedRecordException("record of " + id + " has no type");
     }
-    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload, heldAt);
+    return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
+        headers, heldAt);
+  }
+
+  /** An object of strings; anything else there makes the record malformed, naming the header. */
+  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id)
+      throws IOException, MalformedRecordException {
+    if (value != JsonToken.START_OBJECT) {
+      throw new MalformedRecordException("record of " + id + ": headers is not an object");
+    }
+    Map<String, String> headers = new TreeMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      if (p.nextToken() != JsonToken.VALUE_STRING) {
+        throw new MalformedRecordException("record of " + id + ": header '" + name + "' is not a string");
+      }
+      headers.put(name, p.getText());
+    }
+    return headers;
   }
 }

@@ -19,7 +19,7 @@ class JobRecordTest {
         + "\"deadAt\":1700000070000,\"payload\":{\"order_id\":1001}}");
 
     assertEquals(new JobRecord("j1", "order_close", 2, 5, 1_700_000_000_000L, 1_700_000_060_000L, "boom", 1,
-        1_700_000_070_000L, "{\"order_id\":1001}", 0), r);
+        1_700_000_070_000L, "{\"order_id\":1001}"), r);
   }
 
   @Test
@@ -31,6 +31,26 @@ class JobRecordTest {
     assertEquals(0, r.lost());
     assertEquals(0, r.deadAt());
     assertEquals("[1,2]", r.payloadJson());
+  }
+
+  @Test
+  void headersAreReadAndARecordFromBeforeHeadersHasNone() throws Exception {
+    JobRecord with = JobRecord.parse("j1", "{\"type\":\"t\",\"maxAttempts\":3,"
+        + "\"headers\":{\"traceparent\":\"00-abc-def-01\",\"tenant\":\"acme\"},\"attempt\":1,\"payload\":{}}");
+    JobRecord before = JobRecord.parse("j2", "{\"type\":\"t\",\"maxAttempts\":3,\"attempt\":1,\"payload\":{}}");
+
+    assertEquals(java.util.Map.of("traceparent", "00-abc-def-01", "tenant", "acme"), with.headers());
+    assertEquals(3, with.maxAttempts());
+    assertEquals(java.util.Map.of(), before.headers());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"type\":\"t\",\"headers\":[1],\"payload\":{}}",
+      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}"})
+  void headersThatAreNotStringsMakeTheRecordMalformedSayingSo(String raw) {
+    JobRecord.MalformedRecordException e =
+        assertThrows(JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j1", raw));
+    assertTrue(e.getMessage().contains("j1") && e.getMessage().contains("header"), e.getMessage());
   }
 
   @ParameterizedTest

@@ -9,6 +9,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,14 +50,36 @@ final class HandlerRegistry {
     }
   }
 
+  /**
+   * The handlers an application hands over (Spring beans, a test's handlers) instead of the
+   * classpath and a jobs directory, with the same checks: a malformed type, or two handlers of
+   * one type, is an IllegalStateException saying which.
+   */
+  static HandlerRegistry of(Collection<? extends JobHandler> handlers) {
+    Map<String, JobHandler> found = new TreeMap<>();
+    for (JobHandler h : handlers) {
+      JobHandler before = found.putIfAbsent(checkedType(h), h);
+      if (before != null && before != h) {
+        throw new IllegalStateException("job type '" + h.type() + "' has two handlers: "
+            + before.getClass().getName() + " and " + h.getClass().getName());
+      }
+    }
+    return new HandlerRegistry(found);
+  }
+
+  private static String checkedType(JobHandler h) {
+    String type = h.type();
+    if (type == null || !TYPE.matcher(type).matches()) {
+      throw new IllegalStateException(h.getClass().getName() + " declares job type '" + type
+          + "', which does not match [a-z0-9_.:-]{1,64}");
+    }
+    return type;
+  }
+
   private static HandlerRegistry loadAll(ClassLoader loader) {
     Map<String, JobHandler> found = new TreeMap<>();
     for (JobHandler h : ServiceLoader.load(JobHandler.class, loader)) {
-      String type = h.type();
-      if (type == null || !TYPE.matcher(type).matches()) {
-        throw new IllegalStateException(h.getClass().getName() + " declares job type '" + type
-            + "', which does not match [a-z0-9_.:-]{1,64}");
-      }
+      String type = checkedType(h);
       JobHandler before = found.putIfAbsent(type, h);
       if (before != null && before.getClass() != h.getClass()) {
         throw new IllegalStateException("job type '" + type + "' has two handlers: "

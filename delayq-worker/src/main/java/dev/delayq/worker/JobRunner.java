@@ -9,6 +9,7 @@ import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -26,12 +27,22 @@ import org.slf4j.LoggerFactory;
 final class JobRunner {
   private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
+  private static final Tracing TRACING = Tracing.get();
+
+  private final String queue;
   private final HandlerRegistry handlers;
   private final StatsRecorder stats;
   private final Duration defaultLimit;
   private final RetryPolicy defaultPolicy;
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
+    this(handlers, stats, defaultLimit, defaultPolicy, "default");
+  }
+
+  /** A runner for the jobs of {@code queue} (the name its consumer spans carry). */
+  JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
+      String queue) {
+    this.queue = queue;
     this.handlers = handlers;
     this.stats = stats;
     this.defaultLimit = defaultLimit;
@@ -107,12 +118,14 @@ final class JobRunner {
   private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job) {
     Duration limit = limitOf(h);
     JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
-        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()));
+        job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
+        job.headers());
+    Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;
     slot.begin(context.id(), saturatedNanos(limit));
     try {
-      JobResult r = h.handle(context);
+      JobResult r = TRACING.consume(run, () -> h.handle(context));
       result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
           h.getClass().getName() + ".handle returned null instead of a JobResult"));
     } catch (Throwable t) {

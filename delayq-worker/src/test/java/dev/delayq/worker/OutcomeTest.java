@@ -15,7 +15,7 @@ class OutcomeTest {
   private static final RetryPolicy POLICY = new RetryPolicy(Duration.ofSeconds(1), Duration.ofHours(1), 0.5);
 
   private static JobRecord job(int attempt, int maxAttempts) {
-    return new JobRecord("j1", "test_job", attempt, maxAttempts, 0, 0, null, 0, 0, "{}", 0);
+    return new JobRecord("j1", "test_job", attempt, maxAttempts, 0, 0, null, 0, 0, "{}");
   }
 
   @Test

@@ -1,0 +1,98 @@
+package dev.delayq.spring;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.JobHandler;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
+import dev.delayq.redis.RedisConnector;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * delayq in a Spring Boot app: the {@link DelayqConfig} from the {@code delayq.*} properties
+ * (the keys and checks of conf/delayq.yml), one Redis connection pool, the {@link DelayQueue}
+ * bean, and with {@code delayq.worker.enabled=true} the in-app worker running every
+ * {@link JobHandler} bean. Each bean backs off when the app defines its own.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(DelayqProperties.class)
+public class DelayqAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  public DelayqConfig delayqConfig(DelayqProperties properties) {
+    return new ConfigLoader().load(null, properties.toEnvironment());
+  }
+
+  /** Producers, the worker's consumers and the health check share it. */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public RedisConnection delayqRedis(DelayqConfig config) {
+    if (config.redis().embedded()) {
+      throw new IllegalStateException("delayq.redis.url is not set: an app connects to a Redis of "
+          + "its own (redis://host:port), or with delayq.redis.sentinels to a Sentinel group");
+    }
+    RedisConnection redis = RedisConnector.connect(config, "delayq-app", config.worker().threads() + 16);
+    try {
+      redis.checkServer(config.redis().requireNoeviction());
+    } catch (RuntimeException e) {
+      redis.close();
+      throw e;
+    }
+    return redis;
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public DelayQueue delayQueue(DelayqConfig config, RedisConnection redis, ObjectProvider<JobObserver> observer) {
+    RedisBroker broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+        .withLimits(config);
+    broker.scripts().loadAll();
+    return new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts(),
+        observer.getIfAvailable(() -> JobObserver.NONE));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public DelayqHealthCheck delayqHealthCheck(DelayqConfig config, RedisConnection redis,
+      ObjectProvider<DelayqWorkerLifecycle> worker) {
+    return new DelayqHealthCheck(config, redis, () -> {
+      DelayqWorkerLifecycle w = worker.getIfAvailable();
+      return w == null || w.worker() == null ? null : w.worker().failure();
+    });
+  }
+
+  /** The in-app worker: the app's JobHandler beans on the supervised workers' engine. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(prefix = "delayq.worker", name = "enabled", havingValue = "true")
+  static class InAppWorker {
+    @Bean
+    DelayqWorkerLifecycle delayqWorker(DelayqConfig config, RedisConnection redis,
+        ObjectProvider<JobHandler> handlers, ObjectProvider<JobObserver> observer) {
+      JobObserver o = observer.getIfAvailable(() -> JobObserver.NONE);
+      return new DelayqWorkerLifecycle(config, redis, handlers.orderedStream().map(o::observe).toList());
+    }
+  }
+
+  /** Meters, when the app has Micrometer and a registry. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(MeterRegistry.class)
+  static class Metrics {
+    @Bean
+    @ConditionalOnMissingBean
+    JobObserver delayqMeters(ObjectProvider<MeterRegistry> registry, DelayqConfig config) {
+      MeterRegistry r = registry.getIfAvailable();
+      return r == null ? JobObserver.NONE : new MicrometerJobObserver(r, config.queue().name());
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.delayq.spring;
+
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.Inspector;
+import dev.delayq.redis.JobRecord;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisConnection;
+import dev.delayq.worker.Worker;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.resps.Tuple;
+import redis.clients.jedis.util.SafeEncoder;
+
+/**
+ * What the actuator health indicators of both starters report, Boot-free: Redis reachable (a
+ * failed read is DOWN), the backlog (ready jobs, delayed ones already due), the oldest overdue job
+ * (how long past its due time the oldest waiting job is: a stopped scheduler or too few workers
+ * show here first), the depths, and whether the in-app worker stopped claiming after a failure.
+ */
+public final class DelayqHealthCheck {
+  /** One reading: {@code up} false when the in-app worker stopped after a failure. */
+  public record Reading(boolean up, Map<String, Object> details) {}
+
+  private final DelayqConfig config;
+  private final RedisConnection redis;
+  private final Keys keys;
+  private final Inspector inspector;
+  private final Supplier<Worker.Failure> workerFailure;
+
+  DelayqHealthCheck(DelayqConfig config, RedisConnection redis, Supplier<Worker.Failure> workerFailure) {
+    this.config = config;
+    this.redis = redis;
+    this.keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    this.inspector = new Inspector(redis.client(), keys);
+    this.workerFailure = workerFailure;
+  }
+
+  /** Reads Redis; throws what Jedis throws when it cannot (the indicator says DOWN with it). */
+  public Reading read() {
+    Inspector.Depths d = inspector.depths();
+    List<?> time = (List<?>) redis.client().sendCommand(Protocol.Command.TIME);
+    long now = Long.parseLong(SafeEncoder.encode((byte[]) time.get(0))) * 1000
+        + Long.parseLong(SafeEncoder.encode((byte[]) time.get(1))) / 1000;
+    long dueDelayed = redis.client().zcount(keys.delayed(), Double.NEGATIVE_INFINITY, now);
+    long oldestDue = Long.MAX_VALUE;
+    List<Tuple> first = redis.client().zrangeWithScores(keys.delayed(), 0, 0);
+    if (!first.isEmpty() && first.get(0).getScore() <= now) {
+      oldestDue = (long) first.get(0).getScore();
+    }
+    String nextReady = redis.client().lindex(keys.ready(), -1);
+    if (nextReady != null) {
+      String raw = redis.client().hget(keys.jobs(), nextReady);
+      if (raw != null) {
+        try {
+          oldestDue = Math.min(oldestDue, JobRecord.parse(nextReady, raw).dueAt());
+        } catch (JobRecord.MalformedRecordException e) {
+          // the worker dead-letters it; it says nothing about lateness
+        }
+      }
+    }
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("redis", redis.describe());
+    details.put("queue", config.queue().name());
+    details.put("backlog", d.ready() + dueDelayed);
+    details.put("oldestOverdueMs", oldestDue == Long.MAX_VALUE ? 0 : Math.max(0, now - oldestDue));
+    details.put("delayed", d.delayed());
+    details.put("ready", d.ready());
+    details.put("inFlight", d.inFlight());
+    details.put("dead", d.dead());
+    Worker.Failure failure = workerFailure.get();
+    if (failure != null) {
+      details.put("worker", "stopped claiming: " + failure);
+    }
+    return new Reading(failure == null, details);
+  }
+}

@@ -1,0 +1,413 @@
+package dev.delayq.spring;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code delayq.*} properties: the keys of {@code conf/delayq.yml}, section by section, with
+ * the same names (so {@code DELAYQ_REDIS_URL} sets {@code delayq.redis.url} here as it sets
+ * {@code redis.url} for the supervised processes). An unset key keeps the default of
+ * conf/delayq.yml, and every value goes through the same checks, which name the key they refuse.
+ * {@code delayq.worker.enabled} is the one key of its own: it runs the in-app worker.
+ */
+@ConfigurationProperties("delayq")
+public class DelayqProperties {
+  private final Redis redis = new Redis();
+  private final Queue queue = new Queue();
+  private final Worker worker = new Worker();
+  private final Retry retry = new Retry();
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public Queue getQueue() {
+    return queue;
+  }
+
+  public Worker getWorker() {
+    return worker;
+  }
+
+  public Retry getRetry() {
+    return retry;
+  }
+
+  /** The set keys as the DELAYQ_* variables conf/delayq.yml documents, for ConfigLoader. */
+  Map<String, String> toEnvironment() {
+    Map<String, String> env = new LinkedHashMap<>();
+    put(env, "REDIS_URL", redis.url);
+    put(env, "REDIS_REQUIRE_NOEVICTION", redis.requireNoeviction);
+    put(env, "REDIS_CONNECT_TIMEOUT", redis.connectTimeout);
+    put(env, "REDIS_SOCKET_TIMEOUT", redis.socketTimeout);
+    put(env, "REDIS_TLS_CA_FILE", redis.tlsCaFile);
+    put(env, "REDIS_TLS_CERT_FILE", redis.tlsCertFile);
+    put(env, "REDIS_TLS_KEY_FILE", redis.tlsKeyFile);
+    put(env, "REDIS_TLS_VERIFY_HOSTNAME", redis.tlsVerifyHostname);
+    put(env, "REDIS_SENTINELS", redis.sentinels);
+    put(env, "REDIS_MASTER_NAME", redis.masterName);
+    put(env, "REDIS_REPLICA_ACKS", redis.replicaAcks);
+    put(env, "REDIS_REPLICA_ACKS_TIMEOUT", redis.replicaAcksTimeout);
+    put(env, "QUEUE_NAME", queue.name);
+    put(env, "QUEUE_KEY_PREFIX", queue.keyPrefix);
+    put(env, "QUEUE_MAX_PAYLOAD_BYTES", queue.maxPayloadBytes);
+    put(env, "QUEUE_ID_RETENTION", queue.idRetention);
+    put(env, "WORKER_THREADS", worker.threads);
+    put(env, "WORKER_POLL_TIMEOUT", worker.pollTimeout);
+    put(env, "WORKER_PREFETCH", worker.prefetch);
+    put(env, "WORKER_CLAIM_MAX_BYTES", worker.claimMaxBytes);
+    put(env, "WORKER_HEARTBEAT_INTERVAL", worker.heartbeatInterval);
+    put(env, "WORKER_HEARTBEAT_TTL", worker.heartbeatTtl);
+    put(env, "WORKER_JOB_TIMEOUT", worker.jobTimeout);
+    put(env, "WORKER_INTERRUPT_GRACE", worker.interruptGrace);
+    put(env, "WORKER_POISON_PILL_AFTER", worker.poisonPillAfter);
+    put(env, "WORKER_DRAIN_TIMEOUT", worker.drainTimeout);
+    put(env, "RETRY_MAX_ATTEMPTS", retry.maxAttempts);
+    put(env, "RETRY_BASE_DELAY", retry.baseDelay);
+    put(env, "RETRY_MAX_DELAY", retry.maxDelay);
+    put(env, "RETRY_JITTER", retry.jitter);
+    return env;
+  }
+
+  private static void put(Map<String, String> env, String key, Object value) {
+    if (value != null) {
+      // durations as milliseconds, which conf/delayq.yml's duration syntax reads back exactly
+      env.put("DELAYQ_" + key, value instanceof Duration d ? d.toMillis() + "ms" : value.toString());
+    }
+  }
+
+  /** Where the jobs live (conf/delayq.yml {@code redis.*}). */
+  public static class Redis {
+    /**
+     * redis://[user:password@]host:port[/db], rediss:// for TLS; with sentinels only the scheme,
+     * credentials and database, the master name as host. Required in an app (no embedded Redis).
+     */
+    private String url;
+    /** Refuse a Redis whose maxmemory-policy is not noeviction (eviction deletes jobs silently). Default true. */
+    private Boolean requireNoeviction;
+    /** Time to open a connection. Default 2s. */
+    private Duration connectTimeout;
+    /** Time to wait for the reply to a non-blocking command. Default 5s. */
+    private Duration socketTimeout;
+    /** PEM file of the CA that signed the server's certificate (empty: the JVM's trust store). */
+    private String tlsCaFile;
+    /** PEM client certificate, for servers with tls-auth-clients yes. */
+    private String tlsCertFile;
+    /** Unencrypted PKCS#8 or RSA key of the client certificate. */
+    private String tlsKeyFile;
+    /** The server's certificate must name the host connected to. Default true. */
+    private Boolean tlsVerifyHostname;
+    /** Comma-separated host:port list of Redis Sentinels. */
+    private String sentinels;
+    /** The name the Sentinels monitor the master under. */
+    private String masterName;
+    /** Replicas each state change waits for (WAIT) before it counts as done. Default 0. */
+    private Integer replicaAcks;
+    /** How long a write waits for replicaAcks replicas. Default 1s. */
+    private Duration replicaAcksTimeout;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public Boolean getRequireNoeviction() {
+      return requireNoeviction;
+    }
+
+    public void setRequireNoeviction(Boolean requireNoeviction) {
+      this.requireNoeviction = requireNoeviction;
+    }
+
+    public Duration getConnectTimeout() {
+      return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+    }
+
+    public Duration getSocketTimeout() {
+      return socketTimeout;
+    }
+
+    public void setSocketTimeout(Duration socketTimeout) {
+      this.socketTimeout = socketTimeout;
+    }
+
+    public String getTlsCaFile() {
+      return tlsCaFile;
+    }
+
+    public void setTlsCaFile(String tlsCaFile) {
+      this.tlsCaFile = tlsCaFile;
+    }
+
+    public String getTlsCertFile() {
+      return tlsCertFile;
+    }
+
+    public void setTlsCertFile(String tlsCertFile) {
+      this.tlsCertFile = tlsCertFile;
+    }
+
+    public String getTlsKeyFile() {
+      return tlsKeyFile;
+    }
+
+    public void setTlsKeyFile(String tlsKeyFile) {
+      this.tlsKeyFile = tlsKeyFile;
+    }
+
+    public Boolean getTlsVerifyHostname() {
+      return tlsVerifyHostname;
+    }
+
+    public void setTlsVerifyHostname(Boolean tlsVerifyHostname) {
+      this.tlsVerifyHostname = tlsVerifyHostname;
+    }
+
+    public String getSentinels() {
+      return sentinels;
+    }
+
+    public void setSentinels(String sentinels) {
+      this.sentinels = sentinels;
+    }
+
+    public String getMasterName() {
+      return masterName;
+    }
+
+    public void setMasterName(String masterName) {
+      this.masterName = masterName;
+    }
+
+    public Integer getReplicaAcks() {
+      return replicaAcks;
+    }
+
+    public void setReplicaAcks(Integer replicaAcks) {
+      this.replicaAcks = replicaAcks;
+    }
+
+    public Duration getReplicaAcksTimeout() {
+      return replicaAcksTimeout;
+    }
+
+    public void setReplicaAcksTimeout(Duration replicaAcksTimeout) {
+      this.replicaAcksTimeout = replicaAcksTimeout;
+    }
+  }
+
+  /** The queue (conf/delayq.yml {@code queue.*}). */
+  public static class Queue {
+    /** The queue's name; its keys are keyPrefix:{name}:suffix. Default "default". */
+    private String name;
+    /** Lets several tenants share one Redis. Default "delayq". */
+    private String keyPrefix;
+    /** Largest payload accepted at enqueue, in bytes of its JSON text. Default 1048576. */
+    private Integer maxPayloadBytes;
+    /** How long a caller-chosen id stays taken after its job ended (0: off). Default 24h. */
+    private Duration idRetention;
+
+    public Duration getIdRetention() {
+      return idRetention;
+    }
+
+    public void setIdRetention(Duration idRetention) {
+      this.idRetention = idRetention;
+    }
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public Integer getMaxPayloadBytes() {
+      return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(Integer maxPayloadBytes) {
+      this.maxPayloadBytes = maxPayloadBytes;
+    }
+  }
+
+  /** The in-app worker (conf/delayq.yml {@code worker.*}, and enabled). */
+  public static class Worker {
+    /**
+     * Run the app's JobHandler beans in this app, on the worker engine of the supervised
+     * workers. An app killed with -9 has its jobs taken back by the scheduler's recoverer once
+     * its heartbeat expires (heartbeatTtl), not at once as a supervisor would. Default false.
+     */
+    private boolean enabled;
+    /** Consumer threads, each running one job at a time. Default 8. */
+    private Integer threads;
+    /** How long a consumer blocks waiting for a job before it checks for shutdown. Default 1s. */
+    private Duration pollTimeout;
+    /** Most due jobs a consumer takes in one call when a backlog waits. Default 32. */
+    private Integer prefetch;
+    /** Most record bytes one claim pulls from Redis at once. Default 4194304. */
+    private Integer claimMaxBytes;
+    /** Consumers say they are alive this often. Default 5s. */
+    private Duration heartbeatInterval;
+    /** Consumers are taken for gone this long after their last heartbeat. Default 30s. */
+    private Duration heartbeatTtl;
+    /** A job's time limit unless its handler sets another; it is then interrupted. Default 60s. */
+    private Duration jobTimeout;
+    /** A handler still running this long after its interruption stops the worker. Default 10s. */
+    private Duration interruptGrace;
+    /** Deliveries lost with their worker after which a job goes to dead. Default 3. */
+    private Integer poisonPillAfter;
+    /** At context shutdown the worker stops claiming and waits this long for running jobs. Default 25s. */
+    private Duration drainTimeout;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Integer getThreads() {
+      return threads;
+    }
+
+    public void setThreads(Integer threads) {
+      this.threads = threads;
+    }
+
+    public Duration getPollTimeout() {
+      return pollTimeout;
+    }
+
+    public void setPollTimeout(Duration pollTimeout) {
+      this.pollTimeout = pollTimeout;
+    }
+
+    public Integer getClaimMaxBytes() {
+      return claimMaxBytes;
+    }
+
+    public void setClaimMaxBytes(Integer claimMaxBytes) {
+      this.claimMaxBytes = claimMaxBytes;
+    }
+
+    public Integer getPrefetch() {
+      return prefetch;
+    }
+
+    public void setPrefetch(Integer prefetch) {
+      this.prefetch = prefetch;
+    }
+
+    public Duration getHeartbeatInterval() {
+      return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public Duration getHeartbeatTtl() {
+      return heartbeatTtl;
+    }
+
+    public void setHeartbeatTtl(Duration heartbeatTtl) {
+      this.heartbeatTtl = heartbeatTtl;
+    }
+
+    public Duration getJobTimeout() {
+      return jobTimeout;
+    }
+
+    public void setJobTimeout(Duration jobTimeout) {
+      this.jobTimeout = jobTimeout;
+    }
+
+    public Duration getInterruptGrace() {
+      return interruptGrace;
+    }
+
+    public void setInterruptGrace(Duration interruptGrace) {
+      this.interruptGrace = interruptGrace;
+    }
+
+    public Integer getPoisonPillAfter() {
+      return poisonPillAfter;
+    }
+
+    public void setPoisonPillAfter(Integer poisonPillAfter) {
+      this.poisonPillAfter = poisonPillAfter;
+    }
+
+    public Duration getDrainTimeout() {
+      return drainTimeout;
+    }
+
+    public void setDrainTimeout(Duration drainTimeout) {
+      this.drainTimeout = drainTimeout;
+    }
+  }
+
+  /** Retries (conf/delayq.yml {@code retry.*}). */
+  public static class Retry {
+    /** Attempts of a job unless the producer sets maxAttempts; then it goes to dead. Default 5. */
+    private Integer maxAttempts;
+    /** Backoff before attempt n+1: baseDelay * 2^(n-1), at most maxDelay. Default 2s. */
+    private Duration baseDelay;
+    /** Longest backoff. Default 1h. */
+    private Duration maxDelay;
+    /** +/- this fraction of each backoff, at random. Default 0.2. */
+    private Double jitter;
+
+    public Integer getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(Integer maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getBaseDelay() {
+      return baseDelay;
+    }
+
+    public void setBaseDelay(Duration baseDelay) {
+      this.baseDelay = baseDelay;
+    }
+
+    public Duration getMaxDelay() {
+      return maxDelay;
+    }
+
+    public void setMaxDelay(Duration maxDelay) {
+      this.maxDelay = maxDelay;
+    }
+
+    public Double getJitter() {
+      return jitter;
+    }
+
+    public void setJitter(Double jitter) {
+      this.jitter = jitter;
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package dev.delayq.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
+import dev.delayq.redis.Keys;
+import dev.delayq.testing.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.RedisClient;
+
+/** The shared auto-configuration under Spring Boot 3.5, against a real redis-server. */
+class DelayqAutoConfigurationTest {
+  private static final RedisServer SERVER = RedisServer.start();
+  private static final RedisClient REDIS = RedisClient.create(SERVER.url());
+
+  private final String queue = "spring-" + UUID.randomUUID().toString().substring(0, 8);
+  private final Keys keys = new Keys("delayq", queue);
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+      .withPropertyValues("delayq.redis.url=" + SERVER.url(), "delayq.queue.name=" + queue,
+          "delayq.worker.threads=2", "delayq.worker.poll-timeout=100ms");
+
+  @AfterAll
+  static void stopServer() {
+    REDIS.close();
+    SERVER.close();
+  }
+
+  /** Records what it ran; sleeps when the payload asks, fails when it says so. */
+  static final class OrderClose implements JobHandler {
+    final List<String> ran = new CopyOnWriteArrayList<>();
+    final CountDownLatch started = new CountDownLatch(1);
+
+    @Override
+    public String type() {
+      return "order_close";
+    }
+
+    @Override
+    public JobResult handle(JobContext job) throws Exception {
+      started.countDown();
+      Thread.sleep(job.payload().path("sleepMs").asLong(0));
+      if (job.payload().path("fail").asBoolean()) {
+        throw new IllegalStateException("payment service down");
+      }
+      ran.add(job.payload().path("order").asText());
+      return JobResult.done();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class AppWithHandler {
+    @Bean
+    OrderClose orderClose() {
+      return new OrderClose();
+    }
+
+    @Bean
+    MeterRegistry meterRegistry() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void theDelayQueueBeanEnqueuesOnTheConfiguredQueue() {
+    runner.run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(DelayQueue.class);
+      context.getBean(DelayQueue.class).delay("order_close", Map.of("order", "1001"), Duration.ofMinutes(30));
+      assertThat(REDIS.zcard(keys.delayed())).isEqualTo(1);
+      assertThat(context).doesNotHaveBean(DelayqWorkerLifecycle.class);
+    });
+  }
+
+  @Test
+  void propertiesSetTheKeysOfDelayqYmlAndTheRestKeepItsDefaults() {
+    runner.withPropertyValues("delayq.queue.key-prefix=shop", "delayq.retry.base-delay=250ms",
+        "delayq.worker.drain-timeout=1m", "delayq.redis.require-noeviction=false").run(context -> {
+          DelayqConfig config = context.getBean(DelayqConfig.class);
+          assertThat(config.queue().keyPrefix()).isEqualTo("shop");
+          assertThat(config.queue().name()).isEqualTo(queue);
+          assertThat(config.retry().baseDelay()).isEqualTo(Duration.ofMillis(250));
+          assertThat(config.worker().drainTimeout()).isEqualTo(Duration.ofMinutes(1));
+          assertThat(config.worker().threads()).isEqualTo(2);
+          assertThat(config.redis().requireNoeviction()).isFalse();
+          assertThat(config.retry().maxAttempts()).isEqualTo(5);
+          assertThat(config.worker().heartbeatTtl()).isEqualTo(Duration.ofSeconds(30));
+        });
+  }
+
+  @Test
+  void aBadValueStopsStartUpNamingTheKey() {
+    runner.withPropertyValues("delayq.worker.threads=0").run(context ->
+        assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("threads"));
+  }
+
+  @Test
+  void withoutARedisUrlStartUpIsRefusedSayingSo() {
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("delayq.redis.url is not set"));
+  }
+
+  @Test
+  void withTheWorkerEnabledJobHandlerBeansRunInTheAppAndAreMetered() {
+    runner.withUserConfiguration(AppWithHandler.class).withPropertyValues("delayq.worker.enabled=true",
+        "delayq.retry.max-attempts=1").run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(DelayqWorkerLifecycle.class);
+          DelayQueue producer = context.getBean(DelayQueue.class);
+          producer.delay("order_close", Map.of("order", "1001"), Duration.ZERO);
+          producer.delay("order_close", Map.of("fail", true), Duration.ZERO);
+          OrderClose handler = context.getBean(OrderClose.class);
+          await().atMost(10, TimeUnit.SECONDS).until(() -> REDIS.zcard(keys.dead()) == 1 && handler.ran.size() == 1);
+          assertThat(handler.ran).containsExactly("1001");
+
+          MeterRegistry meters = context.getBean(MeterRegistry.class);
+          assertThat(meters.get("delayq.jobs.enqueued").tag("type", "order_close").counter().count()).isEqualTo(2);
+          assertThat(meters.get("delayq.jobs.run").tag("type", "order_close").counter().count()).isEqualTo(2);
+          assertThat(meters.get("delayq.jobs.failed").tag("type", "order_close").counter().count()).isEqualTo(1);
+          assertThat(meters.get("delayq.jobs.lateness").tag("queue", queue).timer().count()).isEqualTo(2);
+        });
+  }
+
+  @Test
+  void closingTheContextDrainsTheWorkerSoTheRunningJobFinishesAndIsAcknowledged() {
+    runner.withUserConfiguration(AppWithHandler.class).withPropertyValues("delayq.worker.enabled=true").run(context -> {
+      OrderClose handler = context.getBean(OrderClose.class);
+      context.getBean(DelayQueue.class).delay("order_close", Map.of("order", "7", "sleepMs", 800), Duration.ZERO);
+      assertThat(handler.started.await(10, TimeUnit.SECONDS)).isTrue();
+
+      context.getSourceApplicationContext().close();  // while the job runs
+
+      assertThat(handler.ran).containsExactly("7");
+      assertThat(REDIS.hlen(keys.jobs())).as("acknowledged before the worker let go").isZero();
+      assertThat(REDIS.llen(keys.ready())).isZero();
+    });
+  }
+}
