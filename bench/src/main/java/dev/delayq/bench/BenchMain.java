@@ -19,17 +19,17 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
-      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit");
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "browse");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit or all (default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse or all (default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -80,7 +80,7 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, all)");
       }
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
@@ -107,6 +107,7 @@ public final class BenchMain implements Callable<Integer> {
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
           case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rate), workers, threads, rate);
+          case "browse" -> measures.browse(n);
           default -> measures.supervision(threads);
         });
       }

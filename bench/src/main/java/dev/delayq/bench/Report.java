@@ -1,5 +1,6 @@
 package dev.delayq.bench;
 
+import java.util.List;
 import java.util.Map;
 
 /** The table {@code delayq bench} prints, beside the anchors' BullMQ figures. */
@@ -33,6 +34,13 @@ final class Report {
     line(out, r, "ratelimit", "rate limit: starts/s allowed", "limit_per_s", 0);
     line(out, r, "ratelimit", "  achieved starts/s (first to last start)", "achieved_per_s", 0);
     line(out, r, "ratelimit", "  busiest sliding 1 s window, starts", "busiest_1s_window", 0);
+    if (r.get("browse") instanceof Map<?, ?> b) {
+      for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
+        Map<?, ?> m = (Map<?, ?>) b.get(k);
+        out.append(String.format("%-44s %14s%n", "browse " + b.get("pending_jobs") + ": " + k.replace("_ms", "")
+            .replace('_', ' ') + " ms med/max", m.get("median") + "/" + m.get("max")));
+      }
+    }
     line(out, r, "supervisor", "kill -9 worker -> replacement RUNNING ms", "restart_ms", 0);
     line(out, r, "supervisor", "kill -9 worker -> its job running again ms", "rerun_ms", 0);
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);
