@@ -16,7 +16,11 @@ final class Report {
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
+    text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
+    line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
+    line(out, r, "drain", "  Redis CPU us per job", "redis_cpu_us_per_job", 0);
+    text(out, r, "drain", "  Redis CPU split over the masters", "redis_cpu_split_pct");
     if (r.get("precision") instanceof Map<?, ?> p) {
       Map<String, Object> spread = (Map<String, Object>) p.get("spread");
       Map<String, Object> l = (Map<String, Object>) spread.get("lateness_ms");
@@ -47,6 +51,12 @@ final class Report {
     line(out, r, "supervisor", "worker JVM RSS MB (median)", "rss_mb", 0);
     line(out, r, "supervisor", "stop with 8 workers busy (3 s jobs) ms", "stop_ms", 0);
     return out.toString();
+  }
+
+  private static void text(StringBuilder out, Map<String, Object> r, String measure, String label, String key) {
+    if (r.get(measure) instanceof Map<?, ?> m && m.get(key) != null) {
+      out.append(String.format("%-44s %29s%n", label, m.get(key)));
+    }
   }
 
   private static void line(StringBuilder out, Map<String, Object> r, String measure, String label,

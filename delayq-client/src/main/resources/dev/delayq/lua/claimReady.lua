@@ -26,6 +26,9 @@
   ARGV[7] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
   ARGV[8] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
   ARGV[9] queue.limits as flow.lua's spec, '' for none
+  ARGV[10] the queue's shard count (absent: 1): every consumer is registered in every shard but
+          claims from one at a time, so a shard's fair share is its length over the consumers
+          divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
   delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
@@ -56,7 +59,8 @@ local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11]
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local consumers = math.max(1, redis.call('ZCARD', consumersKey))
+local shards = tonumber(ARGV[10] or '1')
+local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
 local take = math.min(waiting, math.max(1, math.min(most, math.floor(waiting / consumers))))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)

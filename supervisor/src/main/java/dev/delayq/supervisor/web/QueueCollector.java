@@ -75,7 +75,7 @@ final class QueueCollector implements MultiCollector {
     try {
       stats = admin.stats();
       flow = admin.flow();
-      hash = typeCap.apply(StatsHash.parse(redis.hgetAll(keys.stats())), EVENT_ORDER);
+      hash = typeCap.apply(StatsHash.parse(admin.statsFields()), EVENT_ORDER);
       if (redisDown) {
         redisDown = false;
         log.info("web: Redis answers again; /metrics has the queue's metrics again");
