@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, browse, ticks.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks.",
         "ticks (not in all): an every-second schedule for --seconds s, one scheduler; lateness of each",
         "tick's handler start against its tick time.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
@@ -28,12 +28,12 @@ import picocli.CommandLine.Parameters;
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
-      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "browse");
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "browse");
   /** Measures run only when named: they take wall-clock time whatever the machine. */
   private static final List<String> ON_REQUEST = List.of("ticks");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, browse, ticks or all (default: all, which leaves ticks out)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks or all (default: all, which leaves ticks out)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -44,6 +44,10 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
   int threads;
+
+  @Option(names = "--rate", defaultValue = "500",
+      description = "ratelimit: the limit in starts per second (default 500); its jobs are min(--n, 10 s of it)")
+  int rate;
 
   @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
   int payloadBytes;
@@ -93,7 +97,7 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m) && !ON_REQUEST.contains(m)) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, browse, ticks, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, all)");
       }
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
@@ -101,6 +105,9 @@ public final class BenchMain implements Callable<Integer> {
     Map<String, Object> results = new LinkedHashMap<>();
     if (seconds < 1 || seconds > 86_400) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--seconds must be 1 to 86400, got " + seconds);
+    }
+    if (rate < 1 || rate > 100_000) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--rate must be 1 to 100000, got " + rate);
     }
     if (replicaAcks < 0 || replicaAcks > 5) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
@@ -126,6 +133,7 @@ public final class BenchMain implements Callable<Integer> {
           case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
+          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rate), workers, threads, rate);
           case "browse" -> measures.browse(n);
           case "ticks" -> measures.ticks(seconds, workers, threads);
           default -> measures.supervision(threads);

@@ -194,6 +194,56 @@ final class Measures {
     }
   }
 
+  // ---- rate limit ----------------------------------------------------------------------
+
+  /**
+   * Drains {@code n} due jobs of a type limited to {@code limit} starts per second (queue.limits)
+   * and checks the limit's accuracy from the handlers' own start times: the starts in the busiest
+   * one-second window (sliding, by ms), and the rate achieved from the first start to the last.
+   */
+  Map<String, Object> rateLimit(int n, int workers, int threads, int limit) throws Exception {
+    Queue q = freshQueue();
+    String log = "bench:rate:" + q.name();
+    Path conf = workDir.resolve("home-" + q.name()).resolve("conf");
+    Files.createDirectories(conf);
+    Files.writeString(conf.resolve("delayq.yml"), "queue:\n  limits:\n    - type: bench_probe\n      rate: "
+        + limit + "/1s\n");
+    try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
+      awaitConsumers(q, workers * threads);
+      seedDue(q, n, "bench_probe", "{\"log\":\"" + log + "\",\"marker\":true}", 2000 + n / 10);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60 + 2L * n / limit);
+      while (redis.redis().hlen(q.keys().jobs()) > 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the rate-limited jobs did not drain; see " + workDir);
+        }
+        Thread.sleep(20);
+      }
+      long[] starts = redis.redis().lrange(log, 0, -1).stream()
+          .mapToLong(e -> Long.parseLong(e.substring(e.lastIndexOf(',') + 1))).sorted().toArray();
+      int busiest = 0;
+      for (int i = 0, j = 0; i < starts.length; i++) {
+        while (starts[i] - starts[j] >= 1000) {
+          j++;
+        }
+        busiest = Math.max(busiest, i - j + 1);
+      }
+      double spanS = starts.length < 2 ? 1 : (starts[starts.length - 1] - starts[0]) / 1000.0;
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("limit_per_s", limit);
+      out.put("jobs", n);
+      out.put("started", starts.length);
+      out.put("achieved_per_s", Math.round((starts.length - 1) / spanS));
+      out.put("busiest_1s_window", busiest);
+      out.put("busiest_over_limit_pct", round2(100.0 * (busiest - limit) / limit));
+      out.put("dead", redis.redis().zcard(q.keys().dead()));
+      out.put("consistency_breaches", new Inspector(redis.redis(), q.keys()).check().size());
+      return out;
+    } finally {
+      redis.redis().del(log);
+      clear(q);
+    }
+  }
+
   // ---- supervisor ------------------------------------------------------------------------
 
   Map<String, Object> supervision(int threads) throws Exception {
@@ -540,7 +590,8 @@ final class Measures {
     // one DEL per shard: a cluster refuses a DEL whose keys span slots
     for (Keys k : q.keys().allShards()) {
       redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
-          k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry());
+          k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry(), k.paused(),
+          k.heldIndex());
     }
     redis.redis().del(q.keys().layout());
   }

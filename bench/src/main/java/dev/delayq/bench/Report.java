@@ -35,6 +35,9 @@ final class Report {
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
     line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
+    line(out, r, "ratelimit", "rate limit: starts/s allowed", "limit_per_s", 0);
+    line(out, r, "ratelimit", "  achieved starts/s (first to last start)", "achieved_per_s", 0);
+    line(out, r, "ratelimit", "  busiest sliding 1 s window, starts", "busiest_1s_window", 0);
     if (r.get("browse") instanceof Map<?, ?> b) {
       for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
         Map<?, ?> m = (Map<?, ?>) b.get(k);

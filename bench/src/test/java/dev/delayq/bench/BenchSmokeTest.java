@@ -27,7 +27,7 @@ class BenchSmokeTest {
     assertEquals(0, exit, "bench exit code");
 
     JsonNode r = new ObjectMapper().readTree(json.toFile());
-    for (String measure : List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor")) {
+    for (String measure : List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit")) {
       assertTrue(r.has(measure), "measure " + measure + " in " + r);
     }
     for (String measure : List.of("enqueue", "forward", "drain")) {
@@ -44,6 +44,13 @@ class BenchSmokeTest {
     assertTrue(r.path("drain").path("ran_exactly_once").asBoolean(), "every job ran exactly once");
     assertEquals(0, r.path("precision").path("spread").path("early").asInt(), "no job started early");
     assertEquals(0, r.path("supervisor").path("stop_jobs_left").asInt(), "stop let every busy job finish");
+    for (String key : List.of("limit_per_s", "achieved_per_s", "busiest_1s_window")) {
+      assertTrue(r.path("ratelimit").path(key).asDouble() > 0, "ratelimit." + key + " in " + r);
+    }
+    assertEquals(r.path("ratelimit").path("jobs").asInt(), r.path("ratelimit").path("started").asInt(),
+        "every rate-limited job started once");
+    assertEquals(0, r.path("ratelimit").path("dead").asInt());
+    assertEquals(0, r.path("ratelimit").path("consistency_breaches").asInt());
   }
   @Test
   void ticksMeasuresEachTickOfAnEverySecondScheduleAgainstItsTickTime() throws Exception {

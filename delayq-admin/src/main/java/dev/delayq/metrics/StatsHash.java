@@ -5,17 +5,20 @@ import java.util.TreeMap;
 
 /**
  * One stats hash read back (the cumulative one or one second's; fields as
- * {@link StatsRecorder} writes them): counts per event and job type, the lateness histogram,
+ * {@link StatsRecorder} writes them): counts per event and job type, the lateness histogram (and apart,
+ * that of jobs a pause held),
  * and the handler duration histogram per type. The one reader of that format, next to its one
  * writer. Fields it does not know are skipped, so newer writers do not break older readers.
  */
 public record StatsHash(Map<String, Map<String, Long>> counts, Distribution lateness,
-    Map<String, Distribution> durations) {
+    Map<String, Distribution> durations, Distribution heldLateness) {
 
   public static StatsHash parse(Map<String, String> fields) {
     Map<String, Map<String, Long>> counts = new TreeMap<>();
     long[] lateness = new long[Distribution.SIZE];
     long latenessSum = 0;
+    long[] held = new long[Distribution.SIZE];
+    long heldSum = 0;
     Map<String, long[]> durationBuckets = new TreeMap<>();
     Map<String, Long> durationSums = new TreeMap<>();
     for (Map.Entry<String, String> e : fields.entrySet()) {
@@ -34,6 +37,13 @@ public record StatsHash(Map<String, Map<String, Long>> counts, Distribution late
         } else {
           add(lateness, part, n);
         }
+      } else if (f.startsWith("heldLateness:")) {
+        String part = f.substring(13);
+        if (part.equals("sum")) {
+          heldSum = n;
+        } else {
+          add(held, part, n);
+        }
       } else if (f.startsWith("duration:")) {
         int colon = f.lastIndexOf(':');
         if (colon > 9) {
@@ -49,7 +59,7 @@ public record StatsHash(Map<String, Map<String, Long>> counts, Distribution late
     }
     Map<String, Distribution> durations = new TreeMap<>();
     durationBuckets.forEach((type, b) -> durations.put(type, new Distribution(b, durationSums.getOrDefault(type, 0L))));
-    return new StatsHash(counts, new Distribution(lateness, latenessSum), durations);
+    return new StatsHash(counts, new Distribution(lateness, latenessSum), durations, new Distribution(held, heldSum));
   }
 
   /** The count of {@code event} over every type. */

@@ -224,7 +224,7 @@ public final class Admin {
    * Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant).
    * ENDED: the job is gone, its caller-chosen id still taken (see {@link Ended}).
    */
-  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED }
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD }
 
   /** How a job whose id is kept ended ("done", "cancelled", "purged"), when, and when the id is free. */
   public record Ended(String outcome, long endedAt, long freeAt) {}
@@ -284,6 +284,9 @@ public final class Admin {
         r = null;
       }
     }
+    if (state == State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
+      state = State.HELD; // flow control holds it: paused, or its type at its concurrency cap
+    }
     String lastError = r != null ? r.lastError() : raw == null ? null : deadJob(id, 0, raw).lastError();
     long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
     return Optional.of(new JobView(id, state, state == State.IN_FLIGHT ? consumer : null, due,
@@ -308,6 +311,61 @@ public final class Admin {
     long at = colon < 0 ? 0 : Long.parseLong(outcome.get().substring(colon + 1));
     String how = colon < 0 ? outcome.get() : outcome.get().substring(0, colon);
     return Optional.of(new Ended(how, at, freeAt.get().longValue()));
+  }
+
+  // ---- pause and resume (flow control, include/flow.lua) ------------------------------------
+
+  /** The whole queue's scope in {@link #pause} and {@link #resume}. */
+  public static final String WHOLE_QUEUE = "*";
+  private static final java.util.regex.Pattern TYPE = java.util.regex.Pattern.compile("[a-z0-9_.:-]{1,64}");
+
+  /**
+   * Pauses {@code scope} ({@link #WHOLE_QUEUE} or a job type): its jobs are still accepted and
+   * fall due, and none starts until {@link #resume}; jobs already running finish. Kept in Redis,
+   * so it outlives every process. Returns false when it was paused already (since then).
+   */
+  public boolean pause(String scope) {
+    checkScope(scope);
+    requireOneShard();
+    return redis.hsetnx(keys.paused(), scope, Long.toString(redisNowMs())) == 1;
+  }
+
+  /**
+   * Lifts the pause of {@code scope} and gives back to ready every job held meanwhile. Returns
+   * {was paused, jobs given back}.
+   */
+  public RedisBroker.Resumed resume(String scope) {
+    checkScope(scope);
+    requireOneShard();
+    boolean was = false;
+    int given = 0;
+    while (true) {
+      RedisBroker.Resumed r = broker.resume(scope, BATCH);
+      was |= r.wasPaused();
+      given += r.givenBack();
+      if (r.givenBack() < BATCH) {
+        return new RedisBroker.Resumed(was, given);
+      }
+    }
+  }
+
+  /** Paused scopes and held jobs. */
+  public Inspector.Flow flow() {
+    return inspector.flow();
+  }
+
+  /** The pause and the held lists live in one slot, while a sharded queue's claims run in K. */
+  private void requireOneShard() {
+    if (keys.shards() > 1) {
+      throw new IllegalStateException("pause and resume are not supported on a sharded queue yet"
+          + " (queue.shards is " + keys.shards() + ")");
+    }
+  }
+
+  private static void checkScope(String scope) {
+    if (!WHOLE_QUEUE.equals(scope) && (scope == null || !TYPE.matcher(scope).matches())) {
+      throw new IllegalArgumentException("'" + scope + "' is not a job type ([a-z0-9_.:-], 1 to 64 characters)");
+    }
   }
 
   // ---- recovery ----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
     subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
         JobsCommand.class, ScheduleCommand.class, PromoteCommand.class, RescheduleCommand.class, EditCommand.class,
         StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
-        CompletionCommand.class},
+        PauseCommand.class, ResumeCommand.class, CompletionCommand.class},
     exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
         ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 public final class DelayqCli implements Runnable {

@@ -13,7 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-    description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, or ORPHAN), "
+    description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, HELD by a pause or cap, or ORPHAN), "
         + "due time, attempts, last error and raw record; for a job that ended whose id stays taken "
         + "(queue.idRetention), how it ended and when the id is free again.",
     exitCodeListHeading = ExitCodes.HEADING,
@@ -73,6 +73,7 @@ final class InspectCommand implements Callable<Integer> {
       case IN_FLIGHT -> "IN_FLIGHT (running on consumer " + job.consumer() + ")";
       case DEAD -> "DEAD (see delayq dead list; delayq dead retry " + job.id() + ")";
       case ORPHAN -> "ORPHAN (a record in no structure; delayq recover re-queues it)";
+      case HELD -> "HELD (due; its type is paused or at its concurrency cap)";
       case ENDED -> "ENDED (" + job.ended().outcome() + "; its record is gone, its id stays taken)";
     };
   }

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.Inspector;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -54,9 +55,13 @@ final class StatsCommand implements Callable<Integer> {
     try (Session s = parent.connect()) {
       for (int i = 1; ; i++) {
         Admin.Stats stats = s.admin.stats();
+        Inspector.Flow flow = s.admin.flow();
         if (json) {
           ObjectNode node = JSON.createObjectNode().put("queue", s.keys.queue());
           node.setAll((ObjectNode) JSON.valueToTree(stats));
+          ObjectNode f = node.putObject("flow");
+          f.set("paused", JSON.valueToTree(flow.paused()));
+          f.set("held", JSON.valueToTree(flow.held()));
           out.println(node);
         } else {
           if (watch && terminal) {
@@ -64,7 +69,7 @@ final class StatsCommand implements Callable<Integer> {
           } else if (watch && i > 1) {
             out.println();
           }
-          out.print(StatsText.render(s.keys.queue(), stats));
+          out.print(StatsText.render(s.keys.queue(), stats, flow));
         }
         out.flush();
         if (!watch || (iterations > 0 && i >= iterations)) {

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import dev.delayq.metrics.LatencyBuckets;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.Inspector;
 import java.util.List;
 import java.util.Map;
 
@@ -14,10 +15,24 @@ final class StatsText {
   private StatsText() {}
 
   static String render(String queue, Admin.Stats s) {
+    return render(queue, s, new Inspector.Flow(Map.of(), Map.of()));
+  }
+
+  /** With flow control's state: what is paused since when, and how many jobs are held per type. */
+  static String render(String queue, Admin.Stats s, Inspector.Flow flow) {
     StringBuilder b = new StringBuilder();
     b.append("queue ").append(queue).append(" at ").append(Formats.instant(s.redisNowMs())).append(" (Redis time)\n");
     b.append(String.format("  delayed %d   ready %d   in flight %d   dead %d%n",
         s.depths().delayed(), s.depths().ready(), s.depths().inFlight(), s.depths().dead()));
+    if (!flow.paused().isEmpty() || !flow.held().isEmpty()) {
+      b.append("  flow:");
+      flow.paused().forEach((scope, since) -> b.append(' ')
+          .append(Admin.WHOLE_QUEUE.equals(scope) ? "queue" : LogText.escape(scope))
+          .append(" paused since ").append(Formats.instant(since)).append(';'));
+      flow.held().forEach((type, n) -> b.append(' ').append(LogText.escape(type)).append(" holds ").append(n).append(';'));
+      b.setLength(b.length() - 1);
+      b.append('\n');
+    }
     b.append(String.format("  backlog %d due, not started", s.backlog()));
     if (s.oldestOverdueMs() > 0) {
       b.append("; oldest overdue by ").append(Formats.span(s.oldestOverdueMs()));

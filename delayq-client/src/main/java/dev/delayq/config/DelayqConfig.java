@@ -113,14 +113,31 @@ public record DelayqConfig(
     }
   }
 
-  /** {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default). */
-  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards) {
+  /**
+   * {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default);
+   * {@code limits}: flow control's rate limits and concurrency caps per type.
+   */
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
+      List<Limit> limits) {
     public Queue {
+      limits = limits == null ? List.of() : List.copyOf(limits);
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (Limit l : limits) {
+        if (!seen.add(l.type())) {
+          throw new IllegalArgumentException("limits: type " + l.type() + " is listed twice");
+        }
+      }
       Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
       Check.notNegative("idRetention", idRetention);
       Check.between("shards", shards, 1, 64);
+      if (shards > 1 && !limits.isEmpty()) {
+        // a rate window or a cap is one key in one slot, while a sharded queue's claims run in K
+        // slots: each shard would enforce its own, K times the limit
+        throw new IllegalArgumentException("limits: rate limits and concurrency caps are not supported"
+            + " on a sharded queue yet (shards is " + shards + "); use shards: 1 for a limited queue");
+      }
     }
   }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /** What a handler says about the job it ran: finished, or to run again later. */
-public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn {
+public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn, JobResult.RateLimited {
 
   /** The job is finished; it is acknowledged and forgotten. */
   static JobResult done() {
@@ -17,6 +17,15 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
    */
   static JobResult rescheduleIn(Duration delay) {
     return new RescheduleIn(delay);
+  }
+
+  /**
+   * The downstream said "too many requests": run the same job again after {@code retryIn}
+   * without burning an attempt (its attempt count and last error stay as they are), e.g. for an
+   * HTTP 429 with Retry-After.
+   */
+  static JobResult rateLimited(Duration retryIn) {
+    return new RateLimited(retryIn);
   }
 
   /** See {@link JobResult#done()}. */
@@ -37,6 +46,16 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
       Objects.requireNonNull(delay, "delay");
       if (delay.isNegative()) {
         throw new IllegalArgumentException("reschedule delay must not be negative, got " + delay);
+      }
+    }
+  }
+
+  /** See {@link JobResult#rateLimited(Duration)}. */
+  record RateLimited(Duration retryIn) implements JobResult {
+    public RateLimited {
+      Objects.requireNonNull(retryIn, "retryIn");
+      if (retryIn.isNegative()) {
+        throw new IllegalArgumentException("rate-limited retry delay must not be negative, got " + retryIn);
       }
     }
   }

@@ -15,6 +15,7 @@ import redis.clients.jedis.UnifiedJedis;
  * charts read. One scrape of any process then covers every worker on every host.
  *
  * <p>Fields: {@code count:<event>:<type>}, {@code lateness:<bucket>|sum|count},
+ * {@code heldLateness:<bucket>|sum|count} (jobs a pause held),
  * {@code duration:<type>:<bucket>|sum|count}; buckets are {@link LatencyBuckets}. Counting is
  * a few uncontended adds on the hot path, with no allocation.
  */
@@ -22,6 +23,8 @@ public final class StatsRecorder {
   /** What became of a run. */
   public enum Event {
     STARTED, SUCCEEDED, FAILED, RETRIED, DEAD, RESCHEDULED,
+    /** The handler answered "rate limited, try again in X": back to delayed, no attempt burned. */
+    RATE_LIMITED,
     /** An operator cancelled the run (cancel of a running job): its end, neither success nor failure. */
     CANCELLED;
 
@@ -35,6 +38,8 @@ public final class StatsRecorder {
 
   private final Keys keys;
   private final Histogram lateness = new Histogram("lateness");
+  /** Lateness of jobs a pause held: apart, so a pause does not spoil the lateness figures. */
+  private final Histogram heldLateness = new Histogram("heldLateness");
   private final Map<String, TypeCounters> byType = new ConcurrentHashMap<>();
 
   public StatsRecorder(Keys keys) {
@@ -45,6 +50,12 @@ public final class StatsRecorder {
   public void started(String type, long latenessMs) {
     of(type).events[Event.STARTED.ordinal()].increment();
     lateness.record(Math.max(0, latenessMs));
+  }
+
+  /** A handler is starting a job that a pause held (flow control), {@code latenessMs} after it was due. */
+  public void startedAfterHold(String type, long latenessMs) {
+    of(type).events[Event.STARTED.ordinal()].increment();
+    heldLateness.record(Math.max(0, latenessMs));
   }
 
   /** A run ended with {@code event} after {@code durationMs} in the handler. */
@@ -68,6 +79,7 @@ public final class StatsRecorder {
   public int flush(UnifiedJedis redis, long epochSecond) {
     Map<String, Long> delta = new HashMap<>();
     lateness.drainInto(delta);
+    heldLateness.drainInto(delta);
     for (TypeCounters t : byType.values()) {
       for (Event e : Event.values()) {
         long n = t.events[e.ordinal()].sumThenReset();

@@ -17,7 +17,8 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * The read and admin side of the Redis contract: queue depths and the consistency check.
+ * The read and admin side of the Redis contract: queue depths, flow control's state and the
+ * consistency check (which counts a type's held list as a place, like ready).
  * Kept apart from {@link RedisBroker}, which is the hot path. A sharded queue is read shard by
  * shard, each in one transaction on the master of its slot; the invariant holds per shard (an id
  * lives only in its own shard), so the check is the union of the shards' checks.
@@ -76,6 +77,47 @@ public final class Inspector {
       tx.exec();
       long sum = inFlight.stream().mapToLong(Response::get).sum();
       return new Depths(delayed.get(), ready.get(), sum, dead.get(), records.get());
+    }
+  }
+
+  /**
+   * Flow control's state: the paused scopes ({@code *} for the whole queue, else a job type) with
+   * since when (epoch ms), and the jobs held per type (taken from ready while paused or at a cap).
+   */
+  public record Flow(Map<String, Long> paused, Map<String, Long> held) {
+    public boolean queuePaused() {
+      return paused.containsKey("*");
+    }
+
+    /** True when jobs of {@code type} may not start now by a pause. */
+    public boolean paused(String type) {
+      return queuePaused() || paused.containsKey(type);
+    }
+
+    public long heldTotal() {
+      return held.values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+
+  /** Flow control's state, from the small paused hash and the held index (no SCAN). */
+  public Flow flow() {
+    Map<String, Long> paused = new java.util.TreeMap<>();
+    redis.hgetAll(keys.paused()).forEach((scope, since) -> paused.put(scope, parseLong(since)));
+    Map<String, Long> held = new java.util.TreeMap<>();
+    for (String type : redis.smembers(keys.heldIndex())) {
+      long n = redis.llen(keys.held(type));
+      if (n > 0) {
+        held.put(type, n);
+      }
+    }
+    return new Flow(paused, held);
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return 0;
     }
   }
 
@@ -157,6 +199,9 @@ public final class Inspector {
     for (String list : inFlightKeys(keys)) {
       noteRanges(places, list.substring(list.lastIndexOf("}:") + 2) + shardName,
           from -> redis.lrange(list, from, from + CHUNK - 1).stream().map(Delivery::idOf).toList());
+    }
+    for (String list : heldKeys()) {
+      noteRanges(places, "held:" + keys.typeOfHeld(list), from -> redis.lrange(list, from, from + CHUNK - 1));
     }
     Set<String> records = fields(keys.jobs());
     Set<String> ended = fields(keys.ended());
@@ -258,6 +303,22 @@ public final class Inspector {
       cursor = page.getCursor();
     } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
     return found.stream().sorted().collect(Collectors.toList());
+  }
+
+  /** Every type's held list (flow control), found by SCAN: the index is not trusted by a check. */
+  List<String> heldKeys() {
+    Set<String> found = new LinkedHashSet<>();
+    for (String type : redis.smembers(keys.heldIndex())) {
+      found.add(keys.held(type));
+    }
+    ScanParams params = new ScanParams().match(keys.heldPattern()).count(1000);
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = redis.scan(cursor, params);
+      found.addAll(page.getResult());
+      cursor = page.getCursor();
+    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+    return new ArrayList<>(found);
   }
 
   /** Consumers that have an in-flight list (found by SCAN) but are not registered, in any shard. */

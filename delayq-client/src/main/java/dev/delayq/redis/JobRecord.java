@@ -10,11 +10,12 @@ import java.util.TreeMap;
 /**
  * A job's record as stored in the {@code jobs} hash: a JSON object whose last member is the
  * payload. Optional fields are 0 or null when absent ({@code tickAt}: the tick of the schedule
- * that created the job, epoch ms; 0 for a job no schedule created).
+ * that created the job, epoch ms; 0 for a job no schedule created). {@code heldAt}: when a pause
+ * held the job (flow control), so its lateness is counted apart.
  */
 public record JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
     long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers,
-    long tickAt) {
+    long tickAt, long heldAt) {
 
   public JobRecord {
     headers = headers == null ? Map.of() : Map.copyOf(headers);
@@ -23,13 +24,13 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
   /** A record without headers, as every record stored before headers existed. */
   public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
       long dueAt, String lastError, int lost, long deadAt, String payloadJson) {
-    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, Map.of());
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, Map.of(), 0, 0);
   }
 
-  /** A record no schedule created. */
+  /** A record no schedule created and no pause held. */
   public JobRecord(String id, String type, int attempt, int maxAttempts, long createdAt,
       long dueAt, String lastError, int lost, long deadAt, String payloadJson, Map<String, String> headers) {
-    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, headers, 0);
+    this(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payloadJson, headers, 0, 0);
   }
 
   private static final JsonFactory JSON = new JsonFactory();
@@ -63,6 +64,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     int lost = 0;
     long deadAt = 0;
     long tickAt = 0;
+    long heldAt = 0;
     Map<String, String> headers = Map.of();
     try (JsonParser p = JSON.createParser(raw.substring(0, at) + "}")) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -81,6 +83,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
           case "tickAt" -> tickAt = p.getValueAsLong(0);
+          case "heldAt" -> heldAt = p.getValueAsLong(0);
           case "headers" -> headers = readHeaders(p, value, id);
           default -> p.skipChildren();
         }
@@ -93,7 +96,7 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
       throw new MalformedRecordException("record of " + id + " has no type");
     }
     return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
-        headers, tickAt);
+        headers, tickAt, heldAt);
   }
 
   /** An object of strings; anything else there makes the record malformed, naming the header. */

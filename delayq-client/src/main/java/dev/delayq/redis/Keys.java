@@ -183,6 +183,56 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return key("leader");
   }
 
+  // ---- flow control (include/flow.lua builds the per-type names from flowBase()) ----------
+
+  /** The base of every key of this queue, {@code <prefix>:{<queue>}:}: flow.lua appends the suffixes below. */
+  public String flowBase() {
+    return key("");
+  }
+
+  /** HASH: {@code *} (the whole queue) or a job type -> paused since, epoch ms. */
+  public String paused() {
+    return key("paused");
+  }
+
+  /** SET: the job types whose {@link #held} list holds jobs. */
+  public String heldIndex() {
+    return key("held");
+  }
+
+  /** LIST: jobs of {@code type} taken from ready while paused or at its cap; oldest on the right. */
+  public String held(String type) {
+    return key("held:" + type);
+  }
+
+  /** The SCAN pattern that matches every type's held list. */
+  public String heldPattern() {
+    return key("held:*");
+  }
+
+  /** The job type of a {@link #held} list's key. */
+  public String typeOfHeld(String heldKey) {
+    return heldKey.substring(key("held:").length());
+  }
+
+  /**
+   * ZSET: the starts a rate limit admitted within its last period, delivery -> epoch ms; for a
+   * type, or ({@code limitKey} not null) one value of the payload field it is keyed by.
+   */
+  public String rateWindow(String type, String limitKey) {
+    return key("rate:" + type + (limitKey == null ? "" : "|" + limitKey));
+  }
+
+  /** STRING with TTL: when the last job deferred by that rate limit is due, epoch ms. */
+  public String rateNext(String type, String limitKey) {
+    return key("ratenext:" + type + (limitKey == null ? "" : "|" + limitKey));
+  }
+
+  /** HASH: the deliveries holding a slot of {@code type}'s concurrency cap -> their in-flight list. */
+  public String capHolders(String type) {
+    return key("cap:" + type);
+  }
+
   /**
    * HASH: schedule id -> the recurring schedule's definition, JSON (see
    * {@link dev.delayq.schedule.Schedule#toJson()}).

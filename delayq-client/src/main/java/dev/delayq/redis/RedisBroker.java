@@ -2,6 +2,7 @@ package dev.delayq.redis;
 
 import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.config.Limit;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +51,8 @@ public final class RedisBroker {
   private final String maxPayloadBytes;
   private final String claimMaxBytes;
   private final String recordMaxBytes;
+  /** queue.limits as include/flow.lua reads them ({@link dev.delayq.config.Limit#spec}), '' for none. */
+  private final String limitsSpec;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -62,11 +65,12 @@ public final class RedisBroker {
   }
 
   private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts) {
-    this(redis, keys, scripts, DEFAULT_ID_RETENTION_MS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_CLAIM_MAX_BYTES);
+    this(redis, keys, scripts, DEFAULT_ID_RETENTION_MS, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_CLAIM_MAX_BYTES, "");
   }
 
   private RedisBroker(UnifiedJedis redis, Keys keys, Scripts scripts, long idRetentionMs,
-      int maxPayloadBytes, int claimMaxBytes) {
+      int maxPayloadBytes, int claimMaxBytes, String limitsSpec) {
+    this.limitsSpec = limitsSpec;
     this.redis = redis;
     this.keys = keys;
     this.scripts = scripts;
@@ -87,12 +91,19 @@ public final class RedisBroker {
 
   /** As {@link #withLimits(Duration, int)}, and the most record bytes one claim pulls (worker.claimMaxBytes). */
   public RedisBroker withLimits(Duration idRetention, int maxPayloadBytes, int claimMaxBytes) {
-    return new RedisBroker(redis, keys, scripts, idRetention.toMillis(), maxPayloadBytes, claimMaxBytes);
+    return new RedisBroker(redis, keys, scripts, idRetention.toMillis(), maxPayloadBytes, claimMaxBytes, limitsSpec);
+  }
+
+  /** This broker with the rate limits and concurrency caps its claims enforce (queue.limits). */
+  public RedisBroker withFlowLimits(List<Limit> limits) {
+    return new RedisBroker(redis, keys, scripts, Long.parseLong(idRetentionMs), Integer.parseInt(maxPayloadBytes),
+        Integer.parseInt(claimMaxBytes), Limit.spec(limits));
   }
 
   /** The broker with the limits of {@code config}'s queue and workers. */
   public RedisBroker withLimits(DelayqConfig config) {
-    return withLimits(config.queue().idRetention(), config.queue().maxPayloadBytes(), config.worker().claimMaxBytes());
+    return withLimits(config.queue().idRetention(), config.queue().maxPayloadBytes(), config.worker().claimMaxBytes())
+        .withFlowLimits(config.queue().limits());
   }
 
   /** queue.idRetention in ms, as the scripts take it. */
@@ -789,12 +800,11 @@ public final class RedisBroker {
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
-            keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry()),
-        this.keys.shards() == 1
-            ? List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
-                idRetentionMs, claimMaxBytes, recordMaxBytes)
-            : List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
-                idRetentionMs, claimMaxBytes, recordMaxBytes, Integer.toString(this.keys.shards())));
+            keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
+            keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
+        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+            idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
+            Integer.toString(this.keys.shards())));
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -815,7 +825,7 @@ public final class RedisBroker {
   /**
    * Waits up to {@code timeoutSeconds} for a due job and moves it atomically into the
    * consumer's in-flight list (BLMOVE), then makes it a delivery marked running, reads its record
-   * and re-registers the consumer. Empty on timeout, or when the id was taken back in between;
+   * and re-registers the consumer. Empty on timeout, when the id was taken back in between, or when flow control held or deferred it;
    * a Claimed without record when the id had none (it is dropped). A {@link ReplicaAcksException}
    * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
    */
@@ -832,10 +842,11 @@ public final class RedisBroker {
       return Optional.empty();
     }
     List<?> r = (List<?>) scripts.eval(Script.CLAIM,
-        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes));
+        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries(),
+            keys.ready(), keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec));
     long token = (Long) r.get(0);
-    if (token == 0) {
+    if (token == 0 || token == -2) {
       return Optional.empty();
     }
     if (token < 0) {
@@ -1053,6 +1064,19 @@ public final class RedisBroker {
     return orNull == null ? "" : orNull.ackElement();
   }
 
+  /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */
+  public record Resumed(boolean wasPaused, int givenBack) {}
+
+  /**
+   * Lifts the pause of {@code scope} ({@code *}: the whole queue, else a job type) and gives back
+   * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
+   */
+  public Resumed resume(String scope, int most) {
+    List<?> r = (List<?>) scripts.eval(Script.RESUME, List.of(keys.paused(), keys.heldIndex(), keys.ready()),
+        List.of(scope, keys.flowBase(), Integer.toString(most)));
+    return new Resumed((Long) r.get(0) == 1, ((Long) r.get(1)).intValue());
+  }
+
   /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
   public enum Moved { MOVED, FENCED, DEAD }
 
@@ -1062,6 +1086,11 @@ public final class RedisBroker {
 
   public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
     return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
+  }
+
+  /** The handler was rate limited: back to delayed after delayMs, attempt and last error kept. */
+  public Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
+    return moveToDelayed(consumerId, delivery, delayMs, "wait", "");
   }
 
   private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {

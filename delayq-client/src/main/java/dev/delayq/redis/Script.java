@@ -40,7 +40,8 @@ public enum Script {
   SAVE_SCHEDULE("saveSchedule"),
   CANCEL_RUNNING("cancelRunning"),
   FORGET_ENDED("forgetEnded"),
-  SCAN_FIELDS("scanFields");
+  SCAN_FIELDS("scanFields"),
+  RESUME("resume");
 
   private final String fileName;
   private final String source;

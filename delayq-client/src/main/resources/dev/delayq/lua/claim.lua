@@ -6,18 +6,30 @@
   KEYS[3] consumers  (ZSET)   consumer id -> heartbeat expiry, epoch ms
   KEYS[4] running    (HASH)   consumer id -> the delivery whose handler it started last
   KEYS[5] deliveries (STRING) the queue's delivery counter: the tokens
+  KEYS[6] ready      (LIST)   due ids (flow control gives held jobs back onto it)
+  KEYS[7] paused     (HASH)   flow control (include/flow.lua): '*' or a type -> paused since, ms
+  KEYS[8] held       (SET)    types whose held:<type> list holds jobs
+  KEYS[9] delayed    (ZSET)   where a job over its rate limit waits, due when the window allows
+  KEYS[10] wake      (LIST)   the scheduler's wake-up token
   ARGV[1] job id
   ARGV[2] consumer id
   ARGV[3] heartbeat ttl in ms
   ARGV[4] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
+  ARGV[5] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
+  ARGV[6] queue.limits as flow.lua's spec, '' for none
   Returns {token, record}; {token, length} for a record longer than ARGV[4] (the worker
   dead-letters it without pulling it); {0} when the bare id is no longer in the list (taken back
-  in the meantime: the consumer must not run it); {-1} when the id has no record (it is dropped).
+  in the meantime: the consumer must not run it); {-1} when the id has no record (it is dropped);
+  {-2} when flow control held it (paused, or its type at its cap) or deferred it (over its rate).
   Invariant: the id stays in this one in-flight list, now as a delivery; a consumer holding ids
-  is always registered, even when the recoverer removed it a moment ago.
+  is always registered, even when the recoverer removed it a moment ago; an id flow control
+  holds or defers moves from the in-flight list to held:<type> or delayed in this step.
 ]]
 --@include now
 --@include delivery
+--@include record
+--@include wake
+--@include flow
 local jobsKey, inflightKey, consumersKey, runningKey, deliveriesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, consumer, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
@@ -27,6 +39,13 @@ local size = redis.call('HSTRLEN', jobsKey, id)
 if size == 0 then return {-1} end
 local token = redis.call('INCR', deliveriesKey)
 local delivery = deliveryOf(token, id)
+-- flow control hook (include/flow.lua): nil, one EXISTS, when nothing is limited or paused
+local flow = flowOf({ paused = KEYS[7], heldIndex = KEYS[8], delayed = KEYS[9], wake = KEYS[10] },
+  ARGV[5], ARGV[6], KEYS[6])
+if flow and size <= tonumber(ARGV[4]) then
+  local verdict = admit(flow, jobsKey, id, redis.call('HGET', jobsKey, id), delivery, inflightKey, true)
+  if verdict ~= 'run' then return {-2} end
+end
 redis.call('LPUSH', inflightKey, delivery)
 redis.call('HSET', runningKey, consumer, delivery)
 if size > tonumber(ARGV[4]) then return {token, size} end

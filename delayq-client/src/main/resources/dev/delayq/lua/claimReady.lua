@@ -12,6 +12,10 @@
   KEYS[6] deliveries (STRING) the queue's delivery counter: the tokens
   KEYS[7] ended      (HASH)   caller-chosen id -> how its job ended (id retention)
   KEYS[8] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
+  KEYS[9]  paused    (HASH)   flow control (include/flow.lua): '*' or a type -> paused since, ms
+  KEYS[10] held      (SET)    types whose held:<type> list holds jobs
+  KEYS[11] delayed   (ZSET)   where a job over its rate limit waits, due when the window allows
+  KEYS[12] wake      (LIST)   the scheduler's wake-up token
   ARGV[1] consumer id
   ARGV[2] heartbeat ttl in ms
   ARGV[3] most ids to take
@@ -20,7 +24,9 @@
   ARGV[6] worker.claimMaxBytes: the records one call returns add up to no more (the first one
           always comes, so a claim of one record of up to ARGV[7] bytes still goes through)
   ARGV[7] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
-  ARGV[8] the queue's shard count (absent: 1): every consumer is registered in every shard but
+  ARGV[8] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
+  ARGV[9] queue.limits as flow.lua's spec, '' for none
+  ARGV[10] the queue's shard count (absent: 1): every consumer is registered in every shard but
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
@@ -28,22 +34,32 @@
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
   nothing to run) and returned with false; a record longer than ARGV[7] (written by another
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
-  dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent.
+  dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
+  when flow control held or deferred some of the ids it looked at (at most 100 more than ARGV[3])
+  or stopped the batch before a limited job that would not be its first.
   Invariant: the acknowledged id leaves with its record; each claimed id moves from ready to the
-  in-flight list in this one step, and the consumer is (re)registered, so its list is watched.
+  in-flight list in this one step, and the consumer is (re)registered, so its list is watched;
+  an id flow control holds or defers moves from ready to held:<type> or delayed in this step.
 ]]
 --@include now
 --@include delivery
 --@include ended
+--@include record
+--@include wake
+--@include flow
 local readyKey, inflightKey, jobsKey, consumersKey, runningKey, deliveriesKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local consumer, ttl, most, ackFirst = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 
 local acked = acknowledge(inflightKey, jobsKey, ackFirst, retention(KEYS[7], KEYS[8], ARGV[5]))
 
+-- flow control hook (include/flow.lua): nil, one EXISTS, when nothing is limited or paused
+local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11], wake = KEYS[12] },
+  ARGV[8], ARGV[9], readyKey)
+
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local shards = tonumber(ARGV[8] or '1')
+local shards = tonumber(ARGV[10] or '1')
 local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
 local take = math.min(waiting, math.max(1, math.min(most, math.floor(waiting / consumers))))
 
@@ -53,28 +69,40 @@ local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
 local out = {acked, firstToken}
 local marked = false
 local pulled = 0
-for i = 1, take do
+local claimed, passed = 0, 0
+while claimed < take and passed <= 100 do
   local id = redis.call('LINDEX', readyKey, -1)
+  if not id then break end
   -- a record is never empty, so 0 means none
   local size = redis.call('HSTRLEN', jobsKey, id)
-  if i > 1 and size <= recordMax and pulled + size > budget then break end
-  redis.call('RPOP', readyKey)
-  local answer = false
-  if size > 0 then
-    local delivery = deliveryOf(firstToken + i - 1, id)
-    redis.call('LPUSH', inflightKey, delivery)
-    if not marked then
-      redis.call('HSET', runningKey, consumer, delivery)
-      marked = true
-    end
-    if size > recordMax then
-      answer = size
-    else
-      answer = redis.call('HGET', jobsKey, id)
-      pulled = pulled + size
-    end
+  if claimed > 0 and size <= recordMax and pulled + size > budget then break end
+  local delivery = deliveryOf(firstToken + claimed, id)
+  local verdict = 'run'
+  if flow and size > 0 and size <= recordMax then -- flow control hook
+    verdict = admit(flow, jobsKey, id, redis.call('HGET', jobsKey, id), delivery, inflightKey, claimed == 0)
   end
-  out[#out + 1] = id
-  out[#out + 1] = answer
+  if verdict == 'later' then break end
+  redis.call('RPOP', readyKey)
+  if verdict ~= 'run' then
+    passed = passed + 1
+  else
+    local answer = false
+    if size > 0 then
+      redis.call('LPUSH', inflightKey, delivery)
+      if not marked then
+        redis.call('HSET', runningKey, consumer, delivery)
+        marked = true
+      end
+      if size > recordMax then
+        answer = size
+      else
+        answer = redis.call('HGET', jobsKey, id)
+        pulled = pulled + size
+      end
+    end
+    out[#out + 1] = id
+    out[#out + 1] = answer
+    claimed = claimed + 1
+  end
 end
 return out

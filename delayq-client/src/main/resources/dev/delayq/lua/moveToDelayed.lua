@@ -9,6 +9,7 @@
   ARGV[2] delay in ms from Redis TIME
   ARGV[3] "retry": attempt + 1 and lastError = ARGV[4];
           "reschedule": attempt back to 1, lastError cleared
+          "wait": the handler was rate limited: attempt and lastError stay (no attempt burned)
   ARGV[4] error text (retry only)
   Returns the new due time; 0 when fenced (the delivery is no longer in this consumer's list:
   nothing changed); -1 when the record cannot be read or written back: the job went to dead
@@ -32,7 +33,11 @@ local record, why = nil, 'the record is not a JSON object with a payload'
 local dueAt = now + delay
 if head then
   head.dueAt = dueAt
-  if mode == 'retry' then
+  -- a new due time: a pause that held the job before no longer explains its lateness
+  head.heldAt = nil
+  if mode == 'wait' then
+    -- nothing else changes
+  elseif mode == 'retry' then
     head.attempt = (tonumber(head.attempt) or 1) + 1
     head.lastError = err
   else

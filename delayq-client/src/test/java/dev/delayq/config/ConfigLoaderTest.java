@@ -134,6 +134,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void queueLimitsAreReadAsTheClaimScriptsTakeThem() throws IOException {
+    DelayqConfig c = loader.load(yaml("queue:\n  limits:\n    - type: payment_check\n      rate: 50/1s\n"
+        + "      key: merchant_id\n    - type: stock_release\n      concurrency: 10\n"), Map.of());
+    assertEquals("payment_check 50 1000 merchant_id 0\nstock_release 0 0 - 10\n", Limit.spec(c.queue().limits()));
+    assertEquals(java.util.List.of(), loader.load(null, Map.of()).queue().limits(), "none by default");
+  }
+
+  @Test
+  void badQueueLimitsAreRefusedNamingWhatIsWrong() throws IOException {
+    refused(yaml("queue:\n  limits:\n    - type: pay\n      rate: fast\n"), Map.of(),
+        "queue.limits.rate", "'fast' for type pay is not N/PERIOD");
+    refused(yaml("queue:\n  limits:\n    - type: pay\n"), Map.of(), "type pay has neither a rate nor a concurrency");
+    refused(yaml("queue:\n  limits:\n    - type: pay\n      concurrency: 1\n    - type: pay\n      rate: 1/1s\n"),
+        Map.of(), "queue.limits", "type pay is listed twice");
+    refused(yaml("queue:\n  limits:\n    - type: pay\n      concurrency: 1\n      burst: 3\n"), Map.of(), "burst");
+  }
+
+  @Test
   void zeroThreadsIsRefusedWithKeyValueAndWhy() throws IOException {
     refused(yaml("worker:\n  threads: 0\n"), Map.of(), "worker.threads", "= 0", "must be between 1 and 1024");
   }

@@ -66,6 +66,9 @@ final class Finisher {
     if (outcome instanceof Outcome.Reschedule r) {
       return moved(consumer, delivery, outcome, broker.reschedule(consumer, delivery, r.delayMs()));
     }
+    if (outcome instanceof Outcome.Wait w) {
+      return moved(consumer, delivery, outcome, broker.waitRateLimited(consumer, delivery, w.delayMs()));
+    }
     if (outcome instanceof Outcome.DeadLetter d) {
       return broker.deadLetter(consumer, delivery, d.error());
     }

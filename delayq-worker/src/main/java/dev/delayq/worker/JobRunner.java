@@ -98,7 +98,11 @@ final class JobRunner {
     }
     JobHandler h = handler.get();
     long started = System.currentTimeMillis();
-    stats.started(job.type(), started - job.dueAt());
+    if (job.heldAt() > 0) {
+      stats.startedAfterHold(job.type(), started - job.dueAt());
+    } else {
+      stats.started(job.type(), started - job.dueAt());
+    }
     Outcome outcome;
     boolean succeeded;
     try {
@@ -180,6 +184,9 @@ final class JobRunner {
         : outcome instanceof Outcome.Ack a && a.cancelled() ? StatsRecorder.Event.CANCELLED
         : StatsRecorder.Event.FAILED;
     stats.finished(type, end, durationMs);
+    if (outcome instanceof Outcome.Wait) {
+      stats.also(type, StatsRecorder.Event.RATE_LIMITED);
+    }
     if (outcome instanceof Outcome.Reschedule) {
       stats.also(type, StatsRecorder.Event.RESCHEDULED);
     } else if (outcome instanceof Outcome.Retry) {

@@ -25,6 +25,9 @@ sealed interface Outcome {
 
   record Reschedule(long delayMs) implements Outcome {}
 
+  /** The handler was rate limited: back to delayed after delayMs, attempt not counted. */
+  record Wait(long delayMs) implements Outcome {}
+
   record DeadLetter(String error) implements Outcome {}
 
   int MAX_ERROR_CHARS = 2000;
@@ -36,6 +39,9 @@ sealed interface Outcome {
     if (run instanceof RunResult.Returned r) {
       if (r.result() instanceof JobResult.RescheduleIn again) {
         return new Reschedule(again.delay().toMillis());
+      }
+      if (r.result() instanceof JobResult.RateLimited limited) {
+        return new Wait(limited.retryIn().toMillis());
       }
       return new Ack();
     }

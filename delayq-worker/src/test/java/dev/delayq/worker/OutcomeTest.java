@@ -41,6 +41,14 @@ class OutcomeTest {
   }
 
   @Test
+  void rateLimitedWaitsTheHandlersDelayEvenOnTheLastAttempt() {
+    Outcome o = Outcome.decide(job(5, 5),
+        new RunResult.Returned(JobResult.rateLimited(Duration.ofSeconds(2))), POLICY, 0.5);
+
+    assertEquals(new Outcome.Wait(2_000), o, "no attempt is burned: not a failure, not dead");
+  }
+
+  @Test
   void failureWithAttemptsLeftIsRetriedWithThePolicysBackoff() {
     Outcome o = Outcome.decide(job(3, 5), new RunResult.Threw(new IllegalStateException("boom")), POLICY, 0.0);
 

@@ -76,6 +76,11 @@ final class ControlCommands implements ControlServer.Handler {
       queue.put("inFlight", d.inFlight());
       queue.put("dead", d.dead());
       status.put("queue", queue);
+      Inspector.Flow flow = supervisor.inspector().flow();
+      Map<String, Object> f = new LinkedHashMap<>();
+      f.put("paused", flow.paused());
+      f.put("held", flow.held());
+      status.put("flow", f);
     } catch (RuntimeException e) {
       status.put("queue", null);
       answer.put("queueError", "Redis unreachable: " + e.getMessage());

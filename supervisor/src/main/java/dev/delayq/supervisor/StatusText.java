@@ -23,6 +23,19 @@ final class StatusText {
     if (q.isObject()) {
       out.append(String.format("queue: %d delayed, %d ready, %d in flight, %d dead%n",
           q.path("delayed").asLong(), q.path("ready").asLong(), q.path("inFlight").asLong(), q.path("dead").asLong()));
+      JsonNode flow = status.path("flow");
+      StringBuilder f = new StringBuilder();
+      flow.path("paused").fieldNames().forEachRemaining(scope ->
+          f.append(f.length() == 0 ? "" : ", ").append(scope.equals("*") ? "the whole queue" : dev.delayq.process.LogText.escape(scope)));
+      if (f.length() > 0) {
+        out.append("paused: ").append(f).append('\n');
+      }
+      StringBuilder h = new StringBuilder();
+      flow.path("held").fields().forEachRemaining(e ->
+          h.append(h.length() == 0 ? "" : ", ").append(dev.delayq.process.LogText.escape(e.getKey())).append(' ').append(e.getValue().asLong()));
+      if (h.length() > 0) {
+        out.append("held: ").append(h).append('\n');
+      }
     } else {
       out.append("queue: unknown (").append(answer.path("queueError").asText("Redis unreachable")).append(")\n");
     }

@@ -158,15 +158,27 @@
     $('jobs-per-second').textContent = st ? (Math.round(st.jobsPerSecond * 10) / 10).toString() : '–';
     $('lateness-minute').textContent = st && st.latenessP50Ms != null
       ? '≤' + ms(st.latenessP50Ms) + ' / ≤' + ms(st.latenessP99Ms) : '–';
-    renderTypes(st ? st.counters : {});
+    const flow = st && st.flow ? st.flow : { paused: {}, held: {} };
+    const queuePaused = Object.prototype.hasOwnProperty.call(flow.paused, '*');
+    $('queue-paused').hidden = !queuePaused;
+    $('pause-queue-button').textContent = queuePaused ? 'Resume queue' : 'Pause queue';
+    $('pause-queue-button').dataset.paused = queuePaused ? 'yes' : 'no';
+    renderTypes(st ? st.counters : {}, flow);
   }
 
-  function renderTypes(counters) {
-    const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled', 'cancelled'];
-    replaceRows($('type-rows'), Object.keys(counters).sort().map(type => {
+  function renderTypes(counters, flow) {
+    const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled', 'cancelled', 'rate_limited'];
+    const types = new Set(Object.keys(counters).concat(Object.keys(flow.held), Object.keys(flow.paused)));
+    types.delete('*');
+    replaceRows($('type-rows'), Array.from(types).sort().map(type => {
       const tr = document.createElement('tr');
       cell(tr, type);
-      events.forEach(e => cell(tr, num(counters[type][e] || 0), 'num'));
+      events.forEach(e => cell(tr, num((counters[type] || {})[e] || 0), 'num'));
+      const paused = Object.prototype.hasOwnProperty.call(flow.paused, type);
+      const held = flow.held[type] || 0;
+      cell(tr, (paused ? 'paused' : '') + (held > 0 ? (paused ? ', ' : '') + num(held) + ' held' : ''));
+      cell(tr, button(paused ? 'Resume' : 'Pause', 'restart', btn =>
+        act(btn, () => post(paused ? 'api/resume' : 'api/pause', { scope: type }))));
       return tr;
     }));
   }
@@ -381,6 +393,12 @@
   $('resize-button').addEventListener('click', e => {
     const n = Number($('workers-input').value);
     act(e.target, () => post('api/resize', { workers: n })).then(() => { $('workers-input').dataset.touched = ''; });
+  });
+  $('pause-queue-button').addEventListener('click', e => {
+    const paused = e.target.dataset.paused === 'yes';
+    if (paused || confirm('Pause the whole queue? Jobs are still accepted; none starts until it is resumed.')) {
+      act(e.target, () => post(paused ? 'api/resume' : 'api/pause', { scope: '*' }));
+    }
   });
   $('retry-all-button').addEventListener('click', e => {
     if (confirm('Run every dead job again?')) act(e.target, () => post('api/dead/retry-all'));

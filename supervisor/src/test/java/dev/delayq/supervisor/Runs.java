@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The lines {@code test_sleep} jobs append: where and how often each job started and ended. */
+/** The lines {@code test_sleep} (and {@code test_timed}) jobs append: where, how often (and when) each job started and ended. */
 final class Runs {
-  record Run(String what, String id, int attempt, long pid) {}
+  record Run(String what, String id, int attempt, long pid, long atMs) {}
 
   private final Path log;
 
@@ -34,8 +34,9 @@ final class Runs {
       }
       for (String line : Files.readAllLines(log)) {
         String[] f = line.split(" ");
-        if (f.length == 4) {
-          out.add(new Run(f[0], f[1], Integer.parseInt(f[2]), Long.parseLong(f[3])));
+        if (f.length == 4 || f.length == 5) {
+          // test_timed lines carry the time too (TimedHandler)
+          out.add(new Run(f[0], f[1], Integer.parseInt(f[2]), Long.parseLong(f[3]), f.length == 5 ? Long.parseLong(f[4]) : 0));
         }
       }
     } catch (IOException e) {

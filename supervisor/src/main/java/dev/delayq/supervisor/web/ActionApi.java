@@ -10,7 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dashboard's actions (POST): resize the workers, restart a child, retry or purge dead jobs.
+ * The dashboard's actions (POST): resize the workers, restart a child, retry or purge dead jobs,
+ * pause or resume the queue or one job type.
  * Resize and restart go to the supervisor's event queue, the path {@code reload} takes; the dead
  * jobs' actions are {@link Admin}'s scripts. Each action is logged with what it did.
  */
@@ -74,5 +75,45 @@ final class ActionApi {
     int n = admin.purgeDead(olderThan);
     log.info("web: {} dead job(s) purged{}", n, olderThan == null ? "" : " (older than " + Durations.format(olderThan) + ")");
     return Http.ok().put("purged", n).put("message", n + " dead job(s) purged");
+  }
+
+  /** {@code {"scope": "*"}} for the whole queue, or a job type. */
+  ObjectNode pause(JsonNode body) {
+    String scope = scope(body);
+    boolean now;
+    try {
+      now = admin.pause(scope);
+    } catch (IllegalArgumentException e) {
+      throw new Http.Failure(400, "scope: " + e.getMessage());
+    }
+    log.info("web: paused {}{}", shown(scope), now ? "" : " (it was already)");
+    return Http.ok().put("paused", scope).put("message", (now ? "paused " : "already paused: ") + shown(scope));
+  }
+
+  /** {@code {"scope": "*"}} or a job type: the jobs held meanwhile go back to ready. */
+  ObjectNode resume(JsonNode body) {
+    String scope = scope(body);
+    dev.delayq.redis.RedisBroker.Resumed r;
+    try {
+      r = admin.resume(scope);
+    } catch (IllegalArgumentException e) {
+      throw new Http.Failure(400, "scope: " + e.getMessage());
+    }
+    log.info("web: resumed {}: {} held job(s) back to ready", shown(scope), r.givenBack());
+    return Http.ok().put("resumed", scope).put("givenBack", r.givenBack())
+        .put("message", (r.wasPaused() ? "resumed " : "was not paused: ") + shown(scope) + "; "
+            + r.givenBack() + " held job(s) back to ready");
+  }
+
+  private static String scope(JsonNode body) {
+    JsonNode s = body.get("scope");
+    if (s == null || !s.isTextual()) {
+      throw new Http.Failure(400, "scope must be \"*\" (the whole queue) or a job type, got " + s);
+    }
+    return s.asText();
+  }
+
+  private static String shown(String scope) {
+    return Admin.WHOLE_QUEUE.equals(scope) ? "the whole queue" : "type " + LogText.escape(scope);
   }
 }

@@ -4,6 +4,7 @@ import dev.delayq.metrics.Distribution;
 import dev.delayq.metrics.LatencyBuckets;
 import dev.delayq.metrics.StatsHash;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
@@ -41,9 +42,10 @@ final class QueueCollector implements MultiCollector {
       "retried", "Failed runs put back in delayed for another attempt.",
       "dead", "Jobs dead-lettered (attempts used up, unknown type, malformed record, poison pill).",
       "rescheduled", "Handler runs that asked to run again later (rescheduleIn).",
-      "cancelled", "Handler runs an operator cancelled (cancel of a running job): ended, not retried.");
-  static final List<String> EVENT_ORDER =
-      List.of("enqueued", "started", "succeeded", "failed", "retried", "dead", "rescheduled", "cancelled");
+      "cancelled", "Handler runs an operator cancelled (cancel of a running job): ended, not retried.",
+      "rate_limited", "Handler runs that answered rate limited (rateLimited): back to delayed, no attempt burned.");
+  static final List<String> EVENT_ORDER = List.of("enqueued", "started", "succeeded", "failed", "retried", "dead",
+      "rescheduled", "cancelled", "rate_limited");
 
   private final UnifiedJedis redis;
   private final Keys keys;
@@ -70,8 +72,10 @@ final class QueueCollector implements MultiCollector {
   public MetricSnapshots collect() {
     Admin.Stats stats;
     StatsHash hash;
+    Inspector.Flow flow;
     try {
       stats = admin.stats();
+      flow = admin.flow();
       hash = typeCap.apply(StatsHash.parse(admin.statsFields()), EVENT_ORDER);
       if (redisDown) {
         redisDown = false;
@@ -95,6 +99,17 @@ final class QueueCollector implements MultiCollector {
     out.metricSnapshot(HistogramSnapshot.builder().name("delayq_job_lateness_seconds").unit(Unit.SECONDS)
         .help("How late jobs started: handler start minus due time.")
         .dataPoint(histogram(queue, hash.lateness())).build());
+    out.metricSnapshot(HistogramSnapshot.builder().name("delayq_job_held_lateness_seconds").unit(Unit.SECONDS)
+        .help("How late jobs that a pause held started (kept apart from delayq_job_lateness_seconds).")
+        .dataPoint(histogram(queue, hash.heldLateness())).build());
+    GaugeSnapshot.Builder paused = GaugeSnapshot.builder().name("delayq_paused")
+        .help("1 for each paused scope: type=\"*\" is the whole queue, else one job type.");
+    flow.paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
+    out.metricSnapshot(paused.build());
+    GaugeSnapshot.Builder held = GaugeSnapshot.builder().name("delayq_held_jobs")
+        .help("Due jobs held per type: taken from ready while paused or at its concurrency cap.");
+    flow.held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
+    out.metricSnapshot(held.build());
     HistogramSnapshot.Builder durations = HistogramSnapshot.builder().name("delayq_job_duration_seconds")
         .unit(Unit.SECONDS).help("How long handlers ran, per job type.");
     hash.durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));

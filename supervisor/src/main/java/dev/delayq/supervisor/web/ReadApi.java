@@ -3,6 +3,7 @@ package dev.delayq.supervisor.web;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.Inspector;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -46,6 +47,10 @@ final class ReadApi {
       stats.set("latenessP50Ms", Http.JSON.valueToTree(s.latenessP50Ms()));
       stats.set("latenessP99Ms", Http.JSON.valueToTree(s.latenessP99Ms()));
       stats.set("counters", Http.JSON.valueToTree(s.counters()));
+      Inspector.Flow flow = admin.flow();
+      ObjectNode f = stats.putObject("flow");
+      f.set("paused", Http.JSON.valueToTree(flow.paused()));
+      f.set("held", Http.JSON.valueToTree(flow.held()));
     } catch (RuntimeException e) {
       out.putNull("stats");
       out.put("redisError", "Redis unreachable: " + e.getMessage());

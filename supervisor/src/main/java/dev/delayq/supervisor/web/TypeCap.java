@@ -51,7 +51,7 @@ final class TypeCap {
     }
     Map<String, Distribution> durations = new TreeMap<>();
     hash.durations().forEach((type, d) -> durations.merge(label(type), d, TypeCap::sum));
-    return new StatsHash(counts, hash.lateness(), durations);
+    return new StatsHash(counts, hash.lateness(), durations, hash.heldLateness());
   }
 
   private String label(String type) {

@@ -183,6 +183,10 @@ public final class WebServer implements AutoCloseable {
         answer = actions.retryAll();
       } else if (n == 2 && route.equals("dead") && path.get(1).equals("purge")) {
         answer = actions.purge(Http.body(ex));
+      } else if (n == 1 && route.equals("pause")) {
+        answer = actions.pause(Http.body(ex));
+      } else if (n == 1 && route.equals("resume")) {
+        answer = actions.resume(Http.body(ex));
       } else if (n == 3 && route.equals("dead") && path.get(2).equals("retry")) {
         answer = actions.retry(path.get(1));
       } else if (n == 1 && route.equals("schedules")) {
@@ -204,7 +208,7 @@ public final class WebServer implements AutoCloseable {
   private static int notFoundOr405(List<String> path, String otherMethod) {
     List<String> gets = List.of("status", "series", "dead", "forecast", "jobs", "schedules");
     boolean other = otherMethod.equals("GET") ? path.size() == 1 && gets.contains(path.get(0))
-        : path.size() == 1 && path.get(0).equals("resize");
+        : path.size() == 1 && List.of("resize", "pause", "resume").contains(path.get(0));
     return other ? 405 : 404;
   }
 

@@ -15,6 +15,6 @@ public final class JobsJar {
 
   public static Path install(Path home) throws IOException {
     return HandlerJar.write(home.resolve("jobs"), "test-jobs.jar", SleepHandler.class, FlakyHandler.class,
-        CrashHandler.class);
+        CrashHandler.class, OtherSleepHandler.class, TimedHandler.class);
   }
 }

@@ -118,6 +118,27 @@ class WebQueueCollectorTest {
   }
 
   @Test
+  void pausesHeldJobsAndTheLatenessOfHeldJobsHaveSeriesOfTheirOwn() throws Exception {
+    UnifiedJedis redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    StatsRecorder recorder = new StatsRecorder(keys);
+    recorder.started("mail", 3);
+    recorder.startedAfterHold("pay", 7000);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+    redis.hset(keys.paused(), "pay", "1");
+    redis.lpush(keys.held("pay"), "p1", "p2");
+    redis.sadd(keys.heldIndex(), "pay");
+
+    String m = scrape(redis, keys);
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertTrue(m.contains("delayq_paused{" + q + ",type=\"pay\"} 1.0"), m);
+    assertTrue(m.contains("delayq_held_jobs{" + q + ",type=\"pay\"} 2.0"), m);
+    assertTrue(m.contains("delayq_job_held_lateness_seconds_count{" + q + "} 1\n"), m);
+    assertTrue(m.contains("delayq_job_lateness_seconds_count{" + q + "} 1\n"), "a held job's lateness is not in the SLO's");
+    assertTrue(m.contains("delayq_jobs_started_total{" + q + ",type=\"pay\"} 1.0"), m);
+  }
+
+  @Test
   void redisDownLeavesOnlyRedisUpZero() throws Exception {
     Keys keys = RedisFixture.freshKeys();
     try (UnifiedJedis dead = RedisClient.create("127.0.0.1", 1)) {
