@@ -2,8 +2,10 @@ package dev.delayq.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.delayq.config.Durations;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory;",
+        "soak (not part of all) runs for --duration at --rate with a worker kill -9 every --kill-every.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -29,14 +32,15 @@ public final class BenchMain implements Callable<Integer> {
       List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor or all (default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, soak or all "
+          + "(all: every one but soak; default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
   int n;
 
-  @Option(names = "--workers", defaultValue = "1", description = "worker processes for drain (default 1)")
-  int workers;
+  @Option(names = "--workers", description = "worker processes for drain and precision (default 1) and soak (default 2)")
+  Integer workers;
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
   int threads;
@@ -58,6 +62,21 @@ public final class BenchMain implements Callable<Integer> {
           + "replicas (the private Redis gets N replicas on loopback) (default 0)")
   int replicaAcks;
 
+  @Option(names = "--duration", defaultValue = "10m", converter = DurationConverter.class,
+      description = "soak: how long jobs are enqueued (default 10m)")
+  Duration duration;
+
+  @Option(names = "--rate", defaultValue = "2000", description = "soak: jobs enqueued per second (default 2000)")
+  int rate;
+
+  @Option(names = "--max-delay", defaultValue = "60s", converter = DurationConverter.class,
+      description = "soak: delays are spread evenly over 0 to this (default 60s)")
+  Duration maxDelay;
+
+  @Option(names = "--kill-every", defaultValue = "60s", converter = DurationConverter.class,
+      description = "soak: one worker gets SIGKILL this often while enqueueing (default 60s)")
+  Duration killEvery;
+
   @Option(names = "--json", description = "also write the figures to this file")
   Path json;
 
@@ -74,10 +93,15 @@ public final class BenchMain implements Callable<Integer> {
         ? MEASURES
         : List.of(measure);
     for (String m : wanted) {
-      if (!MEASURES.contains(m)) {
+      if (!MEASURES.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, soak, all)");
       }
+    }
+    if (rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
+        || killEvery.isNegative() || killEvery.isZero()) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "--rate must be at least 1, --duration and --kill-every longer than 0, --max-delay not negative");
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
     Path work = Files.createTempDirectory("delayq-bench");
@@ -96,8 +120,9 @@ public final class BenchMain implements Callable<Integer> {
         results.put(m, switch (m) {
           case "enqueue" -> Medians.of(runs, () -> measures.enqueue(n, 50));
           case "forward" -> Medians.of(runs, () -> measures.forward(n, 1000));
-          case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
-          case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
+          case "drain" -> Medians.of(runs, () -> measures.drain(n, workersOr(1), threads));
+          case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
+          case "soak" -> new SoakRun(measures).run(duration, rate, maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
           default -> measures.supervision(threads);
         });
@@ -110,6 +135,22 @@ public final class BenchMain implements Callable<Integer> {
     }
     System.out.println("worker logs: " + work.resolve("logs"));
     return 0;
+  }
+
+  private int workersOr(int fallback) {
+    return workers != null ? workers : fallback;
+  }
+
+  /** Durations as the config writes them (20s, 10m, 500ms); a bad one is named in the error. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Durations.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
   }
 
   /** Medians of repeated runs, key by key. */

@@ -126,6 +126,19 @@ final class BenchRedis implements AutoCloseable {
     return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
   }
 
+  /**
+   * INFO memory, field by field. On the private server, CONFIG RESETSTAT first: Redis 7 keeps a
+   * latency histogram per command name once used (tens of KB each, in used_memory), which
+   * would count as growth when a run uses a command for the first time. A --redis server's
+   * stats are not the bench's to reset; its figures then include them.
+   */
+  Map<String, String> memoryInfo() {
+    if (!servers.isEmpty()) {
+      redis().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+    }
+    return ServerCheck.info(redis(), "memory");
+  }
+
   long usedMemory() {
     return Long.parseLong(ServerCheck.info(redis(), "memory").get("used_memory"));
   }

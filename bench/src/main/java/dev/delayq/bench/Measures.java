@@ -40,9 +40,9 @@ final class Measures {
   }
 
   /** A fresh queue: its keys, broker and producer. */
-  private record Queue(String name, Keys keys, RedisBroker broker, DelayQueue producer) {}
+  record Queue(String name, Keys keys, RedisBroker broker, DelayQueue producer) {}
 
-  private Queue freshQueue() {
+  Queue freshQueue() {
     String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     Keys keys = new Keys("delayq", name);
     RedisBroker broker = new RedisBroker(redis.connection(), keys);
@@ -246,7 +246,7 @@ final class Measures {
     }
   }
 
-  private SupervisorRun supervisor(Queue q, int workers, int threads) throws Exception {
+  SupervisorRun supervisor(Queue q, int workers, int threads) throws Exception {
     Path home = workDir.resolve("home-" + q.name());
     Path jobs = home.resolve("jobs");
     Files.createDirectories(jobs);
@@ -257,7 +257,7 @@ final class Measures {
         "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(redis.replicaAcks())), workers);
   }
 
-  private void awaitConsumers(Queue q, int consumers) throws InterruptedException {
+  void awaitConsumers(Queue q, int consumers) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (q.broker().consumers().size() < consumers) {
       if (System.nanoTime() > deadline) {
@@ -332,7 +332,7 @@ final class Measures {
     long early = 0;
     long min = Long.MAX_VALUE;
     for (String v : redis.redis().lrange(log, 0, -1)) {
-      long ms = Long.parseLong(v);
+      long ms = Long.parseLong(v.substring(0, v.indexOf(',')));
       min = Math.min(min, ms);
       if (ms < 0) {
         early++;
@@ -417,7 +417,7 @@ final class Measures {
     return redis.nowMs();
   }
 
-  private void clear(Queue q) {
+  void clear(Queue q) {
     Keys k = q.keys();
     redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
         k.running(), k.deliveries(), k.ended(), k.endedExpiry());
@@ -430,7 +430,7 @@ final class Measures {
     return (System.nanoTime() - t0) / 1e9;
   }
 
-  private static double round2(double v) {
+  static double round2(double v) {
     return Math.round(v * 100) / 100.0;
   }
 
