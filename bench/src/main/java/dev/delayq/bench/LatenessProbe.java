@@ -7,9 +7,11 @@ import java.net.URI;
 import redis.clients.jedis.RedisClient;
 
 /**
- * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
- * list the payload names ("log"); with "marker": true it records "<id>,<start epoch ms>"
- * instead, and with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
+ * bench_probe: a no-op handler that records how late it started and which job it was
+ * ("<start - due ms>,<id>") in the Redis list the payload names ("log"; the id lets
+ * bench/scripts/lateness-trace.sh follow each job through a MONITOR of the Redis); with "marker": true it records "<id>,<start epoch ms>"
+ * instead, with "seq": n (the soak's ledger) "<n>,<start epoch ms>,<due epoch ms>", and with
+ * "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
@@ -23,8 +25,15 @@ public final class LatenessProbe implements JobHandler {
   @Override
   public JobResult handle(JobContext ctx) throws InterruptedException {
     long now = System.currentTimeMillis();
-    String entry = ctx.payload().path("marker").asBoolean()
-        ? ctx.id() + "," + now : Long.toString(now - ctx.dueAt().toEpochMilli());
+    long due = ctx.dueAt().toEpochMilli();
+    String entry;
+    if (ctx.payload().has("seq")) {
+      entry = ctx.payload().path("seq").asLong() + "," + now + "," + due;
+    } else if (ctx.payload().path("marker").asBoolean()) {
+      entry = ctx.id() + "," + now;
+    } else {
+      entry = (now - due) + "," + ctx.id();
+    }
     redis().rpush(ctx.payload().path("log").asText(), entry);
     long sleep = ctx.payload().path("sleepMs").asLong(0);
     if (sleep > 0) {
