@@ -127,16 +127,46 @@ final class BenchRedis implements AutoCloseable {
   }
 
   /**
-   * INFO memory, field by field. On the private server, CONFIG RESETSTAT first: Redis 7 keeps a
-   * latency histogram per command name once used (tens of KB each, in used_memory), which
-   * would count as growth when a run uses a command for the first time. A --redis server's
-   * stats are not the bench's to reset; its figures then include them.
+   * INFO commandstats: per command (script calls as evalsha, and the commands the scripts run
+   * counted again under their own names) its calls and microseconds so far, {calls, usec}.
+   */
+  Map<String, long[]> commandStats() {
+    Map<String, long[]> out = new java.util.TreeMap<>();
+    ServerCheck.info(redis(), "commandstats").forEach((key, value) -> {
+      if (key.startsWith("cmdstat_")) {
+        long calls = 0;
+        long usec = 0;
+        for (String part : value.split(",")) {
+          if (part.startsWith("calls=")) {
+            calls = Long.parseLong(part.substring(6));
+          } else if (part.startsWith("usec=")) {
+            usec = Long.parseLong(part.substring(5));
+          }
+        }
+        out.put(key.substring(8), new long[] {calls, usec});
+      }
+    });
+    return out;
+  }
+
+  /**
+   * INFO memory, field by field. On the private server, CONFIG RESETSTAT and SLOWLOG RESET
+   * first: Redis 7 keeps a latency histogram per command name once used (tens of KB each), and
+   * the slow log up to 128 commands with up to 32 arguments of up to 128 bytes each (a batched
+   * enqueue's records: about 5 KB an entry, and on a loaded machine many calls pass its 10 ms),
+   * both in used_memory, so both would count as growth that no job left behind. A --redis
+   * server's stats are not the bench's to reset; its figures then include them.
    */
   Map<String, String> memoryInfo() {
     if (!servers.isEmpty()) {
       redis().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+      redis().sendCommand(Protocol.Command.SLOWLOG, "RESET");
     }
     return ServerCheck.info(redis(), "memory");
+  }
+
+  long slowlogLength() {
+    return (Long) redis().sendCommand(Protocol.Command.SLOWLOG, "LEN");
   }
 
   long usedMemory() {

@@ -19,6 +19,10 @@ final class Report {
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
+    line(out, r, "drain", "  Redis CPU us per drained job", "redis_cpu_us_per_job", 0);
+    if (r.get("drain") instanceof Map<?, ?> d && d.get("redis_usec_per_job_by_command") instanceof Map<?, ?> byCommand) {
+      out.append(String.format("%-44s %s%n", "  of which us per job in (commandstats)", byCommand));
+    }
     if (r.get("precision") instanceof Map<?, ?> p) {
       Map<String, Object> spread = (Map<String, Object>) p.get("spread");
       Map<String, Object> l = (Map<String, Object>) spread.get("lateness_ms");

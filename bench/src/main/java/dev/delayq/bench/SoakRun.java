@@ -101,6 +101,7 @@ final class SoakRun {
       int breaches = new Inspector(redis.redis(), q.keys()).check().size();
       long dead = redis.redis().zcard(q.keys().dead());
       redis.redis().del(log);
+      long slowlogEntries = redis.slowlogLength();
       Map<String, String> afterMemory = redis.memoryInfo();
       List<String> queueKeys = queueKeys(q);
 
@@ -140,7 +141,9 @@ final class SoakRun {
       out.put("kill_log", killLog);
       out.put("workers_at_start", workersAtStart);
       out.put("workers_at_end", workersAtEnd);
-      out.put("redis_memory", memory(baselineMemory, afterMemory, queueKeys));
+      Map<String, Object> memory = memory(baselineMemory, afterMemory, queueKeys);
+      memory.put("slowlog_entries_reset", slowlogEntries);
+      out.put("redis_memory", memory);
       return out;
     } finally {
       redis.redis().del(log);
