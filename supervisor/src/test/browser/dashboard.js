@@ -1,7 +1,8 @@
 // Drives the supervisor's dashboard in Debian's headless Chromium (run by WebDashboardBrowserTest):
 // the page opened at the URL `status` prints takes its token and drops it from the address bar,
 // loads without console errors, shows the live worker count and queue depths, resizes
-// the workers from the page, and retries a dead job from the page until it has run.
+// the workers from the page, retries a dead job from the page until it has run, and in the job
+// browser lists the delayed jobs of the next hour and runs one now until it has succeeded.
 // Usage: node dashboard.js URL DEAD_JOB_ID WORKERS_AFTER_RESIZE EXPECT_DELAYED SCREENSHOT.png
 // Prints one JSON line: {"ok":true,"consoleErrors":[...],"steps":{name: ms}}; exits 1 on a failed step.
 'use strict';
@@ -59,11 +60,30 @@ async function main() {
     await page.waitForFunction(() => document.getElementById('depth-dead').textContent.trim() === '0');
     step('dead job retried from the page and succeeded');
 
+    const jobRows = page.locator('#job-rows tr');
+    await page.waitForFunction(n => document.querySelectorAll('#job-rows tr').length === Number(n), expectDelayed);
+    const firstJob = await jobRows.first().getAttribute('data-id');
+    await jobRows.first().locator('button.promote').click();
+    await page.waitForFunction(() => document.getElementById('toast').textContent.includes('due now'));
+    try {
+      await page.waitForFunction(() => {
+        for (const tr of document.querySelectorAll('#type-rows tr')) {
+          const cells = tr.querySelectorAll('td');
+          if (cells[0].textContent === 'test_sleep') return cells[3].textContent === '1';  // succeeded
+        }
+        return false;
+      });
+    } catch (e) {
+      throw new Error(e.message + '; types: ' + await text('#type-rows') + '; jobs: ' + await text('#job-rows'));
+    }
+    await page.waitForFunction(n => document.querySelectorAll('#job-rows tr').length === Number(n) - 1, expectDelayed);
+    step('job browser listed the delayed jobs; one run now from the page succeeded');
+
     await page.waitForTimeout(1600); // one more poll, so the charts show the run
     await page.screenshot({ path: screenshot, fullPage: true });
     step('screenshot');
     console.log(JSON.stringify({ ok: true, consoleErrors: consoleErrors, steps: steps,
-      workerCount: await text('#worker-count') }));
+      workerCount: await text('#worker-count'), promoted: firstJob }));
   } finally {
     await browser.close();
   }

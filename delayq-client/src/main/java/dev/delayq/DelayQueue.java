@@ -155,10 +155,89 @@ public final class DelayQueue implements AutoCloseable {
     return results;
   }
 
+  /** What {@link #cancelEvenIfRunning} did. */
+  public enum Cancel {
+    /** It was delayed or ready, and is gone. */
+    CANCELLED,
+    /** It is running: its worker was asked to interrupt it; it ends as cancelled, not retried. */
+    INTERRUPTING,
+    /** It is dead (purge it with dead purge). */
+    DEAD,
+    /** No such job (never enqueued, or already done). */
+    UNKNOWN
+  }
+
+  /**
+   * Withdraws a pending job, or asks the worker running it to stop it: the handler's thread is
+   * interrupted and {@link dev.delayq.job.JobContext#isCancelled()} turns true; once the handler
+   * returns or throws the job ends as cancelled, not retried. A handler that ignores it is
+   * treated as one past its time limit.
+   */
+  public Cancel cancelEvenIfRunning(String id) {
+    Objects.requireNonNull(id, "id");
+    for (int i = 0; i < 3; i++) {
+      if (broker.cancel(id)) {
+        return Cancel.CANCELLED;
+      }
+      switch (broker.requestCancel(id)) {
+        case ASKED:
+          return Cancel.INTERRUPTING;
+        case DEAD:
+          return Cancel.DEAD;
+        case UNKNOWN:
+          return Cancel.UNKNOWN;
+        default:
+          // it became pending in between (a retry): cancel it as such
+      }
+    }
+    return broker.cancel(id) ? Cancel.CANCELLED : Cancel.UNKNOWN;
+  }
+
+  /** The recurring schedules of this queue. */
+  public Schedules schedules() {
+    return new Schedules(broker, payloads);
+  }
+
   /** Withdraws a job; true while it was still delayed or ready (false once it started). */
   public boolean cancel(String id) {
     Objects.requireNonNull(id, "id");
     return broker.cancel(id);
+  }
+
+  /**
+   * Runs a job that has not started now: due now, at the end of ready that consumers take next.
+   * Its attempts and last error are kept. Refused (nothing changes) when it is running, dead or
+   * unknown: {@link ChangeResult#status()} says which.
+   */
+  public ChangeResult promote(String id) {
+    return change(id, RedisBroker.DueChange.NOW, 0, null);
+  }
+
+  /** Makes a job that has not started due {@code delay} from now (Redis clock); as {@link #promote}. */
+  public ChangeResult reschedule(String id, Duration delay) {
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative, got " + delay);
+    }
+    return change(id, RedisBroker.DueChange.DELAY, delay.toMillis(), null);
+  }
+
+  /** Makes a job that has not started due at {@code at} (ready at once when past); as {@link #promote}. */
+  public ChangeResult reschedule(String id, Instant at) {
+    return change(id, RedisBroker.DueChange.AT, at.toEpochMilli(), null);
+  }
+
+  /**
+   * Replaces the payload of a job that has not started (checked as at enqueue: JSON, size limit);
+   * its due time and attempts stay. As {@link #promote} otherwise.
+   */
+  public ChangeResult editPayload(String id, Object payload) {
+    return change(id, RedisBroker.DueChange.KEEP, 0, payloads.toJson(payload));
+  }
+
+  private ChangeResult change(String id, RedisBroker.DueChange due, long amount, String payloadJson) {
+    Objects.requireNonNull(id, "id");
+    RedisBroker.PendingChange c = broker.changePending(id, due, amount, payloadJson);
+    return ChangeResult.of(id, c.place(), c.dueAt());
   }
 
   private RedisBroker.NewJob prepare(JobRequest r) {
@@ -176,9 +255,9 @@ public final class DelayQueue implements AutoCloseable {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
       }
-      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false);
+      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
     }
-    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true);
+    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());
   }
 
   /**
@@ -211,6 +290,9 @@ public final class DelayQueue implements AutoCloseable {
       // only a producer with a larger queue.maxPayloadBytes than the one it talks to gets here
       case TOO_LARGE -> throw new IllegalArgumentException("job " + job.id() + ": payload is " + e.value()
           + " bytes, over the limit of the queue's enqueue script");
+      case CHANGED -> new EnqueueResult(job.id(), EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
+      case REFUSED_RUNNING -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_RUNNING, null, null);
+      case REFUSED_MALFORMED -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_MALFORMED, null, null);
     };
   }
 

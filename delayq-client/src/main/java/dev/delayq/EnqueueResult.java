@@ -3,9 +3,10 @@ package dev.delayq;
 import java.time.Instant;
 
 /**
- * The outcome of one enqueue: the job's id and its {@link Status}. Only an ACCEPTED job was
- * written; for every other status nothing was changed. {@code dueAt} is set when accepted;
- * {@code idFreeAt} when FINISHED: the id stays taken (queue.idRetention) until then.
+ * The outcome of one enqueue: the job's id and its {@link Status}. An ACCEPTED job was written;
+ * a CHANGED one was the pending job with this id, changed by the enqueue's {@link IfPending}
+ * option; for every other status nothing was changed. {@code dueAt} is set when accepted or
+ * changed; {@code idFreeAt} when FINISHED: the id stays taken (queue.idRetention) until then.
  */
 public record EnqueueResult(String id, Status status, Instant dueAt, Instant idFreeAt) {
 
@@ -13,20 +14,44 @@ public record EnqueueResult(String id, Status status, Instant dueAt, Instant idF
   public enum Status {
     /** A new job, now delayed or ready. */
     ACCEPTED,
-    /** A job with this id is still pending: delayed, ready or running. */
+    /** A job with this id is still pending: delayed, ready or running (kept as it is). */
     PENDING,
     /** A job with this id went dead and is kept (until `dead purge` or `dead retry`). */
     DEAD,
     /** A job with this id already finished (done, cancelled, dead and purged) within queue.idRetention. */
-    FINISHED
+    FINISHED,
+    /** The if-pending option changed the delayed or ready job with this id (payload and/or due time). */
+    CHANGED,
+    /** The if-pending option was refused: the job with this id is running; nothing changed. */
+    REFUSED_RUNNING,
+    /** The if-pending option was refused: the job's record cannot be rewritten; nothing changed. */
+    REFUSED_MALFORMED
   }
 
   public boolean accepted() {
     return status == Status.ACCEPTED;
   }
 
-  /** True when the id was taken: nothing was changed. */
+  /** True when the id was taken (CHANGED included: no new job was made). */
   public boolean duplicate() {
     return !accepted();
+  }
+
+  /** True when the enqueue's if-pending option was refused: the job with this id runs (or its record is unreadable). */
+  public boolean refused() {
+    return status == Status.REFUSED_RUNNING || status == Status.REFUSED_MALFORMED;
+  }
+
+  /** One line for people. */
+  public String describe() {
+    return switch (status) {
+      case ACCEPTED -> "job " + id + " enqueued, due at " + dueAt;
+      case PENDING -> "a job with id " + id + " already exists: nothing changed";
+      case DEAD -> "a job with id " + id + " is dead: nothing changed (delayq dead retry " + id + " runs it again)";
+      case FINISHED -> "a job with id " + id + " already ran; the id stays taken until " + idFreeAt;
+      case CHANGED -> "the pending job " + id + " was changed: due at " + dueAt;
+      case REFUSED_RUNNING -> "job " + id + " is running: it cannot be replaced (only a delayed or ready job can)";
+      case REFUSED_MALFORMED -> "job " + id + " has a record that cannot be rewritten: it was not replaced";
+    };
   }
 }

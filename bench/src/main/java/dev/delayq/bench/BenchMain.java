@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory;",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, browse;",
         "soak (not part of all) runs for --duration at --rate with a worker kill -9 every --kill-every.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
@@ -29,10 +29,10 @@ import picocli.CommandLine.Parameters;
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
-      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor");
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "browse");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, soak or all "
+      description = "enqueue, forward, drain, precision, memory, supervisor, browse, soak or all "
           + "(all: every one but soak; default: all)")
   String measure;
 
@@ -95,7 +95,7 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, soak, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, browse, soak, all)");
       }
     }
     if (rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
@@ -124,6 +124,7 @@ public final class BenchMain implements Callable<Integer> {
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
           case "soak" -> new SoakRun(measures).run(duration, rate, maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
+          case "browse" -> measures.browse(n);
           default -> measures.supervision(threads);
         });
       }

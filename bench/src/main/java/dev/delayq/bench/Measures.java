@@ -5,6 +5,7 @@ import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import java.nio.file.Files;
@@ -431,6 +432,52 @@ final class Measures {
     }
     Thread.sleep(wait + 1);
     return dueAt;
+  }
+
+  // ---- browse ----------------------------------------------------------------------------
+
+  /**
+   * The job browser's pages (delayq jobs, the dashboard's Jobs card) over {@code n} delayed jobs
+   * due across the next 24 h, one in a hundred of a rare type: how long one page takes, median and
+   * worst of 50, for the next hour, the next hour by the rare type, by an id prefix, and a page
+   * half-way down the whole queue.
+   */
+  Map<String, Object> browse(int n) throws Exception {
+    Queue q = freshQueue();
+    String payload = payload();
+    for (int from = 0; from < n; from += 100_000) {
+      List<JobRequest> jobs = new ArrayList<>();
+      for (int i = from; i < Math.min(n, from + 100_000); i++) {
+        jobs.add(JobRequest.delay(i % 100 == 0 ? "rare" : "noop", payload,
+            Duration.ofMillis(60_000 + ThreadLocalRandom.current().nextLong(86_400_000))));
+      }
+      q.producer().enqueueAll(jobs);
+    }
+    JobBrowser browser = new JobBrowser(redis.redis(), q.keys());
+    long now = redisNowMs();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("pending_jobs", n);
+    out.put("next_hour_page_ms", pageMs(() -> browser.delayed(now, now + 3_600_000, new JobBrowser.Query(null, null, 50, 0))));
+    out.put("next_hour_rare_type_page_ms",
+        pageMs(() -> browser.delayed(now, now + 3_600_000, new JobBrowser.Query("rare", null, 50, 0))));
+    out.put("id_prefix_page_ms", pageMs(() -> browser.delayed(0, Long.MAX_VALUE, new JobBrowser.Query(null, "A", 50, 0))));
+    out.put("half_way_page_ms", pageMs(() -> browser.delayed(0, Long.MAX_VALUE, new JobBrowser.Query(null, null, 50, n / 2))));
+    clear(q);
+    return out;
+  }
+
+  private static Map<String, Object> pageMs(java.util.function.Supplier<JobBrowser.Page> page) {
+    long[] ms = new long[50];
+    for (int i = 0; i < ms.length; i++) {
+      long t0 = System.nanoTime();
+      page.get();
+      ms[i] = (System.nanoTime() - t0) / 1_000;
+    }
+    java.util.Arrays.sort(ms);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("median", round2(ms[ms.length / 2] / 1000.0));
+    out.put("max", round2(ms[ms.length - 1] / 1000.0));
+    return out;
   }
 
   long redisNowMs() {

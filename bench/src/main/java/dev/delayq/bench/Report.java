@@ -37,6 +37,13 @@ final class Report {
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
     line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
+    if (r.get("browse") instanceof Map<?, ?> b) {
+      for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
+        Map<?, ?> m = (Map<?, ?>) b.get(k);
+        out.append(String.format("%-44s %14s%n", "browse " + b.get("pending_jobs") + ": " + k.replace("_ms", "")
+            .replace('_', ' ') + " ms med/max", m.get("median") + "/" + m.get("max")));
+      }
+    }
     line(out, r, "supervisor", "kill -9 worker -> replacement RUNNING ms", "restart_ms", 0);
     line(out, r, "supervisor", "kill -9 worker -> its job running again ms", "rerun_ms", 0);
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);

@@ -9,11 +9,14 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code delayq cancel ID}: withdraws a job that has not started. */
+/** {@code delayq cancel ID}: withdraws a job that has not started, or interrupts a running one. */
 @Command(name = "cancel", mixinStandardHelpOptions = true,
-    description = "Withdraw a job that is still delayed or ready (a running or dead job cannot be cancelled).",
+    description = "Withdraw a job that is still delayed or ready; for a running job, tell its worker to "
+        + "interrupt it (JobContext.isCancelled() turns true): it then ends as cancelled, not retried. "
+        + "A dead job cannot be cancelled (dead purge removes it).",
     exitCodeListHeading = ExitCodes.HEADING,
-    exitCodeList = {"0:cancelled", "1:no such job, or it is running or dead", ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
+    exitCodeList = {"0:cancelled, or its worker was told to interrupt it", "1:no such job, or it is dead",
+        ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 final class CancelCommand implements Callable<Integer> {
   @ParentCommand
   DelayqCli parent;
@@ -31,12 +34,17 @@ final class CancelCommand implements Callable<Integer> {
         spec.commandLine().getOut().println("cancelled " + id);
         return ExitCodes.OK;
       }
+      if (s.broker.requestCancel(id) == dev.delayq.redis.RedisBroker.CancelAsk.ASKED) {
+        spec.commandLine().getOut().println("cancelling " + id + ": it is running; its worker interrupts it "
+            + "and it ends as cancelled, not retried");
+        return ExitCodes.OK;
+      }
       Optional<Admin.JobView> job = s.admin.inspect(id);
       if (job.isEmpty()) {
         throw CliException.notFound("no job with id " + id + " in queue " + s.keys.queue());
       }
       throw CliException.notFound("job " + id + " cannot be cancelled: it is "
-          + InspectCommand.describe(job.get()) + " (only delayed or ready jobs can be)");
+          + InspectCommand.describe(job.get()) + " (delayed, ready and running jobs can be)");
     }
   }
 }

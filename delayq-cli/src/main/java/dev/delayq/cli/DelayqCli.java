@@ -26,6 +26,7 @@ import picocli.CommandLine.Option;
 @Command(name = "delayq", mixinStandardHelpOptions = true, version = "delayq 0.1.0",
     description = "Put jobs on a delayq queue and look after it.",
     subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
+        JobsCommand.class, ScheduleCommand.class, PromoteCommand.class, RescheduleCommand.class, EditCommand.class,
         StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
         CompletionCommand.class},
     exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
@@ -84,7 +85,7 @@ public final class DelayqCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "give a command: enqueue, cancel, inspect, stats, dead, check, recover or completion");
+        "give a command: enqueue, cancel, inspect, jobs, schedule, promote, reschedule, edit, stats, dead, check, recover or completion");
   }
 
   /** The configuration the supervisor would use, with --queue and --redis-url on top. */

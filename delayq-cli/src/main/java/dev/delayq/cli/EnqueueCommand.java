@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
+import dev.delayq.IfPending;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.config.DelayqConfig;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "Examples:",
         "  delayq enqueue --type order_close --payload '{\"order_id\":1001}' --delay 30m --id order-1001",
         "  delayq enqueue --type report --at 2026-12-01T10:00:00+08:00",
+        "  delayq enqueue --type digest --id digest-42 --delay 5m --if-pending replace-and-push   (debounce)",
         "  delayq enqueue --file jobs.jsonl     (or --file - for stdin), one job per line:",
         "    {\"type\":\"order_close\",\"payload\":{\"order_id\":1},\"delay\":\"30s\"}",
         "    {\"type\":\"report\",\"at\":\"2026-12-01T10:00:00+08:00\",\"id\":\"r-1\",\"maxAttempts\":3}",
@@ -32,6 +34,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "counts what was enqueued, what already existed (same id) and what was rejected."},
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {"0:enqueued (a job whose id already existed is reported, not an error)",
+        "1:--if-pending refused: the job with this id is running or dead",
         "2:bad input: option, duration, instant, JSON, or some lines of the file rejected",
         ExitCodes.REDIS_LINE})
 final class EnqueueCommand implements Callable<Integer> {
@@ -57,6 +60,12 @@ final class EnqueueCommand implements Callable<Integer> {
       description = "Your own job id; a second enqueue with the same id changes nothing (idempotent).")
   String id;
 
+  @Option(names = "--if-pending", paramLabel = "WHAT",
+      description = "When a job with this --id is still delayed or ready: keep (default: nothing changes), "
+          + "replace-payload, push-due (its due time becomes this enqueue's: debounce) or replace-and-push. "
+          + "A running or dead job is refused.")
+  String ifPending;
+
   @Option(names = "--max-attempts", paramLabel = "N", description = "Attempts before the job goes to dead (default: retry.maxAttempts).")
   Integer maxAttempts;
 
@@ -67,9 +76,10 @@ final class EnqueueCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (file != null) {
-      if (type != null || payload != null || delay != null || at != null || id != null || maxAttempts != null) {
+      if (type != null || payload != null || delay != null || at != null || id != null || maxAttempts != null
+          || ifPending != null) {
         throw CliException.badInput("--file takes every job from the file: drop --type, --payload, "
-            + "--delay, --at, --id and --max-attempts");
+            + "--delay, --at, --id, --if-pending and --max-attempts");
       }
       return new FileEnqueue(parent, spec.commandLine().getOut(), spec.commandLine().getErr())
           .run(file);
@@ -87,7 +97,11 @@ final class EnqueueCommand implements Callable<Integer> {
     }
     String json = payload == null ? "{}" : payload;
     checkJson(json);
-    JobOptions options = new JobOptions(id, maxAttempts);
+    IfPending option = ifPending(ifPending);
+    if (option != IfPending.KEEP && id == null) {
+      throw CliException.badInput("--if-pending " + ifPending + " changes the pending job with the same id: give --id");
+    }
+    JobOptions options = new JobOptions(id, maxAttempts).ifPending(option);
     JobRequest request = delay != null
         ? new JobRequest(type, json, Durations.parse(delay), null, options)
         : new JobRequest(type, json, null, instant("--at", at), options);
@@ -97,12 +111,31 @@ final class EnqueueCommand implements Callable<Integer> {
       EnqueueResult result = queue.enqueue(request);
       out.println(result.id());
       out.flush();
-      if (result.duplicate()) {
+      if (result.refused()) {
+        throw CliException.notFound(result.describe());
+      }
+      if (result.status() == EnqueueResult.Status.CHANGED) {
+        spec.commandLine().getErr().println("delayq: " + LogText.escape(result.describe()));
+      } else if (result.duplicate()) {
         spec.commandLine().getErr().println("delayq: a job with id " + LogText.escape(result.id()) + " "
             + takenBecause(result) + ": nothing changed");
       }
       return ExitCodes.OK;
     }
+  }
+
+  static IfPending ifPending(String text) {
+    if (text == null) {
+      return IfPending.KEEP;
+    }
+    return switch (text) {
+      case "keep" -> IfPending.KEEP;
+      case "replace-payload" -> IfPending.REPLACE_PAYLOAD;
+      case "push-due" -> IfPending.PUSH_DUE;
+      case "replace-and-push" -> IfPending.REPLACE_AND_PUSH;
+      default -> throw CliException.badInput("--if-pending '" + text
+          + "' is not one of keep, replace-payload, push-due, replace-and-push");
+    };
   }
 
   /** Why an id was taken, as the CLI says it. */
@@ -111,7 +144,9 @@ final class EnqueueCommand implements Callable<Integer> {
       case PENDING -> "is still pending";
       case DEAD -> "is dead (delayq inspect " + LogText.escape(r.id()) + ")";
       case FINISHED -> "already finished; the id stays taken until " + r.idFreeAt() + " (queue.idRetention)";
-      case ACCEPTED -> throw new IllegalStateException("an accepted job was not taken");
+      case REFUSED_RUNNING -> "is running";
+      case REFUSED_MALFORMED -> "has a record that cannot be rewritten";
+      case ACCEPTED, CHANGED -> throw new IllegalStateException("an accepted or changed job was not taken");
     };
   }
 

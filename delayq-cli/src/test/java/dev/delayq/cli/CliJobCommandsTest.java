@@ -33,15 +33,16 @@ class CliJobCommandsTest {
   }
 
   @Test
-  void cancelOfARunningJobSaysWhereItRuns() {
+  void cancelOfARunningJobAsksItsWorkerToInterruptIt() {
     cli.probe.seedInFlight("worker-1:42:3", "j1");
 
     Cli.Result r = cli.run("cancel", "j1");
 
-    assertEquals(1, r.exit());
-    assertEquals("delayq: job j1 cannot be cancelled: it is IN_FLIGHT (running on consumer worker-1:42:3)"
-        + " (only delayed or ready jobs can be)\n", r.err());
-    assertEquals(List.of("inflight:worker-1:42:3"), cli.probe.placesOf("j1"));
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("cancelling j1: it is running; its worker interrupts it and it ends as cancelled, not retried\n",
+        r.out());
+    assertEquals(List.of("inflight:worker-1:42:3"), cli.probe.placesOf("j1"), "the worker ends it, not the CLI");
+    assertTrue(cli.broker.redis().exists(cli.keys.cancelRequest("j1")), "the request stands for the worker's heartbeat look");
   }
 
   @Test

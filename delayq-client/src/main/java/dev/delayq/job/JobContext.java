@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * One delivery of a job, as its handler sees it. Immutable; safe to hand to other threads.
@@ -24,6 +25,7 @@ public final class JobContext {
   private final Instant createdAt;
   private final Instant dueAt;
   private final Map<String, String> headers;
+  private final BooleanSupplier cancelled;
 
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt) {
@@ -32,6 +34,13 @@ public final class JobContext {
 
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt, Map<String, String> headers) {
+    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, headers, () -> false);
+  }
+
+  /** {@code cancelled}: whether a cancel of this run was asked for (the worker's flag). */
+  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
+      Instant createdAt, Instant dueAt, Map<String, String> headers, BooleanSupplier cancelled) {
+    this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
     this.id = Objects.requireNonNull(id, "id");
     this.type = Objects.requireNonNull(type, "type");
     this.payloadJson = Objects.requireNonNull(payloadJson, "payloadJson");
@@ -104,6 +113,16 @@ public final class JobContext {
    */
   public Map<String, String> headers() {
     return headers;
+  }
+
+  /**
+   * True once an operator cancelled this running job ({@code delayq cancel ID}). The handler's
+   * thread is interrupted at the same moment; a handler that loops should check this (or the
+   * interrupt) and return. Whatever it then returns or throws, the job ends as cancelled: it is
+   * not retried. Safe to call from any thread.
+   */
+  public boolean isCancelled() {
+    return cancelled.getAsBoolean();
   }
 
   @Override

@@ -107,4 +107,38 @@ public record Keys(String prefix, String queue) {
   public String leader() {
     return key("leader");
   }
+
+  /**
+   * HASH: schedule id -> the recurring schedule's definition, JSON (see
+   * {@link dev.delayq.schedule.Schedule#toJson()}).
+   */
+  public String schedules() {
+    return key("schedules");
+  }
+
+  /**
+   * ZSET: schedule id -> the time of its next tick whose job is not created yet, epoch ms. A
+   * paused schedule has no entry. The tick script moves it on as it creates the tick's job.
+   */
+  public String scheduleNext() {
+    return key("schedules:next");
+  }
+
+  /** HASH: schedule id -> the time of the latest tick whose job was created, epoch ms. */
+  public String scheduleLast() {
+    return key("schedules:last");
+  }
+
+  /**
+   * STRING with a TTL: a cancel asked for the running job {@code id} (its value: when, epoch ms).
+   * Workers look for it at each heartbeat, in case they missed the {@link #cancelChannel()} message.
+   */
+  public String cancelRequest(String id) {
+    return key("cancel:" + id);
+  }
+
+  /** Pub/sub channel: the id of each running job whose cancel was just asked for. */
+  public String cancelChannel() {
+    return key("cancels");
+  }
 }

@@ -1,13 +1,20 @@
 package dev.delayq.redis;
 
+import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeSet;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * The hot path of the Redis contract: one typed method per script (plus the blocking claim),
@@ -100,7 +107,13 @@ public final class RedisBroker {
 
   /** What enqueue.lua answered for one job. */
   public enum EnqueueCode {
-    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE;
+    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE,
+    /** The if-pending option changed the pending job; the value is its due time now. */
+    CHANGED,
+    /** The if-pending option was refused: the job is running. */
+    REFUSED_RUNNING,
+    /** The if-pending option was refused: the job's record cannot be rewritten. */
+    REFUSED_MALFORMED;
 
     static EnqueueCode of(long code) {
       return switch ((int) code) {
@@ -109,6 +122,9 @@ public final class RedisBroker {
         case 3 -> DEAD;
         case 2 -> ENDED;
         case -2 -> TOO_LARGE;
+        case 4 -> CHANGED;
+        case 5 -> REFUSED_RUNNING;
+        case 6 -> REFUSED_MALFORMED;
         default -> throw new IllegalStateException("enqueue.lua answered " + code);
       };
     }
@@ -133,8 +149,16 @@ public final class RedisBroker {
     }
   }
 
-  /** One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time. */
-  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {}
+  /**
+   * One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time;
+   * {@code ifPending} what to do when the id exists and is pending.
+   */
+  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute,
+      IfPending ifPending) {
+    public NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {
+      this(id, recordHead, payloadJson, when, absolute, IfPending.KEEP);
+    }
+  }
 
   /** Jobs per script call in {@link #enqueueAll}: amortises the call, keeps each call short. */
   private static final int JOBS_PER_CALL = 100;
@@ -178,7 +202,7 @@ public final class RedisBroker {
       args.add(j.recordHead());
       args.add(j.payloadJson());
       args.add(Long.toString(j.when()));
-      args.add(j.absolute() ? "at" : "delay");
+      args.add((j.absolute() ? "at" : "delay") + j.ifPending().scriptOption());
     }
     return args;
   }
@@ -188,6 +212,170 @@ public final class RedisBroker {
     Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
         keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
     return ((Long) r) == 1L;
+  }
+
+  /**
+   * What {@link #changePending} answered: {@code place} is where the job is now ("delayed" or
+   * "ready", with its due time), or why nothing changed ("running", "dead", "unknown",
+   * "malformed: why"; {@code dueAt} -1).
+   */
+  public record PendingChange(String place, long dueAt) {}
+
+  /** How {@link #changePending} sets the due time. */
+  public enum DueChange {
+    /** Due now, at the end of ready consumers take next (promote). */
+    NOW("now"),
+    /** Due {@code amount} ms after Redis's now. */
+    DELAY("delay"),
+    /** Due at {@code amount}, epoch ms. */
+    AT("at"),
+    /** The due time stays (an edit of the payload only). */
+    KEEP("keep");
+
+    private final String arg;
+
+    DueChange(String arg) {
+      this.arg = arg;
+    }
+  }
+
+  /**
+   * Changes a job that has not started, in one script (changePending.lua): its due time and/or
+   * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
+   */
+  public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
+    List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
+        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
+        List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
+            payloadJsonOrNull == null ? "" : payloadJsonOrNull));
+    return new PendingChange((String) r.get(0), (Long) r.get(1));
+  }
+
+  /** What asking to cancel a running job found. */
+  public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
+
+  /** How long a cancel request stands for workers to find at their heartbeat. */
+  static final long CANCEL_REQUEST_TTL_MS = 10 * 60_000;
+
+  /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
+  public CancelAsk requestCancel(String id) {
+    long r = (Long) scripts.eval(Script.CANCEL_RUNNING,
+        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.cancelRequest(id)),
+        List.of(id, keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
+    return r == 1 ? CancelAsk.ASKED : r == 0 ? CancelAsk.PENDING : r == -1 ? CancelAsk.UNKNOWN : CancelAsk.DEAD;
+  }
+
+  /** Of {@code ids}, those whose cancel was asked for (one MGET). */
+  public List<String> cancelRequested(List<String> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    List<String> values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < ids.size(); i++) {
+      if (values.get(i) != null) {
+        out.add(ids.get(i));
+      }
+    }
+    return out;
+  }
+
+  /** Drops the cancel request of a job that has ended. */
+  public void clearCancelRequest(String id) {
+    redis.del(keys.cancelRequest(id));
+  }
+
+  // ---- recurring schedules -----------------------------------------------------------------
+
+  /** The Redis server's clock, epoch milliseconds (the clock every script uses). */
+  public long redisNowMs() {
+    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
+    long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
+    long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
+    return seconds * 1000 + micros / 1000;
+  }
+
+  /** A schedule as stored: its definition's text, next tick (or -1), latest created tick (or -1). */
+  public record StoredSchedule(String id, String definition, long nextTick, long lastTick) {}
+
+  /** Every schedule, in id order (few: one hash read and one ZSET read). */
+  public List<StoredSchedule> schedules() {
+    Map<String, String> defs = redis.hgetAll(keys.schedules());
+    Map<String, String> last = redis.hgetAll(keys.scheduleLast());
+    Map<String, Long> next = new HashMap<>();
+    for (Tuple t : redis.zrangeWithScores(keys.scheduleNext(), 0, -1)) {
+      next.put(t.getElement(), (long) t.getScore());
+    }
+    List<StoredSchedule> out = new ArrayList<>();
+    for (String id : new TreeSet<>(defs.keySet())) {
+      out.add(new StoredSchedule(id, defs.get(id), next.getOrDefault(id, -1L),
+          last.containsKey(id) ? Long.parseLong(last.get(id)) : -1));
+    }
+    return out;
+  }
+
+  /** One schedule as stored, or empty. */
+  public Optional<StoredSchedule> schedule(String id) {
+    String def = redis.hget(keys.schedules(), id);
+    if (def == null) {
+      return Optional.empty();
+    }
+    Double next = redis.zscore(keys.scheduleNext(), id);
+    String last = redis.hget(keys.scheduleLast(), id);
+    return Optional.of(new StoredSchedule(id, def, next == null ? -1 : next.longValue(),
+        last == null ? -1 : Long.parseLong(last)));
+  }
+
+  /** Schedules whose next tick is at or before {@code untilMs}, earliest first, at most {@code limit}. */
+  public List<Tuple> schedulesDueBy(long untilMs, int limit) {
+    return redis.zrangeByScoreWithScores(keys.scheduleNext(), "-inf", Long.toString(untilMs), 0, limit);
+  }
+
+  /** The earliest next tick of any schedule, or empty when none is active. */
+  public OptionalLong earliestScheduleTick() {
+    List<Tuple> first = redis.zrangeWithScores(keys.scheduleNext(), 0, 0);
+    return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+  }
+
+  /** What {@link #tickSchedule} did; {@code redisNow} is Redis's clock at the call. */
+  public record Ticked(int code, long redisNow) {
+    public boolean stale() {
+      return code == 0;
+    }
+  }
+
+  /**
+   * One tick of a schedule, in one script (tickSchedule.lua): creates the job of {@code tickMs}
+   * (or none when negative), moves the schedule's next tick to {@code newNextMs} (none when
+   * negative), only while the schedule is still as the caller read it.
+   */
+  public Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
+      long newNextMs) {
+    List<?> r = (List<?>) scripts.eval(Script.TICK_SCHEDULE,
+        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed(),
+            keys.ready(), keys.wake(), keys.stats()),
+        List.of(read.id(), Long.toString(read.nextTick()), read.definition(), tickMs < 0 ? "" : Long.toString(tickMs),
+            jobId, recordHead, payloadJson, newNextMs < 0 ? "" : Long.toString(newNextMs)));
+    return new Ticked(((Long) r.get(0)).intValue(), (Long) r.get(1));
+  }
+
+  /**
+   * Stores (or, {@code definitionOrNull} null, removes) a schedule with its next tick (none when
+   * negative), withdrawing the created-ahead jobs {@code withdraw}; only while its latest created
+   * tick is still {@code expectedLastTick} (-1: none). Returns the number withdrawn, or -1 when a
+   * tick was created meanwhile (read again and retry).
+   */
+  public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
+      List<String> withdraw) {
+    List<String> args = new ArrayList<>(4 + withdraw.size());
+    args.add(id);
+    args.add(definitionOrNull == null ? "" : definitionOrNull);
+    args.add(nextTick < 0 ? "" : Long.toString(nextTick));
+    args.add(expectedLastTick < 0 ? "" : Long.toString(expectedLastTick));
+    args.addAll(withdraw);
+    List<?> r = (List<?>) scripts.eval(Script.SAVE_SCHEDULE,
+        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed()), args);
+    return (Long) r.get(0) == 1L ? ((Long) r.get(1)).intValue() : -1;
   }
 
   // ---- scheduler -------------------------------------------------------------------------

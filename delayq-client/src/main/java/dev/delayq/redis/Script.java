@@ -33,6 +33,10 @@ public enum Script {
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
+  CHANGE_PENDING("changePending"),
+  TICK_SCHEDULE("tickSchedule"),
+  SAVE_SCHEDULE("saveSchedule"),
+  CANCEL_RUNNING("cancelRunning"),
   FORGET_ENDED("forgetEnded"),
   SCAN_FIELDS("scanFields");
 

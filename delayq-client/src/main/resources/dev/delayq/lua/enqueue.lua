@@ -14,17 +14,24 @@
       attempt, createdAt, dueAt and payload, e.g. {"type":"order_close","maxAttempts":5
     payload, a JSON text
     delay in ms from Redis TIME when mode is "delay"; due time in epoch ms when "at"
-    mode: "delay" | "at"
-  Returns, two per job (nothing is changed for a job not accepted):
+    mode: "delay" | "at", then the if-pending option for an id whose job is pending
+      (include/ifPending): "" keep it, "+payload", "+due" or "+payload+due", e.g. "delay+due"
+  Returns, two per job (nothing is changed for a job not accepted, unless its option changed it):
     {1, dueAt}    accepted
-    {0, -1}       the id's job is still pending (delayed, ready or running)
+    {0, -1}       the id's job is still pending (delayed, ready or running), kept as it is
     {3, deadAt}   the id's job is dead (its record kept until purged)
     {2, freeAt}   the id's job ended (done, cancelled, purged) and the id stays taken until freeAt
     {-2, bytes}   the payload is longer than ARGV[1]
+    {4, dueAt}    if-pending: the pending job was changed (its payload and/or due time)
+    {5, -1}       if-pending: refused, the job is running; {6, -1} its record cannot be rewritten
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
 ]]
 --@include now
+--@include record
+--@include wake
+--@include pending
+--@include ifPending
 local jobsKey, delayedKey, readyKey, wakeKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
 local maxPayload = tonumber(ARGV[1])
@@ -52,6 +59,8 @@ end
 
 -- The outcome pair of one job, writing it when it is accepted.
 local function enqueueOne(id, head, payload, when, mode)
+  local option
+  mode, option = string.match(mode, '^(%a+)(.*)$')
   if #payload > maxPayload then return -2, #payload end
   local freeAt = endedTaken(id)
   if freeAt then return 2, freeAt end
@@ -62,7 +71,7 @@ local function enqueueOne(id, head, payload, when, mode)
   if redis.call('HSETNX', jobsKey, id, record) == 0 then
     local deadAt = redis.call('ZSCORE', deadKey, id)
     if deadAt then return 3, tonumber(deadAt) end
-    return 0, -1
+    return onPending(jobsKey, delayedKey, readyKey, deadKey, wakeKey, id, option, payload, dueAt, now)
   end
   if dueAt <= now and straightToReady then
     redis.call('LPUSH', readyKey, id)

@@ -34,15 +34,20 @@ final class JobRunner {
   private final StatsRecorder stats;
   private final Duration defaultLimit;
   private final RetryPolicy defaultPolicy;
+  private final java.util.function.Consumer<String> cancelledEnded;
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
-    this(handlers, stats, defaultLimit, defaultPolicy, "default");
+    this(handlers, stats, defaultLimit, defaultPolicy, "default", id -> { });
   }
 
-  /** A runner for the jobs of {@code queue} (the name its consumer spans carry). */
+  /**
+   * A runner for the jobs of {@code queue} (the name its consumer spans carry); {@code cancelledEnded}
+   * is told the id of each cancelled job once its handler has stopped.
+   */
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
-      String queue) {
+      String queue, java.util.function.Consumer<String> cancelledEnded) {
     this.queue = queue;
+    this.cancelledEnded = cancelledEnded;
     this.handlers = handlers;
     this.stats = stats;
     this.defaultLimit = defaultLimit;
@@ -115,7 +120,7 @@ final class JobRunner {
     Duration limit = limitOf(h);
     JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
-        job.headers());
+        job.headers(), slot::isCancelled);
     Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;
@@ -128,6 +133,11 @@ final class JobRunner {
       result = new RunResult.Threw(t);
     } finally {
       timedOut = slot.end();
+    }
+    if (slot.isCancelled()) {
+      log.info("{}: job {} {} ended as cancelled", slot.consumer(), LogText.escape(job.id()), LogText.escape(job.type()));
+      cancelledEnded.accept(job.id());
+      return new RunResult.Cancelled();
     }
     return timedOut && result instanceof RunResult.Threw ? new RunResult.TimedOut(limit) : result;
   }

@@ -25,6 +25,9 @@ sealed interface Outcome {
   int MAX_ERROR_CHARS = 2000;
 
   static Outcome decide(JobRecord job, RunResult run, RetryPolicy policy, double random) {
+    if (run instanceof RunResult.Cancelled) {
+      return new Ack(); // a cancelled job ends here: never retried, whatever its handler did
+    }
     if (run instanceof RunResult.Returned r) {
       if (r.result() instanceof JobResult.RescheduleIn again) {
         return new Reschedule(again.delay().toMillis());

@@ -14,4 +14,7 @@ sealed interface RunResult {
 
   /** The time limit passed; the handler stopped when interrupted. */
   record TimedOut(Duration limit) implements RunResult {}
+
+  /** An operator cancelled the run; the handler stopped (returned or threw) after it. */
+  record Cancelled() implements RunResult {}
 }

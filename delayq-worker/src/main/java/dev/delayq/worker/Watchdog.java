@@ -24,6 +24,7 @@ final class Watchdog implements AutoCloseable {
     private volatile long deadlineNanos;
     private volatile long interruptedAtNanos;
     private volatile boolean stuck;
+    private volatile boolean cancelled;
     private volatile String job;
     private long limitMs;
 
@@ -40,6 +41,7 @@ final class Watchdog implements AutoCloseable {
     synchronized void begin(String jobId, long limitNanos) {
       Thread.interrupted();
       job = jobId;
+      cancelled = false;
       limitMs = limitNanos / 1_000_000;
       interruptedAtNanos = 0;
       deadlineNanos = System.nanoTime() + limitNanos;
@@ -58,6 +60,16 @@ final class Watchdog implements AutoCloseable {
 
     boolean isStuck() {
       return stuck;
+    }
+
+    /** True once a cancel of the current run was asked for (it stays so until the next begin). */
+    boolean isCancelled() {
+      return cancelled;
+    }
+
+    /** The job of the run in progress, or null between runs. */
+    String running() {
+      return deadlineNanos == 0 ? null : job;
     }
   }
 
@@ -94,6 +106,40 @@ final class Watchdog implements AutoCloseable {
       check(s, now);
     }
     return now + CHECK_EVERY_MS * 1_000_000;
+  }
+
+  /**
+   * Cancels the run of {@code jobId}, if a consumer of this worker runs it: sets its cancel flag
+   * and interrupts its thread, and from now on gives it the time limit's grace to stop (past
+   * it, the worker exits as for a stuck handler). True when it ran here.
+   */
+  boolean cancel(String jobId) {
+    for (Slot s : slots) {
+      synchronized (s) {
+        if (s.deadlineNanos != 0 && jobId.equals(s.job) && !s.cancelled) {
+          long now = System.nanoTime();
+          s.cancelled = true;
+          s.interruptedAtNanos = now;
+          s.deadlineNanos = now;
+          s.thread.interrupt();
+          log.info("{}: job {} cancelled: its handler is interrupted", s.consumer, LogText.escape(jobId));
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The jobs the consumers run right now. */
+  List<String> running() {
+    List<String> out = new java.util.ArrayList<>();
+    for (Slot s : slots) {
+      String job = s.running();
+      if (job != null) {
+        out.add(job);
+      }
+    }
+    return out;
   }
 
   void check(Slot s, long now) {

@@ -65,6 +65,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Heartbeat heartbeat;
   private Watchdog watchdog;
+  private CancelWatch cancels;
   private volatile boolean abandonResults;
   /** Set by {@link #close} and by a failure: consumers stop claiming. */
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -147,6 +148,8 @@ public final class Worker implements AutoCloseable {
     heartbeat.start(this::cannotGoOn, config.worker().heartbeatTtl());
     watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
     watchdog.start(this::cannotGoOn);
+    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
+    cancels.start(() -> drained.get(), outages, name, this::cannotGoOn);
     acks.start(this::cannotGoOn);
     startConsumers();
   }
@@ -172,6 +175,7 @@ public final class Worker implements AutoCloseable {
     }
     awaitConsumers(System.nanoTime() + 2_000_000_000L);
     watchdog.close();
+    cancels.close();
     // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
     // would run twice
     if (!acks.flush(System.nanoTime() + 5_000_000_000L)) {
@@ -201,7 +205,8 @@ public final class Worker implements AutoCloseable {
   private void startConsumers() {
     RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
         config.retry().jitter());
-    JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry, config.queue().name());
+    JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry, config.queue().name(),
+        broker::clearCancelRequest);
     Consumer.Settings settings = new Consumer.Settings(
         config.worker().pollTimeout().toMillis() / 1000.0,
         config.worker().heartbeatTtl().toMillis(), config.worker().prefetch());

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The scheduler process: wires the lease, forwarder, recoverer and wake listener together.
+ * The scheduler process: wires the lease, forwarder, recoverer, wake listener and schedule
+ * ticker together.
  * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused,
  * 72 when one of its threads could not go on (so that the supervisor restarts it).
  */
@@ -64,6 +65,7 @@ public final class SchedulerMain {
       cannotGoOn.accept(e);
     });
     new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested, outages).start(cannotGoOn);
+    new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
     Thread nudge = new Thread(() -> {
       try {
         shutdown.await();

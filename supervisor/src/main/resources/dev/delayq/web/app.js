@@ -1,5 +1,5 @@
-// The delayq dashboard: polls the JSON API (/api/status and /api/series every 1.5 s, dead jobs
-// and the forecast every 5 s) and posts actions. Everything shown from the server goes in as
+// The delayq dashboard: polls the JSON API (/api/status and /api/series every 1.5 s, dead jobs,
+// the forecast and the job browser's page every 5 s) and posts actions. Everything shown from the server goes in as
 // text, never as HTML.
 'use strict';
 (function () {
@@ -233,6 +233,103 @@
     }));
   }
 
+  // ---- recurring schedules -------------------------------------------------------------------
+
+  function renderSchedules(body) {
+    $('schedules-empty').hidden = body.schedules.length > 0;
+    replaceRows($('schedule-rows'), body.schedules.map(s => {
+      const tr = document.createElement('tr');
+      tr.dataset.id = s.id;
+      cell(tr, s.id, 'id');
+      cell(tr, s.cadence);
+      cell(tr, s.type);
+      cell(tr, s.paused ? 'paused' : 'active');
+      cell(tr, s.nextTicks.slice(0, 3).map(t => new Date(t).toISOString().replace('.000Z', 'Z')).join(', ') || '–');
+      const actions = document.createElement('div');
+      actions.className = 'controls';
+      const on = (action, b) => act(b, () => post('api/schedules/' + encodeURIComponent(s.id) + '/' + action))
+        .then(refreshSchedules);
+      actions.appendChild(button(s.paused ? 'Resume' : 'Pause', 'pause', b => on(s.paused ? 'resume' : 'pause', b)));
+      actions.appendChild(button('Run now', 'run', b => on('run', b)));
+      actions.appendChild(button('Remove', 'danger remove', b => {
+        if (confirm('Remove schedule ' + s.id + '?')) on('remove', b);
+      }));
+      cell(tr, actions);
+      return tr;
+    }));
+  }
+
+  async function refreshSchedules() {
+    renderSchedules(await get('api/schedules'));
+  }
+
+  // ---- job browser ---------------------------------------------------------------------------
+
+  let jobsOffset = 0;
+  let jobsNext = -1;
+
+  function jobsPath(offset) {
+    const [state, within] = $('jobs-view').value.split(':');
+    const p = new URLSearchParams({ state: state, limit: '50', offset: String(offset) });
+    if (within !== '0') p.set('within', within);
+    const type = $('jobs-type').value.trim();
+    const prefix = $('jobs-prefix').value.trim();
+    const id = $('jobs-id').value.trim();
+    if (type) p.set('type', type);
+    if (prefix) p.set('prefix', prefix);
+    if (id) p.set('id', id);
+    return 'api/jobs?' + p.toString();
+  }
+
+  function jobAction(j, action, body) {
+    return post('api/jobs/' + encodeURIComponent(j.id) + '/' + action, body);
+  }
+
+  function renderJobs(body) {
+    jobsNext = body.nextOffset;
+    $('jobs-more').hidden = jobsNext < 0;
+    $('jobs-empty').hidden = body.jobs.length > 0;
+    replaceRows($('job-rows'), body.jobs.map(j => {
+      const tr = document.createElement('tr');
+      tr.dataset.id = j.id;
+      cell(tr, j.id, 'id');
+      cell(tr, j.type);
+      cell(tr, j.state + (j.consumer ? ' on ' + j.consumer : ''));
+      const d = j.dueAt - body.nowMs;
+      cell(tr, j.dueAt > 0 ? (d >= 0 ? 'in ' + duration(d) : duration(-d) + ' ago') : '–').title =
+        j.dueAt > 0 ? new Date(j.dueAt).toISOString() : '';
+      cell(tr, j.attempt + ' / ' + j.maxAttempts, 'num');
+      const pre = document.createElement('pre');
+      pre.textContent = j.payload == null ? '' : j.payload;
+      cell(tr, pre, 'error-text');
+      const actions = document.createElement('div');
+      actions.className = 'controls';
+      const pending = j.state === 'DELAYED' || j.state === 'READY';
+      [button('Run now', 'promote', b => act(b, () => jobAction(j, 'promote')).then(refreshJobs)),
+        button('Reschedule', 'reschedule', b => {
+          const delay = prompt('Due after (from now), e.g. 30s, 10m, 2h:', '10m');
+          if (delay) act(b, () => jobAction(j, 'reschedule', { delay: delay })).then(refreshJobs);
+        }),
+        button('Edit', 'edit', b => {
+          const payload = prompt('New payload (JSON):', j.payloadTruncated ? '' : j.payload);
+          if (payload != null) act(b, () => jobAction(j, 'edit', { payload: payload })).then(refreshJobs);
+        }),
+        button('Cancel', 'danger cancel', b => {
+          if (confirm('Cancel job ' + j.id + '?')) act(b, () => jobAction(j, 'cancel')).then(refreshJobs);
+        })].forEach(btn => {
+        // a running job can be cancelled (its worker interrupts it), not changed
+        btn.disabled = !pending && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
+        actions.appendChild(btn);
+      });
+      cell(tr, actions);
+      return tr;
+    }));
+  }
+
+  async function refreshJobs() {
+    renderJobs(await get(jobsPath(jobsOffset)));
+  }
+
   function setLive(ok, text) {
     $('live-dot').className = 'dot ' + (ok ? 'live' : 'down');
     $('live-text').textContent = text;
@@ -281,6 +378,24 @@
     const what = age ? 'dead jobs dead for longer than ' + age : 'EVERY dead job';
     if (confirm('Delete ' + what + ' for good?')) act(e.target, () => post('api/dead/purge', age ? { olderThan: age } : {}));
   });
+  $('schedule-form').addEventListener('submit', e => {
+    e.preventDefault();
+    const when = $('schedule-when').value.trim();
+    const every = when.match(/^every\s+(\S+)$/);
+    const body = { id: $('schedule-id').value.trim(), type: $('schedule-type').value.trim(),
+      payload: $('schedule-payload').value.trim() || '{}', missed: $('schedule-missed').value };
+    if (every) body.every = every[1]; else { body.cron = when; body.tz = $('schedule-tz').value.trim(); }
+    act($('schedule-save'), () => post('api/schedules', body)).then(refreshSchedules);
+  });
+  $('jobs-form').addEventListener('submit', e => {
+    e.preventDefault();
+    jobsOffset = 0;
+    refreshJobs().catch(err => toast(err.message, true));
+  });
+  $('jobs-more').addEventListener('click', () => {
+    jobsOffset = jobsNext;
+    refreshJobs().catch(err => toast(err.message, true));
+  });
   $('token-form').addEventListener('submit', e => {
     e.preventDefault();
     token = $('token-input').value.trim();
@@ -296,4 +411,6 @@
   DQCharts.legend($('legend-lateness'), [{ name: 'p50', color: COLORS.p50 }, { name: 'p99', color: COLORS.p99 }]);
   loop(refreshFast, FAST_MS);
   loop(refreshSlow, SLOW_MS);
+  loop(refreshJobs, SLOW_MS);
+  loop(refreshSchedules, SLOW_MS);
 })();

@@ -11,6 +11,8 @@ import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
+import dev.delayq.schedule.Cadence;
+import dev.delayq.schedule.Schedule;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
 import java.io.File;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard in a real browser: Debian's headless Chromium, driven by Playwright
  * ({@code src/test/browser/dashboard.js}), against a real supervisor. The page loads without a
  * console error, shows the live worker count and queue depths, a resize from the page changes
- * what {@code status} says, and a dead job retried from the page runs. It leaves a screenshot at
+ * what {@code status} says, a dead job retried from the page runs, and a delayed job listed in
+ * the job browser and run now from the page succeeds. It leaves a screenshot at
  * {@code supervisor/target/dashboard.png}. Skipped, saying why, where node, the npm packages or
  * Chromium are missing ({@code .ci/run} installs them).
  */
@@ -42,7 +45,7 @@ class WebDashboardBrowserTest {
   Path home;
 
   @Test
-  void dashboardShowsTheSystemResizesItAndRetriesADeadJob() throws Exception {
+  void dashboardShowsTheSystemResizesItRetriesADeadJobAndRunsAListedJobNow() throws Exception {
     String node = onPath("node");
     Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
     Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
@@ -72,9 +75,13 @@ class WebDashboardBrowserTest {
       Files.createFile(unlock);
       List<JobRequest> later = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
-        later.add(JobRequest.delay("test_sleep", Map.of("ms", 0), Duration.ofMinutes(5 + i * 7)));
+        later.add(JobRequest.delay("test_sleep", Map.of("ms", 0, "log", home.resolve("sleep-runs.log").toString()),
+            Duration.ofMinutes(5 + i * 7)));
       }
       queue.enqueueAll(later);
+      // a schedule whose ticks are hours away, so the page's schedules card shows one
+      queue.schedules().upsert(new Schedule("daily-digest", new Cadence.Cron("0 9 * * *",
+          java.time.ZoneId.of("Asia/Shanghai")), "test_sleep", "{\"ms\":0}", 3, false, Schedule.Missed.SKIP));
       Files.createDirectories(SCREENSHOT.getParent());
       Files.deleteIfExists(SCREENSHOT);
 
@@ -113,6 +120,11 @@ class WebDashboardBrowserTest {
       });
       assertEquals(List.of("worker-1 RUNNING", "worker-2 RUNNING"), workers, status.output());
       assertTrue(Files.readString(log).startsWith("done " + deadId + " "), "the retried job ran");
+      String promoted = result.path("promoted").asText();
+      assertEquals(later.size() - 1, RedisFixture.get().redis().zcard(keys.delayed()), "one delayed job ran now");
+      assertEquals(null, RedisFixture.get().redis().hget(keys.jobs(), promoted), "the job run now is done");
+      assertTrue(Files.readString(home.resolve("sleep-runs.log")).contains("end " + promoted + " 1 "),
+          "the job run now from the page ran once, on its first attempt");
       assertEquals(0, inspector.depths().dead());
       assertTrue(Files.size(SCREENSHOT) > 10_000, "a screenshot of the page at " + SCREENSHOT);
       System.out.printf("dashboard browser test: browser script %.1fs (steps %s), whole test %.1fs%n",

@@ -43,7 +43,7 @@ public final class WorkerMain {
     try {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
-      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 4);
+      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 6);
       redis.checkServer(config.redis().requireNoeviction());
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {

@@ -20,6 +20,13 @@ final class Recorder {
         + "," + ProcessHandle.current().pid());
   }
 
+  /** Pushes a value onto a Redis list (nothing when the list's name is empty). */
+  static void push(String list, String value) {
+    if (!list.isEmpty()) {
+      redis().rpush(list, value);
+    }
+  }
+
   /** Increments and returns a counter. */
   static long count(String key) {
     return redis().incr(key);

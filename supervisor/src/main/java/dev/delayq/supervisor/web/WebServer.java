@@ -2,9 +2,11 @@ package dev.delayq.supervisor.web;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.delayq.DelayQueue;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
@@ -45,6 +47,9 @@ public final class WebServer implements AutoCloseable {
   private final StaticFiles files = new StaticFiles();
   private final ReadApi reads;
   private final ActionApi actions;
+  private final JobApi jobs;
+  private final ScheduleApi scheduleApi;
+  private final DelayQueue producer;
   private final String url;
 
   private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
@@ -56,6 +61,10 @@ public final class WebServer implements AutoCloseable {
     this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
         System::currentTimeMillis);
     this.actions = new ActionApi(steering, admin);
+    this.producer = new DelayQueue(new RedisBroker(redis, keys), config.queue().maxPayloadBytes(),
+        config.retry().maxAttempts());
+    this.jobs = new JobApi(producer, new JobBrowser(redis.client(), keys), admin);
+    this.scheduleApi = new ScheduleApi(producer, config.retry().maxAttempts());
     String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
         ? "[" + config.web().bind() + "]" : config.web().bind();
     this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
@@ -159,6 +168,8 @@ public final class WebServer implements AutoCloseable {
         case "series" -> reads.series(Http.intParam(q, "seconds", 300, 10, Series.MAX_SECONDS));
         case "dead" -> reads.dead(q.get("type"), Http.intParam(q, "limit", 50, 1, 1000));
         case "forecast" -> reads.forecast(Http.intParam(q, "minutes", 60, 1, 1440));
+        case "jobs" -> jobs.list(q);
+        case "schedules" -> scheduleApi.list();
         default -> throw new Http.Failure(notFoundOr405(path, "POST"), "no GET " + ex.getRequestURI().getPath());
       };
       Http.json(ex, 200, answer);
@@ -174,6 +185,12 @@ public final class WebServer implements AutoCloseable {
         answer = actions.purge(Http.body(ex));
       } else if (n == 3 && route.equals("dead") && path.get(2).equals("retry")) {
         answer = actions.retry(path.get(1));
+      } else if (n == 1 && route.equals("schedules")) {
+        answer = scheduleApi.upsert(Http.body(ex));
+      } else if (n == 3 && route.equals("schedules")) {
+        answer = scheduleApi.act(path.get(1), path.get(2));
+      } else if (n == 3 && route.equals("jobs")) {
+        answer = jobs.act(path.get(1), path.get(2), Http.body(ex));
       } else {
         throw new Http.Failure(notFoundOr405(path, "GET"), "no POST " + ex.getRequestURI().getPath());
       }
@@ -185,7 +202,7 @@ public final class WebServer implements AutoCloseable {
 
   /** 405 when the path exists for the other method, else 404. */
   private static int notFoundOr405(List<String> path, String otherMethod) {
-    List<String> gets = List.of("status", "series", "dead", "forecast");
+    List<String> gets = List.of("status", "series", "dead", "forecast", "jobs", "schedules");
     boolean other = otherMethod.equals("GET") ? path.size() == 1 && gets.contains(path.get(0))
         : path.size() == 1 && path.get(0).equals("resize");
     return other ? 405 : 404;
@@ -212,6 +229,7 @@ public final class WebServer implements AutoCloseable {
   public void close() {
     server.stop(1);
     threads.shutdownNow();
+    producer.close();
     redis.close();
   }
 }

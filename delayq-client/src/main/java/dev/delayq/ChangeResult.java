@@ -1,0 +1,58 @@
+package dev.delayq;
+
+import java.time.Instant;
+
+/**
+ * What a change of a job that has not started did (promote, reschedule, edit): where the job
+ * is now, or why it could not change. A refused change changed nothing.
+ */
+public record ChangeResult(String id, Status status, Instant dueAt, String detail) {
+
+  /** Where the job is after the change, or why it was refused. */
+  public enum Status {
+    /** Changed; waits in delayed for {@code dueAt}. */
+    DELAYED,
+    /** Changed; due, waiting in ready for a worker. */
+    READY,
+    /** Refused: a consumer holds it (its handler runs or is about to). */
+    RUNNING,
+    /** Refused: it is dead-lettered (dead retry runs it again). */
+    DEAD,
+    /** Refused: no such job (never enqueued, or done and forgotten). */
+    UNKNOWN,
+    /** Refused: its record cannot be read or written back ({@code detail} says why). */
+    MALFORMED
+  }
+
+  public boolean changed() {
+    return status == Status.DELAYED || status == Status.READY;
+  }
+
+  /** One line for people: "job x is now due at …", or why it was not changed. */
+  public String describe() {
+    return switch (status) {
+      case DELAYED -> "job " + id + " is due at " + dueAt;
+      case READY -> "job " + id + " is due now, waiting for a worker";
+      case RUNNING -> "job " + id + " is running: only a delayed or ready job can be changed";
+      case DEAD -> "job " + id + " is dead: only a delayed or ready job can be changed "
+          + "(delayq dead retry " + id + " runs it again)";
+      case UNKNOWN -> "no job with id " + id + " (never enqueued, or already done)";
+      case MALFORMED -> "job " + id + " was not changed: " + detail;
+    };
+  }
+
+  static ChangeResult of(String id, String place, long dueAt) {
+    if (place.startsWith("malformed: ")) {
+      return new ChangeResult(id, Status.MALFORMED, null, place.substring("malformed: ".length()));
+    }
+    Status status = switch (place) {
+      case "delayed" -> Status.DELAYED;
+      case "ready" -> Status.READY;
+      case "running" -> Status.RUNNING;
+      case "dead" -> Status.DEAD;
+      case "unknown" -> Status.UNKNOWN;
+      default -> throw new IllegalStateException("changePending.lua answered '" + place + "'");
+    };
+    return new ChangeResult(id, status, dueAt < 0 ? null : Instant.ofEpochMilli(dueAt), null);
+  }
+}

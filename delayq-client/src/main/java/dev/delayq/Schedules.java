@@ -1,0 +1,178 @@
+package dev.delayq;
+
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.schedule.Cadence;
+import dev.delayq.schedule.Schedule;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Recurring schedules managed by id: upsert, list, pause, resume, remove, run once now. A
+ * definition lives in the queue's Redis ({@code schedules}), so it survives restarts and is the
+ * same for every process; the schedulers' tickers create each tick's job, exactly one per tick
+ * (see tickSchedule.lua). Changing, pausing or removing a schedule withdraws the jobs its ticks
+ * created ahead that are not about to fall due. Thread-safe.
+ */
+public final class Schedules {
+  /**
+   * How soon after a save a schedule's first tick may be: the tickers create a tick's job about
+   * this long ahead, so a nearer tick could not fire on time. Created ticks due this soon also
+   * keep the definition they were created with (the forwarder may be moving them right now).
+   */
+  static final long KEEP_WITHIN_MS = 1_000;
+  private static final int RETRIES = 20;
+
+  private final RedisBroker broker;
+  private final Payloads payloads;
+
+  Schedules(RedisBroker broker, Payloads payloads) {
+    this.broker = broker;
+    this.payloads = payloads;
+  }
+
+  /**
+   * A schedule as it stands: its definition, its next ticks (empty when paused), and the latest
+   * tick whose job was created (null when none since it was last saved).
+   */
+  public record View(Schedule schedule, List<Instant> nextTicks, Instant lastTick) {}
+
+  /** How many next ticks a {@link View} shows. */
+  static final int SHOWN_TICKS = 5;
+
+  /** Creates or replaces the schedule {@code s.id()}; its type and payload are checked as at enqueue. */
+  public View upsert(Schedule s) {
+    DelayQueue.checkType(s.type());
+    Schedule checked = new Schedule(s.id(), s.cadence(), s.type(), payloads.toJson(s.payloadJson()),
+        s.maxAttempts(), s.paused(), s.missed());
+    save(checked.id(), checked);
+    return get(checked.id()).orElseThrow();
+  }
+
+  /** Every schedule, by id. */
+  public List<View> list() {
+    List<View> out = new ArrayList<>();
+    for (RedisBroker.StoredSchedule stored : broker.schedules()) {
+      out.add(view(stored));
+    }
+    return out;
+  }
+
+  public Optional<View> get(String id) {
+    return broker.schedule(id).map(Schedules::view);
+  }
+
+  /** Removes the schedule; false when there was none. */
+  public boolean remove(String id) {
+    if (broker.schedule(id).isEmpty()) {
+      return false;
+    }
+    save(id, null);
+    return true;
+  }
+
+  /** Stops the schedule ticking (its definition stays); empty when there is none. */
+  public Optional<View> pause(String id) {
+    return setPaused(id, true);
+  }
+
+  /** Lets a paused schedule tick again, from its next tick after now; empty when there is none. */
+  public Optional<View> resume(String id) {
+    return setPaused(id, false);
+  }
+
+  private Optional<View> setPaused(String id, boolean paused) {
+    Optional<RedisBroker.StoredSchedule> stored = broker.schedule(id);
+    if (stored.isEmpty()) {
+      return Optional.empty();
+    }
+    save(id, Schedule.fromJson(stored.get().definition()).paused(paused));
+    return get(id);
+  }
+
+  /**
+   * Enqueues one job of the schedule now, outside its ticks ({@code <id>@run-<ms>}); the schedule
+   * itself is not changed. Empty when there is no such schedule.
+   */
+  public Optional<EnqueueResult> runNow(DelayQueue queue, String id) {
+    return broker.schedule(id).map(stored -> {
+      Schedule s = Schedule.fromJson(stored.definition());
+      return queue.delay(s.type(), s.payloadJson(), Duration.ZERO,
+          JobOptions.withId(s.id() + "@run-" + broker.redisNowMs()).maxAttempts(s.maxAttempts()));
+    });
+  }
+
+  /** Saves (or with null removes) a definition, retrying while a ticker creates ticks meanwhile. */
+  private void save(String id, Schedule s) {
+    for (int attempt = 0; attempt < RETRIES; attempt++) {
+      long now = broker.redisNowMs();
+      Optional<RedisBroker.StoredSchedule> old = broker.schedule(id);
+      long created = old.map(RedisBroker.StoredSchedule::lastTick).orElse(-1L);
+      List<String> withdraw = new ArrayList<>();
+      long base = Math.max(now + KEEP_WITHIN_MS, created);
+      if (created > now + KEEP_WITHIN_MS) {
+        Schedule before = Schedule.fromJson(old.get().definition());
+        long t = now + KEEP_WITHIN_MS;
+        while (true) {
+          Optional<Instant> n = before.cadence().next(Instant.ofEpochMilli(t));
+          if (n.isEmpty() || n.get().toEpochMilli() > created) {
+            break;
+          }
+          t = n.get().toEpochMilli();
+          withdraw.add(before.tickJobId(t));
+        }
+        base = now + KEEP_WITHIN_MS;
+      }
+      long next = s == null || s.paused() ? -1
+          : s.cadence().next(Instant.ofEpochMilli(base)).map(Instant::toEpochMilli).orElse(-1L);
+      if (broker.saveSchedule(id, s == null ? null : s.toJson(), next, created, withdraw) >= 0) {
+        return;
+      }
+    }
+    throw new IllegalStateException("schedule " + id + " kept changing under " + RETRIES + " tries to save it");
+  }
+
+  private static View view(RedisBroker.StoredSchedule stored) {
+    Schedule s = Schedule.fromJson(stored.definition());
+    List<Instant> ticks = new ArrayList<>();
+    if (stored.nextTick() >= 0) {
+      Instant t = Instant.ofEpochMilli(stored.nextTick());
+      ticks.add(t);
+      while (ticks.size() < SHOWN_TICKS) {
+        Optional<Instant> n = s.cadence().next(t);
+        if (n.isEmpty()) {
+          break;
+        }
+        t = n.get();
+        ticks.add(t);
+      }
+    }
+    return new View(s, ticks, stored.lastTick() < 0 ? null : Instant.ofEpochMilli(stored.lastTick()));
+  }
+
+  /**
+   * The record head of a tick's job: type, attempts, the schedule and the tick it is for; for
+   * the one job run for missed ticks, how many it stands for ({@code missedTicks}, else 0).
+   */
+  public static String tickRecordHead(Schedule s, long tickMs, int missedTicks) {
+    return "{\"type\":\"" + s.type() + "\",\"maxAttempts\":" + s.maxAttempts() + ",\"schedule\":\"" + s.id()
+        + "\",\"tickAt\":" + tickMs + (missedTicks > 0 ? ",\"missedTicks\":" + missedTicks : "");
+  }
+
+  /** Cadence helper for callers that build schedules from text (the CLI, the dashboard). */
+  public static Cadence cadence(String cron, String zone, Duration every) {
+    if ((cron == null) == (every == null)) {
+      throw new IllegalArgumentException(cron == null ? "give --cron EXPR or --every DURATION"
+          : "give --cron or --every, not both");
+    }
+    if (every != null) {
+      if (zone != null) {
+        throw new IllegalArgumentException("--tz is for --cron: an --every schedule ticks at multiples of its interval");
+      }
+      return new Cadence.Every(every);
+    }
+    return new Cadence.Cron(cron, zone == null ? java.time.ZoneOffset.UTC : Cadence.zone(zone));
+  }
+}

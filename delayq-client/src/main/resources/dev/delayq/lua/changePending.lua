@@ -1,0 +1,40 @@
+--[[ changePending: promote, reschedule or edit one job that has not started.
+  KEYS[1] jobs    (HASH)  id -> record
+  KEYS[2] delayed (ZSET)  id -> due time, epoch ms
+  KEYS[3] ready   (LIST)  due ids; a promoted job goes on the right end (consumers take it
+                          next), a job rescheduled to a past time on the left, behind those waiting
+  KEYS[4] dead    (ZSET)  id -> time it was dead-lettered (read only: a dead job is refused)
+  KEYS[5] wake    (LIST)  the scheduler's wake-up token
+  ARGV[1] job id
+  ARGV[2] when: "now" (promote), "delay" (ARGV[3] ms from Redis TIME), "at" (ARGV[3] epoch ms),
+          or "keep" (edit only: the due time stays)
+  ARGV[3] the delay or due time, or "" for now/keep
+  ARGV[4] the new payload, a JSON text; "" keeps the payload byte for byte
+  Returns {place, dueAt}: place is where the job is now, 'delayed' or 'ready', with its due
+  time; or {refusal, -1} with nothing changed: 'running', 'dead', 'unknown' (see
+  include/pending.lua) or 'malformed: <why>' when its record cannot be read or written back.
+  Invariant: the id stays in exactly one of delayed and ready, with its record; the new record is
+  built before the id moves. The attempt count and last error are kept.
+]]
+--@include now
+--@include record
+--@include wake
+--@include pending
+local jobsKey, delayedKey, readyKey, deadKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local id, when, amount, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+local from = pendingPlace(jobsKey, delayedKey, readyKey, deadKey, id)
+if from ~= 'delayed' and from ~= 'ready' then return {from, -1} end
+local now = nowMs()
+local dueAt = nil
+if when == 'now' then
+  dueAt = now
+elseif when == 'delay' then
+  dueAt = now + tonumber(amount)
+elseif when == 'at' then
+  dueAt = tonumber(amount)
+end
+if payload == '' then payload = nil end
+local place, due = changePending(jobsKey, delayedKey, readyKey, wakeKey, id, from, dueAt, payload, now, when == 'now')
+if not place then return {'malformed: ' .. due, -1} end
+return {place, due}

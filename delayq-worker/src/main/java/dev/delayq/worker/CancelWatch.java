@@ -1,0 +1,93 @@
+package dev.delayq.worker;
+
+import dev.delayq.process.LogText;
+import dev.delayq.process.OutageLog;
+import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.redis.RedisBroker;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Tells the {@link Watchdog} of cancels asked for the jobs this worker runs. A cancel arrives at
+ * once on the queue's cancel channel (Redis pub/sub, one subscription per worker process); a
+ * message missed while the subscription was down is caught by a look at the standing requests
+ * (one MGET of the running jobs' cancel keys) at every heartbeat interval and on each resubscribe.
+ */
+final class CancelWatch {
+  private static final Logger log = LoggerFactory.getLogger(CancelWatch.class);
+
+  private final UnifiedJedis redis;
+  private final RedisBroker broker;
+  private final Watchdog watchdog;
+  private final long sweepEveryNanos;
+  private final Subscription subscription = new Subscription();
+  private volatile RedisOutage listenerOutage;
+
+  CancelWatch(UnifiedJedis redis, RedisBroker broker, Watchdog watchdog, Duration sweepEvery) {
+    this.redis = redis;
+    this.broker = broker;
+    this.watchdog = watchdog;
+    this.sweepEveryNanos = sweepEvery.toNanos();
+  }
+
+  /** Starts the subscription and the sweep on their own threads until {@code stopping}. */
+  void start(BooleanSupplier stopping, OutageLog outages, String worker, Consumer<Throwable> onCannotGoOn) {
+    listenerOutage = new RedisOutage(worker + "/cancel-listener", outages);
+    RunUntilShutdown.of("cancel-listener", this::listen).until(stopping)
+        .riding(listenerOutage)
+        .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
+    RunUntilShutdown.of("cancel-sweep", this::sweep).until(stopping)
+        .riding(new RedisOutage(worker + "/cancel-sweep", outages))
+        .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
+  }
+
+  /** Blocks in the subscription until it ends (close, or the connection drops); then at once again. */
+  long listen() {
+    redis.subscribe(subscription, broker.keys().cancelChannel());
+    return System.nanoTime();
+  }
+
+  /** One look at the standing cancel requests of the running jobs. */
+  long sweep() {
+    for (String id : broker.cancelRequested(watchdog.running())) {
+      watchdog.cancel(id);
+    }
+    return System.nanoTime() + sweepEveryNanos;
+  }
+
+  void close() {
+    if (subscription.isSubscribed()) {
+      subscription.unsubscribe();
+    }
+  }
+
+  private final class Subscription extends JedisPubSub {
+    @Override
+    public void onMessage(String channel, String id) {
+      if (watchdog.cancel(id)) {
+        log.debug("cancel of {} delivered", LogText.escape(id));
+      }
+    }
+
+    @Override
+    public void onSubscribe(String channel, int count) {
+      // the subscription blocks for as long as it lasts: being in it is this role's success
+      // (else the process's outage log would never see it come back)
+      RedisOutage outage = listenerOutage;
+      if (outage != null) {
+        outage.succeeded();
+      }
+      try {
+        sweep(); // a cancel asked while the subscription was down
+      } catch (RuntimeException e) {
+        log.debug("cancel sweep on subscribe failed: {}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.delayq.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.JobOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cancelling running jobs through a real worker process with two consumers: a handler that checks
+ * {@code isCancelled()} sees the cancel within 100 ms and its job ends as cancelled (gone, not
+ * retried, not dead) while the job on the other consumer runs on undisturbed; a handler that
+ * ignores the interruption is treated as one past its time limit: the worker exits 70 and the job
+ * is taken back, charged, not lost.
+ */
+class CancelRunningJobTest {
+
+  @Test
+  void aCooperativeHandlerSeesTheCancelWithin100MsAndItsJobEndsCancelled() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    String seen = q.log.key() + ":seen";
+    try (JvmProcesses processes = q.processes("cancelCooperative").with("DELAYQ_WORKER_THREADS", "2")) {
+      processes.scheduler("scheduler");
+      processes.worker("worker-1");
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumers().size() == 2);
+
+      q.producer.delay("test_cancellable", q.payload("\"seen\":\"" + seen + "\",\"runMs\":20000"), Duration.ZERO,
+          JobOptions.withId("long-1"));
+      q.producer.delay("test_cancellable", q.payload("\"runMs\":1500"), Duration.ZERO, JobOptions.withId("other"));
+      await().atMost(15, TimeUnit.SECONDS).until(() -> q.log.size() == 2);
+
+      long asked = System.currentTimeMillis();
+      assertEquals(DelayQueue.Cancel.INTERRUPTING, q.producer.cancelEvenIfRunning("long-1"));
+      await().atMost(5, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(5))
+          .until(() -> q.redis.redis().llen(seen) == 1);
+      long seenAfter = Long.parseLong(q.redis.redis().lindex(seen, 0)) - asked;
+      await().atMost(10, TimeUnit.SECONDS).until(() -> q.record("long-1") == null && q.record("other") == null);
+      System.out.printf("cancel of a running job: its handler saw it %d ms after the cancel%n", seenAfter);
+
+      assertTrue(seenAfter <= 100, "seen " + seenAfter + " ms after the cancel");
+      assertFalse(q.isDead("long-1"));
+      assertNull(q.redis.redis().zscore(q.keys.delayed(), "long-1"), "not retried");
+      assertFalse(q.redis.redis().exists(q.keys.cancelRequest("long-1")), "the request is cleared");
+      List<String> ran = q.log.runs().stream().map(RunLog.Run::id).toList();
+      assertEquals(List.of("long-1", "other"), ran.stream().sorted().toList(), "each ran once: " + ran);
+      assertEquals(List.of(), q.inspector.check());
+    }
+  }
+
+  @Test
+  void aHandlerThatIgnoresTheCancelIsTreatedAsPastItsTimeLimit() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = q.processes("cancelStubborn").with("DELAYQ_WORKER_THREADS", "2")
+        .with("DELAYQ_WORKER_INTERRUPT_GRACE", "1s")) {
+      processes.scheduler("scheduler");
+      Process worker = processes.worker("worker-1");
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumers().size() == 2);
+
+      q.producer.delay("test_hang", q.payload("\"spinMs\":30000"), Duration.ZERO, JobOptions.withId("stubborn"));
+      await().atMost(15, TimeUnit.SECONDS).until(() -> q.log.size() == 1);
+
+      assertEquals(DelayQueue.Cancel.INTERRUPTING, q.producer.cancelEvenIfRunning("stubborn"));
+
+      assertTrue(worker.waitFor(15, TimeUnit.SECONDS), "the worker exits");
+      assertEquals(70, worker.exitValue(), "as for a handler stuck past its time limit");
+      await().atMost(10, TimeUnit.SECONDS).until(() -> q.redis.redis().lpos(q.keys.ready(), "stubborn") != null
+          || q.redis.redis().zscore(q.keys.delayed(), "stubborn") != null || q.isDead("stubborn"));
+      assertEquals("2", q.recordField("stubborn", "attempt"), "taken back, charged an attempt, not lost");
+      assertEquals(List.of(), q.inspector.check());
+    }
+  }
+}

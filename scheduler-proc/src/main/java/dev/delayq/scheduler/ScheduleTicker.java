@@ -1,0 +1,121 @@
+package dev.delayq.scheduler;
+
+import dev.delayq.Schedules;
+import dev.delayq.process.LogText;
+import dev.delayq.process.OutageLog;
+import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.schedule.Schedule;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * A ScheduleTicker turns the ticks of recurring schedules into jobs: {@value #LOOKAHEAD_MS} ms
+ * before a tick it creates the tick's job as a delayed job due at the tick, so the forwarder fires
+ * it with the precision of any delayed job. Every scheduler runs one, leader or not: the tick
+ * script creates the job and moves the schedule on in one compare-and-set step, so two tickers (or
+ * one that died half-way) still make exactly one job per tick. A tick found more than
+ * {@value #MISSED_AFTER_MS} ms past (no scheduler ran) is missed: skipped, or run once for all
+ * the missed ones, as its schedule says.
+ */
+final class ScheduleTicker {
+  private static final Logger log = LoggerFactory.getLogger(ScheduleTicker.class);
+  static final long LOOKAHEAD_MS = 1_000;
+  static final long MISSED_AFTER_MS = 1_000;
+  /** How often an idle ticker looks for schedules added or resumed since. */
+  static final long POLL_MS = 250;
+  private static final int PER_PASS = 100;
+  private static final int MOST_MISSED_COUNTED = 100_000;
+
+  private final RedisBroker broker;
+  private final Set<String> unreadable = new HashSet<>();
+
+  ScheduleTicker(RedisBroker broker) {
+    this.broker = broker;
+  }
+
+  /** Ticks on its own thread until shutdown; {@code onCannotGoOn} is told should it not go on. */
+  Thread start(BooleanSupplier stopping, OutageLog outages, Consumer<Throwable> onCannotGoOn) {
+    return RunUntilShutdown.of("schedule-ticker", this::tick).until(stopping)
+        .riding(new RedisOutage("scheduler/schedule-ticker", outages))
+        .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
+  }
+
+  /** One pass over the schedules whose next tick is within the lookahead; returns when to pass again. */
+  long tick() {
+    long now = broker.redisNowMs();
+    List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS);
+    for (Tuple t : due) {
+      broker.schedule(t.getElement()).ifPresent(stored -> tickOne(stored, broker.redisNowMs()));
+    }
+    long received = System.nanoTime();
+    if (due.size() == PER_PASS) {
+      return received;
+    }
+    long waitMs = POLL_MS;
+    OptionalLong earliest = broker.earliestScheduleTick();
+    if (earliest.isPresent()) {
+      waitMs = Math.max(0, Math.min(POLL_MS, earliest.getAsLong() - LOOKAHEAD_MS - now));
+    }
+    return received + waitMs * 1_000_000;
+  }
+
+  /** What a pass did with one schedule: for tests. */
+  enum Outcome { CREATED, SKIPPED_MISSED, STALE, UNREADABLE, NONE }
+
+  Outcome tickOne(RedisBroker.StoredSchedule stored, long now) {
+    Schedule s;
+    try {
+      s = Schedule.fromJson(stored.definition());
+    } catch (IllegalArgumentException e) {
+      if (unreadable.add(stored.id())) {
+        log.warn("schedule {}: its definition cannot be read, it does not tick: {}", LogText.escape(stored.id()),
+            LogText.escape(e.getMessage()));
+      }
+      return Outcome.UNREADABLE;
+    }
+    long tick = stored.nextTick();
+    long create = tick;
+    long next;
+    int missed = 0;
+    if (tick >= now - MISSED_AFTER_MS) {
+      next = after(s, tick);
+    } else {
+      long latest = tick;
+      missed = 1;
+      Optional<Instant> n;
+      while (missed < MOST_MISSED_COUNTED && (n = s.cadence().next(Instant.ofEpochMilli(latest))).isPresent()
+          && n.get().toEpochMilli() <= now) {
+        latest = n.get().toEpochMilli();
+        missed++;
+      }
+      create = s.missed() == Schedule.Missed.RUN_ONCE ? latest : -1;
+      next = after(s, Math.max(latest, now));
+    }
+    RedisBroker.Ticked r = broker.tickSchedule(stored, create, create < 0 ? "" : s.tickJobId(create),
+        create < 0 ? "" : Schedules.tickRecordHead(s, create, missed), s.payloadJson(), next);
+    if (r.stale()) {
+      return Outcome.STALE;
+    }
+    if (missed > 0) {
+      log.warn("schedule {}: {} tick(s) from {} were missed (no scheduler ran): {}", LogText.escape(s.id()), missed,
+          Instant.ofEpochMilli(tick), create < 0 ? "skipped" : "one job runs now for the tick of " + Instant.ofEpochMilli(create));
+    }
+    return create < 0 ? Outcome.SKIPPED_MISSED : r.code() == 1 ? Outcome.CREATED : Outcome.NONE;
+  }
+
+  private static long after(Schedule s, long ms) {
+    return s.cadence().next(Instant.ofEpochMilli(ms)).map(Instant::toEpochMilli).orElse(-1L);
+  }
+}

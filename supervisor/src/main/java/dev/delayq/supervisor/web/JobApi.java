@@ -1,0 +1,165 @@
+package dev.delayq.supervisor.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.delayq.ChangeResult;
+import dev.delayq.DelayQueue;
+import dev.delayq.config.Durations;
+import dev.delayq.process.LogText;
+import dev.delayq.redis.Admin;
+import dev.delayq.redis.JobBrowser;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard's job browser: bounded pages of the jobs that have not started
+ * ({@code GET /api/jobs}), and the actions on one of them ({@code POST /api/jobs/<id>/<action>}):
+ * promote (run now), reschedule, edit its payload, cancel. Each is one script through the
+ * producer API; a refusal (running, dead, unknown) is a 409 or 404 with the reason, and each
+ * action is logged with what it did.
+ */
+final class JobApi {
+  private static final Logger log = LoggerFactory.getLogger(JobApi.class);
+
+  private final DelayQueue queue;
+  private final JobBrowser browser;
+  private final Admin admin;
+
+  JobApi(DelayQueue queue, JobBrowser browser, Admin admin) {
+    this.queue = queue;
+    this.browser = browser;
+    this.admin = admin;
+  }
+
+  /**
+   * {@code GET /api/jobs?state=delayed|ready&within=MINUTES&type=T&prefix=P&limit=N&offset=K}:
+   * one bounded page of jobs that have not started (delayed: due from now to now + within, or
+   * at any time without within; ready: the next to run first), payloads cut to a preview, and
+   * the offset of the next page (-1: no more). {@code id=X} instead finds that one job.
+   */
+  ObjectNode list(Map<String, String> q) {
+    String id = q.get("id");
+    if (id != null && !id.isBlank()) {
+      return one(id.trim());
+    }
+    String state = q.getOrDefault("state", "delayed");
+    JobBrowser.Query query = new JobBrowser.Query(q.get("type"), q.get("prefix"),
+        Http.intParam(q, "limit", 50, 1, 1000), Http.intParam(q, "offset", 0, 0, Integer.MAX_VALUE));
+    long now = admin.redisNowMs();
+    JobBrowser.Page page = switch (state) {
+      case "delayed" -> {
+        int within = Http.intParam(q, "within", 0, 0, 525_600);
+        yield browser.delayed(0, within == 0 ? Long.MAX_VALUE : now + within * 60_000L, query);
+      }
+      case "ready" -> browser.ready(query);
+      default -> throw new Http.Failure(400, "state must be delayed or ready, got '" + state + "'");
+    };
+    ObjectNode out = Http.ok().put("nowMs", now).put("state", state).put("nextOffset", page.nextOffset());
+    ArrayNode rows = out.putArray("jobs");
+    for (JobBrowser.Row r : page.rows()) {
+      ObjectNode o = rows.addObject().put("id", r.id()).put("type", r.type()).put("dueAt", r.dueAt())
+          .put("attempt", r.attempt()).put("maxAttempts", r.maxAttempts()).put("lastError", r.lastError())
+          .put("state", state.toUpperCase(Locale.ROOT));
+      preview(o, r.payloadJson());
+    }
+    return out;
+  }
+
+  /** The one job with this id, in the shape of a page (empty when Redis knows nothing of it). */
+  private ObjectNode one(String id) {
+    ObjectNode out = Http.ok().put("nowMs", admin.redisNowMs()).put("state", "id").put("nextOffset", -1);
+    ArrayNode rows = out.putArray("jobs");
+    admin.inspect(id).ifPresent(j -> {
+      ObjectNode o = rows.addObject().put("id", j.id()).put("type", j.type()).put("dueAt", j.dueAt())
+          .put("attempt", j.attempt()).put("maxAttempts", j.maxAttempts()).put("lastError", j.lastError())
+          .put("state", j.state().name()).put("consumer", j.consumer());
+      String raw = j.rawRecord();
+      int at = raw == null ? -1 : raw.indexOf(",\"payload\":");
+      preview(o, at < 0 ? raw : raw.substring(at + ",\"payload\":".length(), raw.length() - 1));
+    });
+    return out;
+  }
+
+  private static void preview(ObjectNode o, String payload) {
+    o.put("payload", payload == null || payload.length() <= ReadApi.PREVIEW_CHARS ? payload
+        : payload.substring(0, ReadApi.PREVIEW_CHARS) + "…");
+    o.put("payloadTruncated", payload != null && payload.length() > ReadApi.PREVIEW_CHARS);
+  }
+
+  ObjectNode act(String id, String action, JsonNode body) {
+    ChangeResult r = switch (action) {
+      case "promote" -> queue.promote(id);
+      case "reschedule" -> reschedule(id, body);
+      case "edit" -> queue.editPayload(id, payloadText(body));
+      case "cancel" -> {
+        DelayQueue.Cancel c = queue.cancelEvenIfRunning(id);
+        switch (c) {
+          case DEAD -> throw new Http.Failure(409, "job " + id + " is dead: it cannot be cancelled (purge it)");
+          case UNKNOWN -> throw new Http.Failure(404, "no job with id " + id + " (never enqueued, or already done)");
+          default -> log.info("web: job {} {}", LogText.escape(id), c == DelayQueue.Cancel.CANCELLED ? "cancelled"
+              : "is running: its worker was told to interrupt it");
+        }
+        yield null;
+      }
+      default -> throw new Http.Failure(404, "no action '" + action + "' on a job (promote, reschedule, edit, cancel)");
+    };
+    if (r == null) {
+      return Http.ok().put("message", "job " + id + " cancelled (a running one is interrupted by its worker)");
+    }
+    if (!r.changed()) {
+      throw new Http.Failure(r.status() == ChangeResult.Status.UNKNOWN ? 404 : 409, r.describe());
+    }
+    log.info("web: job {} {}: {}", LogText.escape(id), action, LogText.escape(r.describe()));
+    ObjectNode out = Http.ok().put("message", r.describe()).put("state", r.status().name());
+    return r.dueAt() == null ? out : out.put("dueAt", r.dueAt().toEpochMilli());
+  }
+
+  /** {@code {"delay": "10m"}} or {@code {"at": "2026-12-01T10:00:00+08:00"}}. */
+  private ChangeResult reschedule(String id, JsonNode body) {
+    JsonNode delay = body.get("delay");
+    JsonNode at = body.get("at");
+    if ((delay == null || delay.isNull()) == (at == null || at.isNull())) {
+      throw new Http.Failure(400, "give either delay (e.g. \"10m\") or at (an ISO-8601 instant), not "
+          + (delay == null || delay.isNull() ? "neither" : "both"));
+    }
+    if (delay != null && !delay.isNull()) {
+      try {
+        return queue.reschedule(id, Durations.parse(delay.asText().trim()));
+      } catch (IllegalArgumentException e) {
+        throw new Http.Failure(400, "delay: " + e.getMessage());
+      }
+    }
+    return queue.reschedule(id, instant(at.asText().trim()));
+  }
+
+  private static Instant instant(String text) {
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      try {
+        return Instant.parse(text);
+      } catch (DateTimeParseException e2) {
+        throw new Http.Failure(400, "at '" + text + "' is not an ISO-8601 instant with an offset, "
+            + "e.g. 2026-12-01T10:00:00+08:00");
+      }
+    }
+  }
+
+  /**
+   * {@code {"payload": "<JSON text>"}}: the text as the operator typed it, so its numbers are kept
+   * exactly (a parsed JSON value would pass through doubles).
+   */
+  private static String payloadText(JsonNode body) {
+    JsonNode p = body.get("payload");
+    if (p == null || !p.isTextual()) {
+      throw new Http.Failure(400, "payload must be the new payload's JSON text, as a string");
+    }
+    return p.asText();
+  }
+}
