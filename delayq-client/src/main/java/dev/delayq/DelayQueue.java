@@ -63,8 +63,8 @@ public final class DelayQueue implements AutoCloseable {
     try {
       redis.checkServer(config.redis().requireNoeviction());
       RedisBroker broker = new RedisBroker(redis,
-          new Keys(config.queue().keyPrefix(), config.queue().name())).withLimits(config);
-      broker.scripts().loadAll();
+          Keys.of(config)).withLimits(config);
+      broker.prepare();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
           config.retry().maxAttempts(), redis, null);
     } catch (RuntimeException e) {

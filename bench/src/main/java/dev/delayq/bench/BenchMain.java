@@ -57,6 +57,16 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--redis", description = "use this Redis instead of a private one (its data is not touched outside bench-* queues)")
   String redisUrl;
 
+  @Option(names = "--cluster", paramLabel = "SEEDS|local",
+      description = "run on a Redis Cluster: its seed nodes (host:port,...), or 'local' for a private "
+          + "cluster of three masters on loopback (redis-cli --cluster create); figures then show how "
+          + "the Redis CPU was split over the masters")
+  String cluster;
+
+  @Option(names = "--shards", defaultValue = "1", paramLabel = "K",
+      description = "queue.shards of the bench queues (default 1)")
+  int shards;
+
   @Option(names = "--replica-acks", defaultValue = "0", paramLabel = "N",
       description = "redis.replicaAcks for the producer and workers: every state change waits for N "
           + "replicas (the private Redis gets N replicas on loopback) (default 0)")
@@ -109,11 +119,18 @@ public final class BenchMain implements Callable<Integer> {
     if (replicaAcks < 0 || replicaAcks > 5) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
     }
-    try (BenchRedis redis = BenchRedis.start(redisUrl, replicaAcks)) {
-      Measures measures = new Measures(redis, root, work, payloadBytes);
+    if (shards < 1 || shards > 64) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--shards must be 1 to 64");
+    }
+    if (cluster != null && redisUrl != null) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "give --redis or --cluster, not both");
+    }
+    try (BenchRedis redis = BenchRedis.start(redisUrl, cluster, replicaAcks)) {
+      Measures measures = new Measures(redis, root, work, payloadBytes, shards);
       results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
           "redis_version", redis.version(), "java", System.getProperty("java.version"),
-          "replica_acks", replicaAcks));
+          "replica_acks", replicaAcks, "redis", redis.cluster().isEmpty() ? "standalone"
+              : "cluster of " + redis.cpuByMaster().size() + " masters", "shards", shards));
       int sustain = sustainSeconds != null ? sustainSeconds : (n < 10_000 ? 3 : 30);
       for (String m : wanted) {
         System.err.println("bench: " + m + " ...");

@@ -4,7 +4,6 @@ import dev.delayq.config.ConfigLoader;
 import dev.delayq.redis.RedisBinary;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.redis.ServerCheck;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -13,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -20,27 +20,53 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The Redis a benchmark runs against: by default a private redis-server started for the run
  * (no persistence, like the anchors' Redis) and stopped after, so a benchmark never touches
- * user data; or the server at --redis. With replica acks, every state change waits for that
- * many replicas (redis.replicaAcks); the private server then gets its replicas on loopback.
+ * user data; or the server at --redis; or a Redis Cluster (--cluster: its seed nodes, or
+ * {@code local} for a private cluster of three masters on loopback, made with redis-cli
+ * --cluster create). With replica acks, every state change waits for that many replicas
+ * (redis.replicaAcks); the private server then gets its replicas on loopback.
  */
 final class BenchRedis implements AutoCloseable {
   private final String url;
+  /** The cluster's seed nodes, or empty for a standalone Redis. */
+  private final String cluster;
   private final int replicaAcks;
   private final List<Process> servers;
   private final RedisConnection connection;
 
-  private BenchRedis(String url, int replicaAcks, List<Process> servers) {
+  private BenchRedis(String url, String cluster, int replicaAcks, List<Process> servers) {
     this.url = url;
+    this.cluster = cluster;
     this.replicaAcks = replicaAcks;
     this.servers = servers;
-    this.connection = RedisConnector.connect(new ConfigLoader().load(null, Map.of(
-        "DELAYQ_REDIS_URL", url, "DELAYQ_REDIS_SOCKET_TIMEOUT", "30s",
-        "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(replicaAcks))), "delayq-bench", 64);
+    this.connection = RedisConnector.connect(new ConfigLoader().load(null, env()), "delayq-bench", 64);
+  }
+
+  /** The DELAYQ_REDIS_* variables of every process of the run. */
+  Map<String, String> env() {
+    Map<String, String> env = new java.util.HashMap<>(Map.of("DELAYQ_REDIS_SOCKET_TIMEOUT", "30s",
+        "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(replicaAcks)));
+    if (cluster.isEmpty()) {
+      env.put("DELAYQ_REDIS_URL", url);
+    } else {
+      env.put("DELAYQ_REDIS_CLUSTER", cluster);
+    }
+    return env;
   }
 
   static BenchRedis start(String externalUrl, int replicaAcks) throws IOException, InterruptedException {
+    return start(externalUrl, null, replicaAcks);
+  }
+
+  static BenchRedis start(String externalUrl, String cluster, int replicaAcks)
+      throws IOException, InterruptedException {
+    if (cluster != null && !cluster.equals("local")) {
+      return new BenchRedis("", cluster, replicaAcks, List.of());
+    }
+    if (cluster != null) {
+      return startLocalCluster(replicaAcks);
+    }
     if (externalUrl != null) {
-      return new BenchRedis(externalUrl, replicaAcks, List.of());
+      return new BenchRedis(externalUrl, "", replicaAcks, List.of());
     }
     List<Process> servers = new ArrayList<>();
     int port = startServer(servers, List.of());
@@ -48,14 +74,73 @@ final class BenchRedis implements AutoCloseable {
       int replica = startServer(servers, List.of("--replicaof", "127.0.0.1", Integer.toString(port)));
       awaitSynced(replica, servers);
     }
-    return new BenchRedis("redis://127.0.0.1:" + port, replicaAcks, servers);
+    return new BenchRedis("redis://127.0.0.1:" + port, "", replicaAcks, servers);
+  }
+
+  /** Three masters on loopback, each a third of the slots, as redis-cli --cluster create makes them. */
+  private static BenchRedis startLocalCluster(int replicaAcks) throws IOException, InterruptedException {
+    if (replicaAcks > 0) {
+      throw new IllegalArgumentException("--cluster local has no replicas: use --replica-acks 0");
+    }
+    List<Process> servers = new ArrayList<>();
+    List<String> create = new ArrayList<>(List.of(redisCli().toString(), "--cluster", "create"));
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int port = freePort();
+      ports.add(startServer(servers, port, List.of("--cluster-enabled", "yes",
+          "--cluster-config-file", "nodes-" + port + ".conf")));
+      create.add("127.0.0.1:" + port);
+    }
+    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+    Process cli = new ProcessBuilder(create).redirectErrorStream(true).start();
+    String out = new String(cli.getInputStream().readAllBytes());
+    if (!cli.waitFor(60, TimeUnit.SECONDS) || cli.exitValue() != 0) {
+      servers.forEach(Process::destroyForcibly);
+      throw new IllegalStateException("redis-cli --cluster create failed: " + out);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    for (int port : ports) {
+      try (redis.clients.jedis.Jedis node = new redis.clients.jedis.Jedis("127.0.0.1", port)) {
+        while (!node.clusterInfo().contains("cluster_state:ok")) {
+          if (System.nanoTime() > deadline) {
+            servers.forEach(Process::destroyForcibly);
+            throw new IllegalStateException("the bench cluster did not reach cluster_state:ok");
+          }
+          Thread.sleep(50);
+        }
+      }
+    }
+    String seeds = String.join(",", ports.stream().map(p -> "127.0.0.1:" + p).toList());
+    return new BenchRedis("", seeds, 0, servers);
+  }
+
+  /** redis-cli beside the redis-server in use, else on PATH. */
+  private static Path redisCli() {
+    Path beside = RedisBinary.locate().resolveSibling("redis-cli");
+    if (Files.isExecutable(beside)) {
+      return beside;
+    }
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(dir, "redis-cli");
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("redis-cli is not on PATH: --cluster local needs it (Debian: redis-tools)");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
   }
 
   private static int startServer(List<Process> servers, List<String> extra) throws IOException, InterruptedException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    return startServer(servers, freePort(), extra);
+  }
+
+  private static int startServer(List<Process> servers, int port, List<String> extra)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("delayq-bench-redis");
     List<String> command = new ArrayList<>(List.of(RedisBinary.locate().toString(),
         "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -105,34 +190,66 @@ final class BenchRedis implements AutoCloseable {
     return url;
   }
 
+  /** On a cluster, the port of the master serving each slot (index: slot); null on a standalone Redis. */
+  int[] slotOwners() {
+    if (cluster.isEmpty()) {
+      return null;
+    }
+    HostAndPort seed = HostAndPort.from(cluster.split(",")[0].trim());
+    int[] owners = new int[16384];
+    try (redis.clients.jedis.Jedis node = new redis.clients.jedis.Jedis(seed.getHost(), seed.getPort())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+        for (long slot = (Long) r.get(0); slot <= (Long) r.get(1); slot++) {
+          owners[(int) slot] = port;
+        }
+      }
+    }
+    return owners;
+  }
+
+  /** The seed nodes when on a cluster, else empty. */
+  String cluster() {
+    return cluster;
+  }
+
   UnifiedJedis redis() {
     return connection.client();
   }
 
   String version() {
-    return ServerCheck.info(redis(), "server").getOrDefault("redis_version", "?");
+    return connection.infoOfEachMaster("server").values().iterator().next().getOrDefault("redis_version", "?");
   }
 
-  /** The Redis server's clock, epoch ms. */
+  /** The Redis server's clock, epoch ms (on a cluster: of the master serving the sample key). */
   long nowMs() {
-    List<?> t = (List<?>) redis().sendCommand(Protocol.Command.TIME);
+    List<?> t = (List<?>) redis().sendCommand("bench:clock", Protocol.Command.TIME);
     return Long.parseLong(new String((byte[]) t.get(0))) * 1000
         + Long.parseLong(new String((byte[]) t.get(1))) / 1000;
   }
 
-  /** CPU seconds the Redis server has used (user + system). */
+  /** CPU seconds the Redis server has used (user + system); on a cluster, all masters together. */
   double cpuSeconds() {
-    Map<String, String> cpu = ServerCheck.info(redis(), "cpu");
-    return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
+    return cpuByMaster().values().stream().mapToDouble(Double::doubleValue).sum();
+  }
+
+  /** CPU seconds (user + system) of each master, in the order of their slots. */
+  Map<String, Double> cpuByMaster() {
+    Map<String, Double> out = new java.util.LinkedHashMap<>();
+    connection.infoOfEachMaster("cpu").forEach((at, cpu) -> out.put(at.toString(),
+        Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"))));
+    return out;
   }
 
   /**
    * INFO commandstats: per command (script calls as evalsha, and the commands the scripts run
-   * counted again under their own names) its calls and microseconds so far, {calls, usec}.
+   * counted again under their own names) its calls and microseconds so far, {calls, usec},
+   * summed over the masters.
    */
   Map<String, long[]> commandStats() {
     Map<String, long[]> out = new java.util.TreeMap<>();
-    ServerCheck.info(redis(), "commandstats").forEach((key, value) -> {
+    connection.infoOfEachMaster("commandstats").values().forEach(master -> master.forEach((key, value) -> {
       if (key.startsWith("cmdstat_")) {
         long calls = 0;
         long usec = 0;
@@ -143,9 +260,11 @@ final class BenchRedis implements AutoCloseable {
             usec = Long.parseLong(part.substring(5));
           }
         }
-        out.put(key.substring(8), new long[] {calls, usec});
+        long[] sum = out.computeIfAbsent(key.substring(8), k -> new long[2]);
+        sum[0] += calls;
+        sum[1] += usec;
       }
-    });
+    }));
     return out;
   }
 
@@ -155,14 +274,15 @@ final class BenchRedis implements AutoCloseable {
    * the slow log up to 128 commands with up to 32 arguments of up to 128 bytes each (a batched
    * enqueue's records: about 5 KB an entry, and on a loaded machine many calls pass its 10 ms),
    * both in used_memory, so both would count as growth that no job left behind. A --redis
-   * server's stats are not the bench's to reset; its figures then include them.
+   * server's stats are not the bench's to reset; its figures then include them. (One server:
+   * on a cluster, the first master's figures only.)
    */
   Map<String, String> memoryInfo() {
-    if (!servers.isEmpty()) {
+    if (!servers.isEmpty() && cluster.isEmpty()) {
       redis().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
       redis().sendCommand(Protocol.Command.SLOWLOG, "RESET");
     }
-    return ServerCheck.info(redis(), "memory");
+    return connection.infoOfEachMaster("memory").values().iterator().next();
   }
 
   long slowlogLength() {
@@ -170,7 +290,11 @@ final class BenchRedis implements AutoCloseable {
   }
 
   long usedMemory() {
-    return Long.parseLong(ServerCheck.info(redis(), "memory").get("used_memory"));
+    long sum = 0;
+    for (Map<String, String> m : connection.infoOfEachMaster("memory").values()) {
+      sum += Long.parseLong(m.get("used_memory"));
+    }
+    return sum;
   }
 
   @Override

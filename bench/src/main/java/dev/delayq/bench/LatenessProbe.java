@@ -4,7 +4,12 @@ import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import java.net.URI;
+import java.util.HashSet;
+import java.util.Set;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * bench_probe: a no-op handler that records how late it started and which job it was
@@ -15,7 +20,7 @@ import redis.clients.jedis.RedisClient;
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
-  private static volatile RedisClient redis;
+  private static volatile UnifiedJedis redis;
 
   @Override
   public String type() {
@@ -42,11 +47,21 @@ public final class LatenessProbe implements JobHandler {
     return JobResult.done();
   }
 
-  private static RedisClient redis() {
+  /** The bench's Redis, as the worker reaches it: its cluster (DELAYQ_REDIS_CLUSTER) or its URL. */
+  private static UnifiedJedis redis() {
     if (redis == null) {
       synchronized (LatenessProbe.class) {
         if (redis == null) {
-          redis = RedisClient.create(URI.create(System.getenv("DELAYQ_REDIS_URL")));
+          String cluster = System.getenv().getOrDefault("DELAYQ_REDIS_CLUSTER", "");
+          if (cluster.isBlank()) {
+            redis = RedisClient.create(URI.create(System.getenv("DELAYQ_REDIS_URL")));
+          } else {
+            Set<HostAndPort> seeds = new HashSet<>();
+            for (String node : cluster.split(",")) {
+              seeds.add(HostAndPort.from(node.trim()));
+            }
+            redis = RedisClusterClient.create(seeds);
+          }
         }
       }
     }

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * The measures of {@code delayq bench}. Each runs on a fresh queue of the bench Redis and
@@ -32,12 +33,19 @@ final class Measures {
   private final Path home;
   private final Path workDir;
   private final int payloadBytes;
+  private final int shards;
 
   Measures(BenchRedis redis, Path home, Path workDir, int payloadBytes) {
+    this(redis, home, workDir, payloadBytes, 1);
+  }
+
+  /** Measures on queues of {@code shards} shards (queue.shards). */
+  Measures(BenchRedis redis, Path home, Path workDir, int payloadBytes, int shards) {
     this.redis = redis;
     this.home = home;
     this.workDir = workDir;
     this.payloadBytes = payloadBytes;
+    this.shards = shards;
   }
 
   /** A fresh queue: its keys, broker and producer. */
@@ -45,9 +53,22 @@ final class Measures {
 
   Queue freshQueue() {
     String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    Keys keys = new Keys("delayq", name);
+    int[] owners = redis.slotOwners();
+    // on a cluster: a name whose shards are served by as many masters as can be (one each, up to
+    // the masters' count), so that the split of the Redis CPU shows the spread and not a hash draw
+    for (int tries = 0; owners != null && tries < 100_000; tries++) {
+      java.util.Set<Integer> masters = new java.util.HashSet<>();
+      for (Keys shard : Keys.sharded("delayq", name, shards).allShards()) {
+        masters.add(owners[JedisClusterCRC16.getSlot(shard.jobs())]);
+      }
+      if (masters.size() == Math.min(shards, redis.cpuByMaster().size())) {
+        break;
+      }
+      name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+    Keys keys = Keys.sharded("delayq", name, shards);
     RedisBroker broker = new RedisBroker(redis.connection(), keys);
-    broker.scripts().loadAll();
+    broker.prepare();
     return new Queue(name, keys, broker, new DelayQueue(broker, 1 << 20, 5));
   }
 
@@ -70,11 +91,13 @@ final class Measures {
     for (int i = 0; i < n; i++) {
       jobs.add(JobRequest.delay("noop", payload, Duration.ofMillis(ThreadLocalRandom.current().nextLong(60_000) + 60_000)));
     }
+    Map<String, Double> split0 = redis.cpuByMaster();
     double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
     batched.producer().enqueueAll(jobs);
     double batchedRate = n / seconds(t0);
     double batchedRedisUs = (redis.cpuSeconds() - cpu0) * 1e6 / n;
+    Map<String, Double> batchedSplit = cpuSplit(split0, redis.cpuByMaster());
     clear(batched);
 
     Queue single = freshQueue();
@@ -103,6 +126,7 @@ final class Measures {
     out.put("one_by_one_jobs_per_s", Math.round(singleRate));
     out.put("one_by_one_in_flight", inFlight);
     out.put("batched_redis_cpu_us_per_job", round2(batchedRedisUs));
+    putSplit(out, batchedSplit);
     return out;
   }
 
@@ -114,12 +138,14 @@ final class Measures {
     long longestNanos = 0;
     long t0 = System.nanoTime();
     int moved = 0;
-    while (moved < n) {
+    int emptyInARow = 0;
+    for (int shard = 0; moved < n; shard = (shard + 1) % shards) {
       long c0 = System.nanoTime();
-      RedisBroker.Forwarded f = q.broker().moveDueToReady(batchSize);
+      RedisBroker.Forwarded f = q.broker().moveDueToReady(shard, batchSize);
       longestNanos = Math.max(longestNanos, System.nanoTime() - c0);
       moved += f.moved();
-      if (f.moved() == 0) {
+      emptyInARow = f.moved() == 0 ? emptyInARow + 1 : 0;
+      if (emptyInARow >= shards) {
         throw new IllegalStateException("forward moved nothing with " + (n - moved) + " left");
       }
     }
@@ -139,14 +165,16 @@ final class Measures {
     try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
       awaitConsumers(q, workers * threads);
       long dueAt = seedDue(q, n, "noop", payload(), 2000 + n / 10);
+      Map<String, Double> split0 = redis.cpuByMaster();
       double cpuBefore = redis.cpuSeconds();
       Map<String, long[]> commandsBefore = redis.commandStats();
       Inspector inspector = new Inspector(redis.redis(), q.keys());
-      while (redis.redis().hlen(q.keys().jobs()) > 0) {
+      while (records(q) > 0) {
         Thread.sleep(2);
       }
       long doneAt = redisNowMs();
       double redisCpu = redis.cpuSeconds() - cpuBefore;
+      Map<String, Double> split = cpuSplit(split0, redis.cpuByMaster());
       double rate = n * 1000.0 / Math.max(1, doneAt - dueAt);
       List<Inspector.Breach> breaches = inspector.check();
       Map<String, Object> out = new LinkedHashMap<>();
@@ -156,8 +184,9 @@ final class Measures {
       out.put("redis_cpu_us_per_job", round2(redisCpu * 1e6 / n));
       out.put("redis_cpu_share", round2(redisCpu * 1000 / Math.max(1, doneAt - dueAt)));
       out.put("redis_usec_per_job_by_command", perJob(commandsBefore, redis.commandStats(), n));
+      putSplit(out, split);
       out.put("consistency_breaches", breaches.size());
-      out.put("ran_exactly_once", breaches.isEmpty() && redis.redis().zcard(q.keys().dead()) == 0
+      out.put("ran_exactly_once", breaches.isEmpty() && inspector.depths().dead() == 0
           && sumStat(q, "count:started:noop") == n);
       return out;
     } finally {
@@ -241,7 +270,7 @@ final class Measures {
 
       // stop with every consumer of the 8 workers busy on a 3 s job: all finish and are acked
       long idleDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (redis.redis().hlen(q.keys().jobs()) > 0 && System.nanoTime() < idleDeadline) {
+      while (records(q) > 0 && System.nanoTime() < idleDeadline) {
         Thread.sleep(10); // the marker job's second run ends first
       }
       int busy = 8 * threads;
@@ -260,7 +289,7 @@ final class Measures {
       supervisor.stop(Duration.ofSeconds(30));
       out.put("stop_ms", System.currentTimeMillis() - stopFrom);
       out.put("stop_busy_jobs", busy);
-      out.put("stop_jobs_left", redis.redis().hlen(q.keys().jobs()));
+      out.put("stop_jobs_left", records(q));
       return out;
     } finally {
       clear(q);
@@ -272,10 +301,10 @@ final class Measures {
     Path jobs = home.resolve("jobs");
     Files.createDirectories(jobs);
     ProbeJar.writeTo(jobs.resolve("bench-probe.jar"));
-    return SupervisorRun.start(this.home, home, Map.of(
-        "DELAYQ_REDIS_URL", redis.url(), "DELAYQ_QUEUE", q.name(),
-        "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false",
-        "DELAYQ_REDIS_REPLICA_ACKS", Integer.toString(redis.replicaAcks())), workers);
+    Map<String, String> env = new java.util.HashMap<>(redis.env());
+    env.putAll(Map.of("DELAYQ_QUEUE", q.name(), "DELAYQ_QUEUE_SHARDS", Integer.toString(shards),
+        "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"));
+    return SupervisorRun.start(this.home, home, env, workers);
   }
 
   void awaitConsumers(Queue q, int consumers) throws InterruptedException {
@@ -485,11 +514,46 @@ final class Measures {
   }
 
   void clear(Queue q) {
-    Keys k = q.keys();
-    redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
-        k.running(), k.deliveries(), k.ended(), k.endedExpiry());
-    for (String key : new Inspector(redis.redis(), k).inFlightKeys()) {
+    for (String key : new Inspector(redis.redis(), q.keys()).inFlightKeys()) {
       redis.redis().del(key);
+    }
+    // one DEL per shard: a cluster refuses a DEL whose keys span slots
+    for (Keys k : q.keys().allShards()) {
+      redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
+          k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry());
+    }
+    redis.redis().del(q.keys().layout());
+  }
+
+  /** Records left in the queue, over its shards. */
+  long records(Queue q) {
+    long n = 0;
+    for (Keys k : q.keys().allShards()) {
+      n += redis.redis().hlen(k.jobs());
+    }
+    return n;
+  }
+
+  /** Each master's share of the Redis CPU used between two readings, in percent. */
+  private static Map<String, Double> cpuSplit(Map<String, Double> before, Map<String, Double> after) {
+    double total = 0;
+    Map<String, Double> used = new LinkedHashMap<>();
+    for (Map.Entry<String, Double> e : after.entrySet()) {
+      double u = e.getValue() - before.getOrDefault(e.getKey(), e.getValue());
+      used.put(e.getKey(), u);
+      total += u;
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (Map.Entry<String, Double> e : used.entrySet()) {
+      out.put(e.getKey(), total <= 0 ? 0 : Math.round(e.getValue() * 1000 / total) / 10.0);
+    }
+    return out;
+  }
+
+  private static void putSplit(Map<String, Object> out, Map<String, Double> split) {
+    if (split.size() > 1) {
+      out.put("redis_cpu_split_pct", String.join(" / ", split.values().stream().map(v -> v + "%").toList()));
+      out.put("max_master_cpu_pct", split.values().stream().mapToDouble(Double::doubleValue).max().orElse(0));
     }
   }
 

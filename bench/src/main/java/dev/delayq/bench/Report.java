@@ -18,8 +18,11 @@ final class Report {
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
+    text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
+    line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
-    line(out, r, "drain", "  Redis CPU us per drained job", "redis_cpu_us_per_job", 0);
+    line(out, r, "drain", "  Redis CPU us per job", "redis_cpu_us_per_job", 0);
+    text(out, r, "drain", "  Redis CPU split over the masters", "redis_cpu_split_pct");
     if (r.get("drain") instanceof Map<?, ?> d && d.get("redis_usec_per_job_by_command") instanceof Map<?, ?> byCommand) {
       out.append(String.format("%-44s %s%n", "  of which us per job in (commandstats)", byCommand));
     }
@@ -94,6 +97,12 @@ final class Report {
     out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s, dead %s, invariant breaches %s%n",
         s.get("enqueued"), s.get("ran"), s.get("lost"), s.get("duplicates"), s.get("dead"),
         s.get("consistency_breaches")));
+  }
+
+  private static void text(StringBuilder out, Map<String, Object> r, String measure, String label, String key) {
+    if (r.get(measure) instanceof Map<?, ?> m && m.get(key) != null) {
+      out.append(String.format("%-44s %29s%n", label, m.get(key)));
+    }
   }
 
   private static void line(StringBuilder out, Map<String, Object> r, String measure, String label,

@@ -83,7 +83,7 @@ final class SoakRun {
 
       // drain: every job due by now + maxDelay; give the last kill's recovery time on top
       long drainDeadline = System.currentTimeMillis() + maxDelay.toMillis() + 120_000;
-      while ((ledger.ran() < total || redis.redis().hlen(q.keys().jobs()) > 0)
+      while ((ledger.ran() < total || measures.records(q) > 0)
           && System.currentTimeMillis() < drainDeadline) {
         long now = System.currentTimeMillis();
         if (now >= nextSample) {
@@ -99,7 +99,7 @@ final class SoakRun {
 
       List<Map<String, Object>> workersAtEnd = workerFigures(supervisor);
       int breaches = new Inspector(redis.redis(), q.keys()).check().size();
-      long dead = redis.redis().zcard(q.keys().dead());
+      long dead = new Inspector(redis.redis(), q.keys()).depths().dead();
       redis.redis().del(log);
       long slowlogEntries = redis.slowlogLength();
       Map<String, String> afterMemory = redis.memoryInfo();
@@ -174,7 +174,7 @@ final class SoakRun {
   }
 
   private void sampleBacklog(Measures.Queue q, int minute, long[] max, long[] end) {
-    long pending = redis.redis().hlen(q.keys().jobs());
+    long pending = measures.records(q);
     max[minute] = Math.max(max[minute], pending);
     end[minute] = pending;
   }

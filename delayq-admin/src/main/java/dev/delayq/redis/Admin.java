@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,19 @@ public final class Admin {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
+    if (keys.shards() == 1) {
+      return deadList(keys, typeOrNull, limit);
+    }
+    // the newest of each shard, merged: the newest overall are among them
+    List<DeadJob> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(deadList(shard, typeOrNull, limit));
+    }
+    all.sort((a, b) -> Long.compare(b.deadAt(), a.deadAt()));
+    return all.size() > limit ? new ArrayList<>(all.subList(0, limit)) : all;
+  }
+
+  private List<DeadJob> deadList(Keys keys, String typeOrNull, int limit) {
     List<DeadJob> out = new ArrayList<>();
     for (long from = 0; out.size() < limit; from += BATCH) {
       List<Tuple> page = redis.zrevrangeWithScores(keys.dead(), from, from + BATCH - 1);
@@ -116,7 +130,7 @@ public final class Admin {
    * not dead. Throws IllegalStateException when its record is unreadable (it stays dead).
    */
   public boolean retryDead(String id) {
-    long code = retryDead(List.of(id)).get(0);
+    long code = retryDead(keys.shardOf(id), List.of(id)).get(0);
     if (code == -2) {
       throw new IllegalStateException("dead job " + id + " has an unreadable record: it cannot run; "
           + "it stays dead (look at it with inspect, remove it with purge)");
@@ -132,6 +146,14 @@ public final class Admin {
     // Only jobs dead when the call began, each once: a retried job that dies again at once
     // (no handler for its type, say) must not be retried again by this same call.
     String cutoff = Long.toString(redisNowMs());
+    int retried = 0;
+    for (Keys shard : keys.allShards()) {
+      retried += retryAllDead(shard, cutoff);
+    }
+    return retried;
+  }
+
+  private int retryAllDead(Keys keys, String cutoff) {
     Set<String> seen = new HashSet<>();
     int retried = 0;
     long skipped = 0;
@@ -147,7 +169,7 @@ public final class Admin {
       if (ids.isEmpty()) {
         return retried;
       }
-      for (long code : retryDead(ids)) {
+      for (long code : retryDead(keys, ids)) {
         if (code == 1) {
           retried++;
         } else if (code == -2) {
@@ -157,7 +179,7 @@ public final class Admin {
     }
   }
 
-  private List<Long> retryDead(List<String> ids) {
+  private List<Long> retryDead(Keys keys, List<String> ids) {
     List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD,
         List.of(keys.dead(), keys.jobs(), keys.ready()), ids);
     List<Long> codes = new ArrayList<>(r.size());
@@ -176,6 +198,14 @@ public final class Admin {
       throw new IllegalArgumentException("--older-than must not be negative, got " + olderThanOrNull);
     }
     String age = olderThanOrNull == null ? "all" : Long.toString(olderThanOrNull.toMillis());
+    int purged = 0;
+    for (Keys shard : keys.allShards()) {
+      purged += purgeDead(shard, age);
+    }
+    return purged;
+  }
+
+  private int purgeDead(Keys keys, String age) {
     int purged = 0;
     while (true) {
       long n = (Long) scripts.eval(Script.PURGE_DEAD,
@@ -209,13 +239,14 @@ public final class Admin {
 
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
-    List<String> lists = inspector.inFlightKeys();
+    Keys keys = this.keys.shardOf(id);
+    List<String> lists = inspector.inFlightKeys(keys);
     String raw;
     Double delayedAt;
     Long readyPos;
     Double deadAt;
     String consumer = null;
-    try (AbstractTransaction tx = redis.multi()) {
+    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<String> rawR = tx.hget(keys.jobs(), id);
       Response<Double> delayedR = tx.zscore(keys.delayed(), id);
       Response<Long> readyR = tx.lpos(keys.ready(), id);
@@ -262,9 +293,10 @@ public final class Admin {
 
   /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */
   private Optional<Ended> ended(String id) {
+    Keys keys = this.keys.shardOf(id);
     Response<String> outcome;
     Response<Double> freeAt;
-    try (AbstractTransaction tx = redis.multi()) {
+    try (AbstractTransaction tx = Slots.multi(redis, keys.ended())) {
       outcome = tx.hget(keys.ended(), id);
       freeAt = tx.zscore(keys.endedExpiry(), id);
       tx.exec();
@@ -340,8 +372,9 @@ public final class Admin {
 
   /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */
   long requeueOrphan(String id) {
+    Keys keys = this.keys.shardOf(id);
     List<String> keyList = new ArrayList<>(List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead()));
-    keyList.addAll(inspector.inFlightKeys());
+    keyList.addAll(inspector.inFlightKeys(keys));
     return (Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, "orphan record (delayq recover)"));
   }
 
@@ -374,9 +407,26 @@ public final class Admin {
     return statsReader.dueForecast(redisNowMs(), horizon, step);
   }
 
+  /**
+   * The fields of the queue's cumulative stats hash; with several shards those of every shard's
+   * hash added up (enqueues count in their job's shard, workers in shard 0).
+   */
+  public Map<String, String> statsFields() {
+    if (keys.shards() == 1) {
+      return redis.hgetAll(keys.stats());
+    }
+    Map<String, String> sum = new HashMap<>();
+    for (Keys shard : keys.allShards()) {
+      redis.hgetAll(shard.stats()).forEach((field, n) -> sum.merge(field, n,
+          (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b))));
+    }
+    return sum;
+  }
+
   /** The Redis server's clock, epoch milliseconds. */
   public long redisNowMs() {
-    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
+    // the sample key sends TIME to the queue's master on a cluster
+    List<?> t = (List<?>) redis.sendCommand(keys.jobs(), Protocol.Command.TIME);
     long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
     long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
     return seconds * 1000 + micros / 1000;

@@ -4,6 +4,7 @@ import dev.delayq.metrics.Distribution;
 import dev.delayq.metrics.StatsHash;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
@@ -34,32 +35,46 @@ final class StatsReader {
   Admin.Stats read(long nowMs) {
     Inspector.Depths depths = inspector.depths();
     long nowSecond = nowMs / 1000;
-    Response<Long> dueDelayed;
-    Response<Long> ready;
-    Response<List<Tuple>> oldestDelayed;
-    Response<List<String>> oldestReady;
-    Response<Map<String, String>> cumulative;
+    int k = keys.shards();
+    List<Response<Long>> dueDelayed = new ArrayList<>(k);
+    List<Response<Long>> ready = new ArrayList<>(k);
+    List<Response<List<Tuple>>> oldestDelayed = new ArrayList<>(k);
+    List<Response<List<String>>> oldestReady = new ArrayList<>(k);
+    List<Response<Map<String, String>>> cumulative = new ArrayList<>(k);
     List<Response<Map<String, String>>> seconds = new ArrayList<>(WINDOW_SECONDS);
+    // a cluster's pipeline sends each command to the master of its key's slot: one trip per master
     try (AbstractPipeline p = redis.pipelined()) {
-      dueDelayed = p.zcount(keys.delayed(), "-inf", Long.toString(nowMs));
-      ready = p.llen(keys.ready());
-      oldestDelayed = p.zrangeByScoreWithScores(keys.delayed(), "-inf", Long.toString(nowMs), 0, 1);
-      oldestReady = p.lrange(keys.ready(), -1, -1);
-      cumulative = p.hgetAll(keys.stats());
+      for (Keys shard : keys.allShards()) {
+        dueDelayed.add(p.zcount(shard.delayed(), "-inf", Long.toString(nowMs)));
+        ready.add(p.llen(shard.ready()));
+        oldestDelayed.add(p.zrangeByScoreWithScores(shard.delayed(), "-inf", Long.toString(nowMs), 0, 1));
+        oldestReady.add(p.lrange(shard.ready(), -1, -1));
+        // enqueues count in their shard's hash, workers in shard 0's
+        cumulative.add(p.hgetAll(shard.stats()));
+      }
       for (long s = nowSecond - WINDOW_SECONDS; s < nowSecond; s++) {
         seconds.add(p.hgetAll(keys.statsSecond(s)));
       }
       p.sync();
     }
     long oldestDue = Long.MAX_VALUE;
-    if (!oldestDelayed.get().isEmpty()) {
-      oldestDue = (long) oldestDelayed.get().get(0).getScore();
-    }
-    if (!oldestReady.get().isEmpty()) {
-      String id = oldestReady.get().get(0);
-      long readyDue = dueAtOf(id, redis.hget(keys.jobs(), id));
-      if (readyDue > 0) {
-        oldestDue = Math.min(oldestDue, readyDue);
+    long backlog = 0;
+    Map<String, String> counters = k == 1 ? cumulative.get(0).get() : new HashMap<>();
+    for (int i = 0; i < k; i++) {
+      backlog += dueDelayed.get(i).get() + ready.get(i).get();
+      if (!oldestDelayed.get(i).get().isEmpty()) {
+        oldestDue = Math.min(oldestDue, (long) oldestDelayed.get(i).get().get(0).getScore());
+      }
+      if (!oldestReady.get(i).get().isEmpty()) {
+        String id = oldestReady.get(i).get().get(0);
+        long readyDue = dueAtOf(id, redis.hget(keys.shard(i).jobs(), id));
+        if (readyDue > 0) {
+          oldestDue = Math.min(oldestDue, readyDue);
+        }
+      }
+      if (k > 1) {
+        cumulative.get(i).get().forEach((field, n) -> counters.merge(field, n,
+            (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b))));
       }
     }
     long overdue = oldestDue == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - oldestDue);
@@ -71,9 +86,9 @@ final class StatsReader {
       finished += hash.total("succeeded") + hash.total("failed");
       lateness = lateness.plus(hash.lateness());
     }
-    return new Admin.Stats(depths, dueDelayed.get() + ready.get(), overdue,
+    return new Admin.Stats(depths, backlog, overdue,
         finished / (double) WINDOW_SECONDS, lateness.upperBoundMs(0.50), lateness.upperBoundMs(0.99),
-        lateness.count(), StatsHash.parse(cumulative.get()).countsByType(), nowMs);
+        lateness.count(), StatsHash.parse(counters).countsByType(), nowMs);
   }
 
   List<Long> dueForecast(long nowMs, Duration horizon, Duration step) {
@@ -87,16 +102,23 @@ final class StatsReader {
           + MAX_FORECAST_STEPS + ")");
     }
     long stepMs = step.toMillis();
-    List<Response<Long>> counts = new ArrayList<>((int) steps);
+    List<Response<Long>> counts = new ArrayList<>((int) steps * keys.shards());
     try (AbstractPipeline p = redis.pipelined()) {
-      for (long i = 0; i < steps; i++) {
-        counts.add(p.zcount(keys.delayed(), "(" + (nowMs + i * stepMs), Long.toString(nowMs + (i + 1) * stepMs)));
+      for (Keys shard : keys.allShards()) {
+        for (long i = 0; i < steps; i++) {
+          counts.add(p.zcount(shard.delayed(), "(" + (nowMs + i * stepMs), Long.toString(nowMs + (i + 1) * stepMs)));
+        }
       }
       p.sync();
     }
-    List<Long> out = new ArrayList<>(counts.size());
-    for (Response<Long> r : counts) {
-      out.add(r.get());
+    List<Long> out = new ArrayList<>((int) steps);
+    for (int i = 0; i < counts.size(); i++) {
+      int at = (int) (i % steps);
+      if (at == out.size()) {
+        out.add(counts.get(i).get());
+      } else {
+        out.set(at, out.get(at) + counts.get(i).get());
+      }
     }
     return out;
   }

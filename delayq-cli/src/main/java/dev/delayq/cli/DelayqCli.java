@@ -106,7 +106,13 @@ public final class DelayqCli implements Runnable {
    */
   Session connect() {
     DelayqConfig c = loadConfig();
-    return Session.open(c, redisUrl(c));
+    Session s = Session.open(c, redisUrl(c));
+    try {
+      return s.verified();
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
   }
 
   /** The URL to reach {@code c}'s Redis with: the embedded one's carries its password. */

@@ -20,7 +20,7 @@ final class Session implements AutoCloseable {
   private Session(DelayqConfig config, RedisConnection redis) {
     this.config = config;
     this.redis = redis;
-    this.keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    this.keys = Keys.of(config);
     this.broker = new RedisBroker(redis, keys).withLimits(config);
     this.admin = new Admin(broker, config.worker().poisonPillAfter());
     this.inspector = new Inspector(redis.client(), keys);
@@ -29,6 +29,16 @@ final class Session implements AutoCloseable {
   /** {@code redisUrl}: the URL of the config's Redis, with the embedded one's password when it is that. */
   static Session open(DelayqConfig config, String redisUrl) {
     return new Session(config, RedisConnector.connect(config, redisUrl, "delayq-cli", 4));
+  }
+
+  /**
+   * Before a command reads or writes the queue: refuses a Cluster node given as a plain URL (it
+   * would answer MOVED), and a queue.shards other than the queue's own.
+   */
+  Session verified() {
+    redis.checkNotClusterNode();
+    broker.verifyLayout();
+    return this;
   }
 
   @Override

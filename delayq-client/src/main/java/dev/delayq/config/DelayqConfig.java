@@ -12,15 +12,18 @@ public record DelayqConfig(
     Supervisor supervisor, Jvm jvm, Web web) {
 
   /**
-   * Where the jobs live: one server at {@code url}, or the master that the Sentinels at
-   * {@code sentinels} name {@code masterName}; TLS when the url is {@code rediss://}. An empty
-   * url without sentinels means "the supervisor's embedded redis-server".
+   * Where the jobs live: one server at {@code url}, the master that the Sentinels at
+   * {@code sentinels} name {@code masterName}, or the Redis Cluster whose seed nodes
+   * {@code cluster} lists; TLS when the url is {@code rediss://}. An empty url without
+   * sentinels or cluster means "the supervisor's embedded redis-server".
    */
   public record Redis(String url, int embeddedPort, boolean requireNoeviction,
       Duration connectTimeout, Duration socketTimeout,
       String tlsCaFile, String tlsCertFile, String tlsKeyFile, boolean tlsVerifyHostname,
-      String sentinels, String masterName, int replicaAcks, Duration replicaAcksTimeout) {
+      String sentinels, String masterName, int replicaAcks, Duration replicaAcksTimeout,
+      String cluster) {
     public Redis {
+      cluster = blankIfNull(cluster);
       url = url == null ? "" : url.trim();
       tlsCaFile = blankIfNull(tlsCaFile);
       tlsCertFile = blankIfNull(tlsCertFile);
@@ -56,6 +59,16 @@ public record DelayqConfig(
         throw new IllegalArgumentException("masterName: required with sentinels (the name the "
             + "Sentinels monitor the master under, as in `sentinel monitor NAME host port quorum`)");
       }
+      for (String node : sentinelList(cluster)) {
+        if (!node.matches("[^\\s:,]+:\\d{1,5}")) {
+          throw new IllegalArgumentException("cluster: '" + node + "' is not host:port "
+              + "(a comma-separated list of seed nodes, e.g. 10.0.0.1:7000,10.0.0.2:7000)");
+        }
+      }
+      if (!cluster.isEmpty() && !sentinels.isEmpty()) {
+        throw new IllegalArgumentException("cluster: set together with sentinels: a Redis Cluster "
+            + "fails over by itself, without Sentinels; give one of the two");
+      }
       if (sentinels.isEmpty() && !masterName.isEmpty()) {
         throw new IllegalArgumentException("masterName: set, but sentinels is empty");
       }
@@ -81,9 +94,14 @@ public record DelayqConfig(
       return sentinelList(sentinels);
     }
 
-    /** True when the supervisor runs its own redis-server: neither a url nor sentinels given. */
+    /** The cluster's seed nodes, host:port each (empty: not a cluster). */
+    public List<String> clusterNodes() {
+      return sentinelList(cluster);
+    }
+
+    /** True when the supervisor runs its own redis-server: no url, sentinels or cluster given. */
     public boolean embedded() {
-      return url.isEmpty() && sentinels.isEmpty();
+      return url.isEmpty() && sentinels.isEmpty() && cluster.isEmpty();
     }
 
     public boolean tls() {
@@ -95,12 +113,14 @@ public record DelayqConfig(
     }
   }
 
-  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention) {
+  /** {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default). */
+  public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards) {
     public Queue {
       Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
       Check.notNegative("idRetention", idRetention);
+      Check.between("shards", shards, 1, 64);
     }
   }
 

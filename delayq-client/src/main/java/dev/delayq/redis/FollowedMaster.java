@@ -27,7 +27,7 @@ import redis.clients.jedis.providers.ConnectionProvider;
  * message was missed. A failure to connect comes out through {@code explain}, which says
  * plainly why TLS refused.
  */
-final class FollowedMaster implements ConnectionProvider {
+final class FollowedMaster implements ConnectionProvider, MasterView {
   private static final Logger log = LoggerFactory.getLogger(FollowedMaster.class);
   private static final long REOPEN_EVERY_NANOS = 1_000_000_000L;
 
@@ -53,13 +53,15 @@ final class FollowedMaster implements ConnectionProvider {
     this.master = masterOf.apply(current);
   }
 
-  HostAndPort master() {
+  @Override
+  public HostAndPort master() {
     noticeSwitch();
     return master;
   }
 
   /** Grows by one whenever the master this process writes to changed. */
-  long epoch() {
+  @Override
+  public long epoch() {
     noticeSwitch();
     return epoch.get();
   }
@@ -93,7 +95,8 @@ final class FollowedMaster implements ConnectionProvider {
    * The server at the current address answered as a replica: opens a fresh provider (at most
    * once a second) and returns true when it leads to another master than before.
    */
-  synchronized boolean masterLost(String reason) {
+  @Override
+  public synchronized boolean masterLost(String reason) {
     long now = System.nanoTime();
     if (now - reopenedAtNanos < REOPEN_EVERY_NANOS) {
       return false;

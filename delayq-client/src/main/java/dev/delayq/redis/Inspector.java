@@ -18,7 +18,9 @@ import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The read and admin side of the Redis contract: queue depths and the consistency check.
- * Kept apart from {@link RedisBroker}, which is the hot path.
+ * Kept apart from {@link RedisBroker}, which is the hot path. A sharded queue is read shard by
+ * shard, each in one transaction on the master of its slot; the invariant holds per shard (an id
+ * lives only in its own shard), so the check is the union of the shards' checks.
  */
 public final class Inspector {
   /** Ids per command of a check: each stays well under a millisecond of Redis time. */
@@ -50,8 +52,19 @@ public final class Inspector {
    * registry) are not counted until the recoverer has put their jobs back.
    */
   public Depths depths() {
-    List<String> lists = registeredInFlightKeys();
-    try (AbstractTransaction tx = redis.multi()) {
+    Depths sum = new Depths(0, 0, 0, 0, 0);
+    for (Keys shard : keys.allShards()) {
+      Depths d = depths(shard);
+      sum = new Depths(sum.delayed() + d.delayed(), sum.ready() + d.ready(), sum.inFlight() + d.inFlight(),
+          sum.dead() + d.dead(), sum.records() + d.records());
+    }
+    return sum;
+  }
+
+  /** The depths of one shard, read in one transaction on its master. */
+  public Depths depths(Keys keys) {
+    List<String> lists = registeredInFlightKeys(keys);
+    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<Long> delayed = tx.zcard(keys.delayed());
       Response<Long> ready = tx.llen(keys.ready());
       Response<Long> dead = tx.zcard(keys.dead());
@@ -127,13 +140,23 @@ public final class Inspector {
    * looks agree on.
    */
   List<Breach> checkOnce() {
+    List<Breach> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(checkOnce(shard));
+    }
+    return all;
+  }
+
+  /** One look at one shard: the invariant holds per shard, an id living only in its own. */
+  private List<Breach> checkOnce(Keys keys) {
+    String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
     Map<String, List<String>> places = new HashMap<>();
-    noteRanges(places, "delayed", from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
-    noteRanges(places, "ready", from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
-    noteRanges(places, "dead", from -> redis.zrange(keys.dead(), from, from + CHUNK - 1));
-    for (String list : inFlightKeys()) {
-      noteRanges(places, list.substring(list.lastIndexOf("}:") + 2), from -> redis.lrange(list, from, from + CHUNK - 1)
-          .stream().map(Delivery::idOf).toList());
+    noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
+    noteRanges(places, "ready" + shardName, from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
+    noteRanges(places, "dead" + shardName, from -> redis.zrange(keys.dead(), from, from + CHUNK - 1));
+    for (String list : inFlightKeys(keys)) {
+      noteRanges(places, list.substring(list.lastIndexOf("}:") + 2) + shardName,
+          from -> redis.lrange(list, from, from + CHUNK - 1).stream().map(Delivery::idOf).toList());
     }
     Set<String> records = fields(keys.jobs());
     Set<String> ended = fields(keys.ended());
@@ -202,14 +225,31 @@ public final class Inspector {
     }
   }
 
-  /** The in-flight lists of the consumers in the registry. */
-  private List<String> registeredInFlightKeys() {
+  /** The in-flight lists of the consumers in one shard's registry. */
+  private List<String> registeredInFlightKeys(Keys keys) {
     return redis.zrange(keys.consumers(), 0, -1).stream().map(keys::inFlight).toList();
   }
 
-  /** Every in-flight list: those of registered consumers and any other found by SCAN. */
+  /**
+   * Every in-flight list: those of registered consumers and any other found by SCAN (on a
+   * cluster: among the keys of the queue's slot, on its master alone).
+   */
   public List<String> inFlightKeys() {
-    Set<String> found = new LinkedHashSet<>(registeredInFlightKeys());
+    List<String> all = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(inFlightKeys(shard));
+    }
+    return all;
+  }
+
+  /** Every in-flight list of one shard. */
+  public List<String> inFlightKeys(Keys keys) {
+    Set<String> found = new LinkedHashSet<>(registeredInFlightKeys(keys));
+    List<String> inSlot = Slots.keysInSlot(redis, keys.jobs(), keys.inFlight(""));
+    if (inSlot != null) {
+      found.addAll(inSlot);
+      return found.stream().sorted().collect(Collectors.toList());
+    }
     ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
@@ -220,12 +260,21 @@ public final class Inspector {
     return found.stream().sorted().collect(Collectors.toList());
   }
 
-  /** Consumers that have an in-flight list (found by SCAN) but are not registered. */
+  /** Consumers that have an in-flight list (found by SCAN) but are not registered, in any shard. */
   public List<String> unregisteredConsumers() {
+    Set<String> out = new LinkedHashSet<>();
+    for (Keys shard : keys.allShards()) {
+      out.addAll(unregisteredConsumers(shard));
+    }
+    return new ArrayList<>(out);
+  }
+
+  /** Consumers with an in-flight list in one shard that are not registered in that shard. */
+  public List<String> unregisteredConsumers(Keys keys) {
     String listPrefix = keys.inFlight("");
     Set<String> registered = new java.util.HashSet<>(redis.zrange(keys.consumers(), 0, -1));
     List<String> out = new ArrayList<>();
-    for (String key : inFlightKeys()) {
+    for (String key : inFlightKeys(keys)) {
       String consumer = key.substring(listPrefix.length());
       if (!registered.contains(consumer)) {
         out.add(consumer);

@@ -1,20 +1,87 @@
 package dev.delayq.redis;
 
+import dev.delayq.config.DelayqConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32;
+
 /**
- * The Redis keyspace of one queue: every key is {@code <prefix>:{<queue>}:<suffix>}, so one
- * queue lives in one Redis Cluster slot and each script touches a single slot. No key string
- * is built anywhere else.
+ * The Redis keyspace of one queue, split into {@code shards} slots. With one shard (the default)
+ * every key is {@code <prefix>:{<queue>}:<suffix>}; with K shards, shard i's keys are
+ * {@code <prefix>:{<queue>#i}:<suffix>}, so each shard lives in one Redis Cluster slot and each
+ * script touches a single slot. A job's shard follows from its id ({@link #shardOf}), so work by
+ * id stays one call in one slot. An instance names one shard ({@code shard}); the key methods
+ * give that shard's keys. No key string is built anywhere else.
  */
-public record Keys(String prefix, String queue) {
+public record Keys(String prefix, String queue, int shards, int shard) {
+  /** The most shards a queue may have: a claim visits each, and so does a check. */
+  public static final int MAX_SHARDS = 64;
 
   public Keys {
     if (prefix == null || prefix.isEmpty() || queue == null || queue.isEmpty()) {
       throw new IllegalArgumentException("key prefix and queue name must not be empty");
     }
+    if (shards < 1 || shards > MAX_SHARDS || shard < 0 || shard >= shards) {
+      throw new IllegalArgumentException("shard " + shard + " of " + shards + ": a queue has 1 to "
+          + MAX_SHARDS + " shards, numbered from 0");
+    }
+  }
+
+  /** A queue of one shard: today's layout, every key in the {@code {<queue>}} slot. */
+  public Keys(String prefix, String queue) {
+    this(prefix, queue, 1, 0);
+  }
+
+  /** Shard 0 of the configured queue (queue.keyPrefix, queue.name, queue.shards). */
+  public static Keys of(DelayqConfig config) {
+    return sharded(config.queue().keyPrefix(), config.queue().name(), config.queue().shards());
+  }
+
+  /** Shard 0 of a queue of {@code shards} shards. */
+  public static Keys sharded(String prefix, String queue, int shards) {
+    return new Keys(prefix, queue, shards, 0);
+  }
+
+  /** Shard {@code i} of the same queue. */
+  public Keys shard(int i) {
+    return i == shard ? this : new Keys(prefix, queue, shards, i);
+  }
+
+  /** Every shard of the queue, shard 0 first. */
+  public List<Keys> allShards() {
+    List<Keys> out = new ArrayList<>(shards);
+    for (int i = 0; i < shards; i++) {
+      out.add(shard(i));
+    }
+    return out;
+  }
+
+  /** The shard job {@code id} lives in: CRC-32 of its UTF-8 bytes, mod the shard count. */
+  public int shardIndexOf(String id) {
+    if (shards == 1) {
+      return 0;
+    }
+    CRC32 crc = new CRC32();
+    crc.update(id.getBytes(StandardCharsets.UTF_8));
+    return (int) (crc.getValue() % shards);
+  }
+
+  /** The keys of the shard job {@code id} lives in. */
+  public Keys shardOf(String id) {
+    return shard(shardIndexOf(id));
   }
 
   private String key(String suffix) {
-    return prefix + ":{" + queue + "}:" + suffix;
+    return prefix + ":{" + (shards == 1 ? queue : queue + "#" + shard) + "}:" + suffix;
+  }
+
+  /**
+   * STRING in the {@code {<queue>}} slot (shard 0's with one shard): the number of shards the
+   * queue was created with, so that a process configured with another number is refused.
+   */
+  public String layout() {
+    return prefix + ":{" + queue + "}:shards";
   }
 
   /** ZSET: job id -> due time in epoch milliseconds. */
@@ -103,7 +170,15 @@ public record Keys(String prefix, String queue) {
     return key("stats:" + epochSecond);
   }
 
-  /** STRING with TTL: the id of the scheduler holding the leader lease. */
+  /**
+   * ZSET of a sharded queue (in shard 0): scheduler id -> expiry of its last beat, epoch ms; the
+   * shard leases are shared out among those alive. Unused with one shard (one leader lease).
+   */
+  public String schedulers() {
+    return key("schedulers");
+  }
+
+  /** STRING with TTL: the id of the scheduler holding this shard's lease (with one shard: the leader lease). */
   public String leader() {
     return key("leader");
   }

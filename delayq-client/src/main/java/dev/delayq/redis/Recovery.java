@@ -2,6 +2,7 @@ package dev.delayq.redis;
 
 import dev.delayq.process.RunningFile;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,8 @@ public final class Recovery {
   private final RedisBroker broker;
   private final Inspector inspector;
   private final int poisonPillAfter;
-  private Set<String> unregisteredLastSweep = Set.of();
+  /** Per shard, the consumers whose in-flight list there was unregistered at the last sweep. */
+  private final Map<Integer, Set<String>> unregisteredLastSweep = new HashMap<>();
 
   public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
     this.broker = broker;
@@ -50,9 +52,18 @@ public final class Recovery {
   /** Takes back the consumers whose heartbeat expired by {@code redisNowMs}, at most {@code most}. */
   public List<TakenBack> expired(long redisNowMs, int most, String reasonSuffix) {
     List<TakenBack> out = new ArrayList<>();
-    for (String consumer : broker.expiredConsumers(redisNowMs, most)) {
+    for (int shard = 0; shard < broker.shards(); shard++) {
+      out.addAll(expired(shard, redisNowMs, most, reasonSuffix));
+    }
+    return out;
+  }
+
+  /** As {@link #expired(long, int, String)}, in one shard (the scheduler's: it holds that shard). */
+  public List<TakenBack> expired(int shard, long redisNowMs, int most, String reasonSuffix) {
+    List<TakenBack> out = new ArrayList<>();
+    for (String consumer : broker.expiredConsumers(shard, redisNowMs, most)) {
       // the script re-checks the expiry, so a consumer that beat again since keeps its jobs
-      RedisBroker.Requeued r = broker.requeueInFlight(consumer, RedisBroker.RequeueMode.EXPIRED,
+      RedisBroker.Requeued r = broker.requeueInFlight(shard, consumer, RedisBroker.RequeueMode.EXPIRED,
           "heartbeat of consumer " + consumer + " expired" + reasonSuffix, poisonPillAfter);
       if (!r.consumerAlive()) {
         out.add(new TakenBack(consumer, Cause.HEARTBEAT_EXPIRED, r));
@@ -63,22 +74,35 @@ public final class Recovery {
 
   /** Takes back the lists of consumers unregistered at this sweep and at the one before. */
   public List<TakenBack> sweepUnregistered(String reasonSuffix) {
-    Set<String> now = new HashSet<>(inspector.unregisteredConsumers());
+    List<TakenBack> out = new ArrayList<>();
+    for (int shard = 0; shard < broker.shards(); shard++) {
+      out.addAll(sweepUnregistered(shard, reasonSuffix));
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #sweepUnregistered(String)}, in one shard: a consumer unregistered there may be
+   * registered (and alive) in another, so only that shard's list is taken back.
+   */
+  public List<TakenBack> sweepUnregistered(int shard, String reasonSuffix) {
+    Set<String> now = new HashSet<>(inspector.unregisteredConsumers(broker.keys().shard(shard)));
+    Set<String> before = unregisteredLastSweep.getOrDefault(shard, Set.of());
     List<TakenBack> out = new ArrayList<>();
     for (String consumer : now) {
-      if (unregisteredLastSweep.contains(consumer)) {
-        out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.requeueInFlight(consumer,
+      if (before.contains(consumer)) {
+        out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.requeueInFlight(shard, consumer,
             RedisBroker.RequeueMode.GONE, "in-flight list of unregistered consumer " + consumer
                 + reasonSuffix, poisonPillAfter)));
       }
     }
-    unregisteredLastSweep = now;
+    unregisteredLastSweep.put(shard, now);
     return out;
   }
 
   /** How many unregistered lists the last sweep saw (taken back or not). */
   public int unregisteredSeen() {
-    return unregisteredLastSweep.size();
+    return unregisteredLastSweep.values().stream().mapToInt(Set::size).sum();
   }
 
   /**

@@ -5,11 +5,13 @@ import dev.delayq.config.DelayqConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeSet;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
@@ -20,6 +22,13 @@ import redis.clients.jedis.resps.Tuple;
  * The hot path of the Redis contract: one typed method per script (plus the blocking claim),
  * used by producers, the scheduler, workers and the supervisor's recovery. Thread-safe; each
  * call borrows a pooled connection.
+ *
+ * <p>A queue of several shards ({@code queue.shards}) is one set of keys per shard, each in its
+ * own slot. Work by id goes to the shard of the id (enqueue, cancel, every outcome of a
+ * delivery, whose element carries the id); the scheduler's work is per shard (it names the
+ * shard); what a consumer or worker does as a whole (heartbeat, giving back, being taken back
+ * after its process died) is done on every shard. With one shard every call is exactly the one
+ * script call it always was.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
@@ -91,8 +100,48 @@ public final class RedisBroker {
     return idRetentionMs;
   }
 
+  /** The queue's keys (shard 0's; {@link Keys#allShards()} gives every shard's). */
   public Keys keys() {
     return keys;
+  }
+
+  public int shards() {
+    return keys.shards();
+  }
+
+  /** Thrown at start when queue.shards differs from the shard count the queue was created with. */
+  public static final class ShardCountMismatch extends IllegalArgumentException {
+    ShardCountMismatch(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Loads the scripts and makes sure the queue is laid out in as many shards as configured: the
+   * first process of a sharded queue records the count ({@link Keys#layout()}); a process that
+   * finds another count, or a queue of one shard already holding jobs, is refused. Changing the
+   * count of a live queue would leave its jobs in slots that no process reads any more.
+   */
+  public void prepare() {
+    scripts.loadAll();
+    verifyLayout();
+  }
+
+  /** The check of {@link #prepare()} alone, for a short-lived tool (the CLI). */
+  public void verifyLayout() {
+    Keys one = new Keys(keys.prefix(), keys.queue());
+    long recorded = (Long) scripts.eval(Script.CLAIM_LAYOUT,
+        List.of(keys.layout(), one.jobs(), one.delayed(), one.ready(), one.dead()),
+        List.of(Integer.toString(keys.shards())));
+    if (recorded != keys.shards()) {
+      throw new ShardCountMismatch("queue.shards is " + keys.shards() + ", but queue '" + keys.queue()
+          + "' was created with " + recorded + " shard" + (recorded == 1 ? "" : "s")
+          + (recorded == 1 ? " (its keys are in the one slot {" + keys.queue() + "})"
+              : " (recorded in " + keys.layout() + ")")
+          + ": the shard count of a live queue cannot change, its jobs would stay in slots no "
+          + "process reads. Set queue.shards back to " + recorded + ", or drain the queue (delayq "
+          + "stats shows 0 jobs), delete " + keys.layout() + " and start again, or use a new queue.name");
+    }
   }
 
   public UnifiedJedis redis() {
@@ -164,7 +213,8 @@ public final class RedisBroker {
   private static final int JOBS_PER_CALL = 100;
 
   public Enqueued enqueue(NewJob job) {
-    List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(), enqueueArgs(List.of(job)));
+    List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(keys.shardOf(job.id())),
+        enqueueArgs(List.of(job)));
     return new Enqueued(EnqueueCode.of((Long) r.get(0)), (Long) r.get(1));
   }
 
@@ -173,7 +223,46 @@ public final class RedisBroker {
    * jobs per script call.
    */
   public List<Enqueued> enqueueAll(List<NewJob> jobs) {
-    List<String> keyList = enqueueKeys();
+    if (keys.shards() == 1) {
+      return enqueueInOrder(keys, jobs);
+    }
+    // one pipeline still: the calls of every shard go out together, each to its slot's master
+    List<List<Integer>> positions = new ArrayList<>();
+    List<List<NewJob>> byShard = new ArrayList<>();
+    for (int i = 0; i < keys.shards(); i++) {
+      positions.add(new ArrayList<>());
+      byShard.add(new ArrayList<>());
+    }
+    for (int i = 0; i < jobs.size(); i++) {
+      int shard = keys.shardIndexOf(jobs.get(i).id());
+      positions.get(shard).add(i);
+      byShard.get(shard).add(jobs.get(i));
+    }
+    List<Scripts.Call> calls = new ArrayList<>();
+    List<Integer> callShard = new ArrayList<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      List<String> keyList = enqueueKeys(keys.shard(shard));
+      List<NewJob> mine = byShard.get(shard);
+      for (int from = 0; from < mine.size(); from += JOBS_PER_CALL) {
+        calls.add(new Scripts.Call(keyList, enqueueArgs(mine.subList(from, Math.min(mine.size(), from + JOBS_PER_CALL)))));
+        callShard.add(shard);
+      }
+    }
+    Enqueued[] out = new Enqueued[jobs.size()];
+    int[] taken = new int[keys.shards()];
+    List<Object> replies = scripts.evalPipelined(Script.ENQUEUE, calls);
+    for (int c = 0; c < replies.size(); c++) {
+      int shard = callShard.get(c);
+      List<?> r = (List<?>) replies.get(c);
+      for (int i = 0; i + 1 < r.size(); i += 2) {
+        out[positions.get(shard).get(taken[shard]++)] = new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1));
+      }
+    }
+    return List.of(out);
+  }
+
+  private List<Enqueued> enqueueInOrder(Keys shard, List<NewJob> jobs) {
+    List<String> keyList = enqueueKeys(shard);
     List<Scripts.Call> calls = new ArrayList<>(jobs.size() / JOBS_PER_CALL + 1);
     for (int from = 0; from < jobs.size(); from += JOBS_PER_CALL) {
       calls.add(new Scripts.Call(keyList,
@@ -189,7 +278,7 @@ public final class RedisBroker {
     return out;
   }
 
-  private List<String> enqueueKeys() {
+  private static List<String> enqueueKeys(Keys keys) {
     return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats(),
         keys.ended(), keys.endedExpiry(), keys.dead());
   }
@@ -209,6 +298,7 @@ public final class RedisBroker {
 
   /** True when the job was delayed or ready and is now gone. */
   public boolean cancel(String id) {
+    Keys keys = this.keys.shardOf(id);
     Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
         keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
     return ((Long) r) == 1L;
@@ -244,6 +334,7 @@ public final class RedisBroker {
    * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
    */
   public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
+    Keys keys = this.keys.shardOf(id);
     List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
         List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
         List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
@@ -259,9 +350,11 @@ public final class RedisBroker {
 
   /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
   public CancelAsk requestCancel(String id) {
+    Keys keys = this.keys.shardOf(id);
+    // one channel per queue (shard 0's name), which every worker subscribes to; a channel is no key
     long r = (Long) scripts.eval(Script.CANCEL_RUNNING,
         List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.cancelRequest(id)),
-        List.of(id, keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
+        List.of(id, this.keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
     return r == 1 ? CancelAsk.ASKED : r == 0 ? CancelAsk.PENDING : r == -1 ? CancelAsk.UNKNOWN : CancelAsk.DEAD;
   }
 
@@ -270,7 +363,15 @@ public final class RedisBroker {
     if (ids.isEmpty()) {
       return List.of();
     }
-    List<String> values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
+    List<String> values;
+    if (keys.shards() == 1) {
+      values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
+    } else { // the request keys of a sharded queue sit in their jobs' slots: one GET each
+      values = new ArrayList<>(ids.size());
+      for (String id : ids) {
+        values.add(redis.get(keys.shardOf(id).cancelRequest(id)));
+      }
+    }
     List<String> out = new ArrayList<>();
     for (int i = 0; i < ids.size(); i++) {
       if (values.get(i) != null) {
@@ -282,7 +383,7 @@ public final class RedisBroker {
 
   /** Drops the cancel request of a job that has ended. */
   public void clearCancelRequest(String id) {
-    redis.del(keys.cancelRequest(id));
+    redis.del(keys.shardOf(id).cancelRequest(id));
   }
 
   // ---- recurring schedules -----------------------------------------------------------------
@@ -367,6 +468,12 @@ public final class RedisBroker {
    */
   public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
       List<String> withdraw) {
+    if (keys.shards() > 1) {
+      // tickSchedule.lua writes a tick's job beside its schedule in one slot, while a sharded
+      // queue places a job by its id: refused rather than a job in a shard nobody acknowledges in
+      throw new IllegalStateException("recurring schedules are not supported on a sharded queue yet"
+          + " (queue.shards is " + keys.shards() + "); use a queue with queue.shards: 1 for schedules");
+    }
     List<String> args = new ArrayList<>(4 + withdraw.size());
     args.add(id);
     args.add(definitionOrNull == null ? "" : definitionOrNull);
@@ -383,7 +490,14 @@ public final class RedisBroker {
   /** What one forward call did; {@code nextDueAt} is empty when nothing is delayed. */
   public record Forwarded(int moved, OptionalLong nextDueAt, long redisNow) {}
 
+  /** Forwards shard 0 (the whole queue when it has one shard). */
   public Forwarded moveDueToReady(int limit) {
+    return moveDueToReady(0, limit);
+  }
+
+  /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
+  public Forwarded moveDueToReady(int shard, int limit) {
+    Keys keys = this.keys.shard(shard);
     List<?> r = (List<?>) scripts.eval(Script.MOVE_DUE_TO_READY,
         List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
     long next = (Long) r.get(1);
@@ -393,26 +507,67 @@ public final class RedisBroker {
 
   /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */
   public boolean awaitWake(double timeoutSeconds) {
-    return redis.blpop(timeoutSeconds, keys.wake()) != null;
+    return awaitWake(0, timeoutSeconds);
+  }
+
+  /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
+  public boolean awaitWake(int shard, double timeoutSeconds) {
+    return redis.blpop(timeoutSeconds, keys.shard(shard).wake()) != null;
   }
 
   public boolean holdLease(String owner, long ttlMs) {
-    return ((Long) scripts.eval(Script.HOLD_LEASE, List.of(keys.leader()),
+    return holdLease(0, owner, ttlMs);
+  }
+
+  /** Takes or renews the lease of one shard (with one shard: the leader lease). */
+  public boolean holdLease(int shard, String owner, long ttlMs) {
+    return ((Long) scripts.eval(Script.HOLD_LEASE, List.of(keys.shard(shard).leader()),
         List.of(owner, Long.toString(ttlMs)))) == 1L;
   }
 
   public boolean releaseLease(String owner) {
-    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.leader()), List.of(owner))) == 1L;
+    return releaseLease(0, owner);
   }
 
-  /** Consumers whose heartbeat expiry is at or before {@code redisNowMs}. */
+  public boolean releaseLease(int shard, String owner) {
+    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
+        List.of(owner))) == 1L;
+  }
+
+  /**
+   * Registers scheduler {@code owner} as alive for {@code ttlMs} and returns how many schedulers
+   * are alive now (itself included): the shards are shared out among them.
+   */
+  public int schedulersAlive(String owner, long ttlMs) {
+    return ((Long) scripts.eval(Script.SCHEDULER_BEAT, List.of(keys.schedulers()),
+        List.of(owner, Long.toString(ttlMs)))).intValue();
+  }
+
+  /** Takes scheduler {@code owner} off the list of live ones (it is stopping). */
+  public void schedulerGone(String owner) {
+    redis.zrem(keys.schedulers(), owner);
+  }
+
+  /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
   public List<String> expiredConsumers(long redisNowMs, int limit) {
-    return redis.zrangeByScore(keys.consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
+    return expiredConsumers(0, redisNowMs, limit);
   }
 
-  /** All registered consumers, alive or not. */
+  /** Consumers of one shard whose heartbeat expiry is at or before {@code redisNowMs}. */
+  public List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
+    return redis.zrangeByScore(keys.shard(shard).consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
+  }
+
+  /** All registered consumers, alive or not, of every shard (each once). */
   public List<String> consumers() {
-    return redis.zrange(keys.consumers(), 0, -1);
+    if (keys.shards() == 1) {
+      return redis.zrange(keys.consumers(), 0, -1);
+    }
+    Set<String> all = new LinkedHashSet<>();
+    for (Keys shard : keys.allShards()) {
+      all.addAll(redis.zrange(shard.consumers(), 0, -1));
+    }
+    return new ArrayList<>(all);
   }
 
   /**
@@ -447,7 +602,21 @@ public final class RedisBroker {
    * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return requeue(consumerId, mode, reason, poisonAt, "", List.of());
+    Requeued sum = null;
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of()));
+    }
+    return sum;
+  }
+
+  /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
+  public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
+    return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of());
+  }
+
+  private static Requeued plus(Requeued a, Requeued b) {
+    return a == null ? b : new Requeued(a.uncharged() + b.uncharged(), a.charged() + b.charged(),
+        a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive(), a.acknowledged() + b.acknowledged());
   }
 
   /**
@@ -457,7 +626,20 @@ public final class RedisBroker {
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
       Optional<String> recordedRunning, List<String> recordedFinished) {
-    return requeue(consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
+    if (keys.shards() == 1) {
+      return requeue(keys, consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
+    }
+    // each delivery the crash record names is in its id's shard; it says nothing ran in the others
+    int runningShard = recordedRunning.map(e -> keys.shardIndexOf(Delivery.idOf(e))).orElse(-1);
+    Requeued sum = null;
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      int s = shard;
+      List<String> finished = recordedFinished.stream()
+          .filter(e -> keys.shardIndexOf(Delivery.idOf(e)) == s).toList();
+      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt,
+          shard == runningShard ? recordedRunning.get() : "|", finished));
+    }
+    return sum;
   }
 
   /**
@@ -466,8 +648,8 @@ public final class RedisBroker {
    */
   static final int REQUEUE_BATCH = 250;
 
-  private Requeued requeue(String consumerId, RequeueMode mode, String reason, int poisonAt, String recorded,
-      List<String> finished) {
+  private Requeued requeue(Keys keys, String consumerId, RequeueMode mode, String reason, int poisonAt,
+      String recorded, List<String> finished) {
     int uncharged = 0;
     int charged = 0;
     int dead = 0;
@@ -538,7 +720,15 @@ public final class RedisBroker {
    * What one {@link #claimReady} did: the acknowledgement folded into it, the jobs claimed in
    * order (the first already marked running), and ids dropped from ready for having no record.
    */
-  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped) {}
+  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped, int shard) {
+    public Batch(Ack ack, List<Claimed> jobs, List<String> dropped) {
+      this(ack, jobs, dropped, 0);
+    }
+
+    boolean empty() {
+      return jobs.isEmpty() && dropped.isEmpty();
+    }
+  }
 
   /**
    * Acknowledges {@code ackFirst} (null for none), then takes up to {@code most} due jobs at once
@@ -548,11 +738,63 @@ public final class RedisBroker {
    * failover: the caller must run none of it and give its list back ({@link #releaseClaimed}).
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, 0);
+  }
+
+  /**
+   * As {@link #claimReady(String, long, int, Delivery)} over the shards, shard {@code fromShard}
+   * first, then the next ones in turn, until one has due jobs: the batch comes from that one
+   * shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
+   * goes alone when no call reached that shard. Callers rotate {@code fromShard} past the shard
+   * that served them, so a busy shard does not starve the others.
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
+  }
+
+  /** As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most. */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+      int shards) {
+    int k = keys.shards();
+    if (k == 1) {
+      return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
+    }
+    int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
+    Ack ack = Ack.NONE;
+    for (int j = 0; j < Math.min(k, shards); j++) {
+      int shard = Math.floorMod(fromShard + j, k);
+      boolean folds = shard == ackShard;
+      Batch b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      if (folds) {
+        ack = b.ack();
+        ackShard = -1;
+      }
+      if (!b.empty()) {
+        if (ackShard >= 0) {
+          ack = ackAlone(consumerId, ackFirst);
+        }
+        return new Batch(ack, b.jobs(), b.dropped(), shard);
+      }
+    }
+    if (ackShard >= 0) {
+      ack = ackAlone(consumerId, ackFirst);
+    }
+    return new Batch(ack, List.of(), List.of(), Math.floorMod(fromShard, k));
+  }
+
+  private Ack ackAlone(String consumerId, Delivery delivery) {
+    return ackAll(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0] ? Ack.ACKED : Ack.FENCED;
+  }
+
+  private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry()),
-        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
-            idRetentionMs, claimMaxBytes, recordMaxBytes));
+        this.keys.shards() == 1
+            ? List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+                idRetentionMs, claimMaxBytes, recordMaxBytes)
+            : List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
+                idRetentionMs, claimMaxBytes, recordMaxBytes, Integer.toString(this.keys.shards())));
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -567,7 +809,7 @@ public final class RedisBroker {
         dropped.add(id);
       }
     }
-    return new Batch(Ack.of(r.get(0)), jobs, dropped);
+    return new Batch(Ack.of(r.get(0)), jobs, dropped, keys.shard());
   }
 
   /**
@@ -578,6 +820,12 @@ public final class RedisBroker {
    * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
    */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
+    return claim(consumerId, timeoutSeconds, heartbeatTtlMs, 0);
+  }
+
+  /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
+  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
+    Keys keys = this.keys.shard(shard);
     String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
         ListDirection.LEFT, timeoutSeconds);
     if (id == null) {
@@ -613,6 +861,46 @@ public final class RedisBroker {
 
   /** The starts of several consumers in one script call; the answers in the same order. */
   public List<Started> startAll(List<Start> starts) {
+    if (keys.shards() == 1) {
+      return startAllOn(keys, starts);
+    }
+    // each start goes to its delivery's shard; an acknowledgement of another shard goes alone
+    Started[] out = new Started[starts.size()];
+    List<List<Integer>> at = new ArrayList<>();
+    List<List<Start>> byShard = new ArrayList<>();
+    for (int i = 0; i < keys.shards(); i++) {
+      at.add(new ArrayList<>());
+      byShard.add(new ArrayList<>());
+    }
+    List<Integer> ackedAlone = new ArrayList<>();
+    for (int i = 0; i < starts.size(); i++) {
+      Start s = starts.get(i);
+      int shard = keys.shardIndexOf(s.delivery().id());
+      boolean alone = s.ackFirst() != null && keys.shardIndexOf(s.ackFirst().id()) != shard;
+      if (alone) {
+        ackedAlone.add(i);
+      }
+      at.get(shard).add(i);
+      byShard.get(shard).add(alone ? new Start(s.consumerId(), s.delivery(), null) : s);
+    }
+    Ack[] aloneAcks = new Ack[starts.size()];
+    for (int i : ackedAlone) {
+      aloneAcks[i] = ackAlone(starts.get(i).consumerId(), starts.get(i).ackFirst());
+    }
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      if (byShard.get(shard).isEmpty()) {
+        continue;
+      }
+      List<Started> r = startAllOn(keys.shard(shard), byShard.get(shard));
+      for (int j = 0; j < r.size(); j++) {
+        int i = at.get(shard).get(j);
+        out[i] = aloneAcks[i] == null ? r.get(j) : new Started(aloneAcks[i], r.get(j).started());
+      }
+    }
+    return List.of(out);
+  }
+
+  private List<Started> startAllOn(Keys keys, List<Start> starts) {
     List<String> keyList = new ArrayList<>(starts.size() + 4);
     List<String> args = new ArrayList<>(starts.size() * 3 + 1);
     keyList.add(keys.jobs());
@@ -642,6 +930,67 @@ public final class RedisBroker {
    * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
   public List<boolean[]> ackAll(List<Report> reports) {
+    if (keys.shards() == 1) {
+      return ackAllOn(keys, reports);
+    }
+    List<boolean[]> out = new ArrayList<>(reports.size());
+    for (Report r : reports) {
+      out.add(new boolean[r.finished().size()]);
+    }
+    List<List<Report>> parts = new ArrayList<>();
+    List<List<int[]>> froms = new ArrayList<>();
+    List<Scripts.Call> calls = new ArrayList<>();
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      // this shard's part of each report, and where each of its deliveries came from
+      List<Report> part = new ArrayList<>();
+      List<int[]> from = new ArrayList<>();
+      for (int ri = 0; ri < reports.size(); ri++) {
+        Report r = reports.get(ri);
+        Delivery started = r.started() != null && keys.shardIndexOf(r.started().id()) == shard ? r.started() : null;
+        List<Delivery> finished = new ArrayList<>();
+        List<Integer> positions = new ArrayList<>();
+        for (int i = 0; i < r.finished().size(); i++) {
+          if (keys.shardIndexOf(r.finished().get(i).id()) == shard) {
+            finished.add(r.finished().get(i));
+            positions.add(i);
+          }
+        }
+        if (started != null || !finished.isEmpty()) {
+          part.add(new Report(r.consumerId(), started, finished));
+          int[] where = new int[positions.size() + 1];
+          where[0] = ri;
+          for (int i = 0; i < positions.size(); i++) {
+            where[i + 1] = positions.get(i);
+          }
+          from.add(where);
+        }
+      }
+      if (!part.isEmpty()) {
+        parts.add(part);
+        froms.add(from);
+        calls.add(ackCall(keys.shard(shard), part));
+      }
+    }
+    // the shards' calls in one pipeline: one round trip, each call to its slot's master
+    List<Object> replies = scripts.evalPipelined(Script.ACK, calls);
+    for (int c = 0; c < calls.size(); c++) {
+      List<boolean[]> acked = decodeAcks(parts.get(c), (List<?>) replies.get(c));
+      for (int p = 0; p < parts.get(c).size(); p++) {
+        int[] where = froms.get(c).get(p);
+        for (int i = 0; i < acked.get(p).length; i++) {
+          out.get(where[0])[where[i + 1]] = acked.get(p)[i];
+        }
+      }
+    }
+    return out;
+  }
+
+  private List<boolean[]> ackAllOn(Keys keys, List<Report> reports) {
+    Scripts.Call call = ackCall(keys, reports);
+    return decodeAcks(reports, (List<?>) scripts.eval(Script.ACK, call.keys(), call.args()));
+  }
+
+  private Scripts.Call ackCall(Keys keys, List<Report> reports) {
     List<String> keyList = new ArrayList<>(reports.size() + 4);
     List<String> args = new ArrayList<>();
     keyList.add(keys.jobs());
@@ -658,7 +1007,10 @@ public final class RedisBroker {
         args.add(d.element());
       }
     }
-    List<?> codes = (List<?>) scripts.eval(Script.ACK, keyList, args);
+    return new Scripts.Call(keyList, args);
+  }
+
+  private static List<boolean[]> decodeAcks(List<Report> reports, List<?> codes) {
     List<boolean[]> out = new ArrayList<>(reports.size());
     int at = 0;
     for (Report r : reports) {
@@ -680,10 +1032,20 @@ public final class RedisBroker {
    * lost delivery counted.
    */
   public Released releaseClaimed(String consumerId, Delivery ackFirst) {
-    List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()),
-        List.of(element(ackFirst), idRetentionMs));
-    return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
+    int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
+    Ack ack = Ack.NONE;
+    int released = 0;
+    for (int shard = 0; shard < keys.shards(); shard++) {
+      Keys keys = this.keys.shard(shard);
+      List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
+          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()),
+          List.of(element(shard == ackShard ? ackFirst : null), idRetentionMs));
+      if (shard == ackShard) {
+        ack = Ack.of(r.get(0));
+      }
+      released += ((Long) r.get(1)).intValue();
+    }
+    return new Released(ack, released);
   }
 
   private static String element(Delivery orNull) {
@@ -702,6 +1064,7 @@ public final class RedisBroker {
   }
 
   private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {
+    Keys keys = this.keys.shardOf(delivery.id());
     long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
         List.of(delivery.element(), Long.toString(delayMs), mode, error));
@@ -710,6 +1073,7 @@ public final class RedisBroker {
 
   /** True when dead-lettered; false when fenced. */
   public boolean deadLetter(String consumerId, Delivery delivery, String error) {
+    Keys keys = this.keys.shardOf(delivery.id());
     return ((Long) scripts.eval(Script.DEAD_LETTER,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
         List.of(delivery.element(), error))) == 1L;
@@ -720,14 +1084,23 @@ public final class RedisBroker {
    * returns how many (the caller calls again while it equals the limit).
    */
   public int forgetEnded(int limit) {
-    return ((Long) scripts.eval(Script.FORGET_ENDED, List.of(keys.ended(), keys.endedExpiry()),
-        List.of(Integer.toString(limit)))).intValue();
+    // with several shards: each shard's oldest; the most any one freed, so the caller calls
+    // again while some shard had a full chunk
+    int most = 0;
+    for (Keys shard : keys.allShards()) {
+      most = Math.max(most, ((Long) scripts.eval(Script.FORGET_ENDED,
+          List.of(shard.ended(), shard.endedExpiry()), List.of(Integer.toString(limit)))).intValue());
+    }
+    return most;
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {
     List<String> args = new ArrayList<>(consumerIds.size() + 1);
     args.add(Long.toString(ttlMs));
     args.addAll(consumerIds);
-    scripts.eval(Script.HEARTBEAT, List.of(keys.consumers()), args);
+    // a consumer may hold deliveries in any shard: it is alive in every one
+    for (Keys shard : keys.allShards()) {
+      scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
+    }
   }
 }

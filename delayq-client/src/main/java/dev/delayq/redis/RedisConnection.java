@@ -1,12 +1,15 @@
 package dev.delayq.redis;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One process's connection to its Redis, as {@link RedisConnector} opened it from the config:
- * the Jedis client (standalone or Sentinel, TLS or not) that every gateway uses, how many
- * replicas a state change needs ({@code redis.replicaAcks}), and the master it follows.
+ * the Jedis client (standalone, Sentinel or Cluster, TLS or not) that every gateway uses, how
+ * many replicas a state change needs ({@code redis.replicaAcks}), and the master it follows (on
+ * a cluster: the masters it knows).
  * Thread-safe; closing it closes the client.
  */
 public final class RedisConnection implements AutoCloseable {
@@ -17,11 +20,11 @@ public final class RedisConnection implements AutoCloseable {
   }
 
   private final UnifiedJedis client;
-  private final FollowedMaster master;
+  private final MasterView master;
   private final ReplicaAcks replicaAcks;
   private final String description;
 
-  RedisConnection(UnifiedJedis client, FollowedMaster master, ReplicaAcks replicaAcks, String description) {
+  RedisConnection(UnifiedJedis client, MasterView master, ReplicaAcks replicaAcks, String description) {
     this.client = client;
     this.master = master;
     this.replicaAcks = replicaAcks;
@@ -38,7 +41,15 @@ public final class RedisConnection implements AutoCloseable {
 
   /** Where this connection leads, fit for a log line (no password). */
   public String describe() {
+    if (master instanceof ClusterTopology cluster) {
+      return description + " (masters " + cluster.masters() + ")";
+    }
     return description + " (master at " + master.master() + ")";
+  }
+
+  /** True on a Redis Cluster (redis.cluster). */
+  public boolean cluster() {
+    return master instanceof ClusterTopology;
   }
 
   /** The master's address now. */
@@ -61,7 +72,34 @@ public final class RedisConnection implements AutoCloseable {
 
   /** Refuses a server delayq cannot keep jobs on ({@link ServerCheck}), naming it. */
   public void checkServer(boolean requireNoeviction) {
+    if (master instanceof ClusterTopology cluster) {
+      cluster.onEachMaster((at, node) -> {
+        ServerCheck.verifyClusterMaster(node, requireNoeviction, "Redis Cluster master " + at);
+        return null;
+      });
+      return;
+    }
     ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
+  }
+
+  /** Refuses a Cluster node reached as a plain URL (redis.url instead of redis.cluster), naming redis.cluster. */
+  public void checkNotClusterNode() {
+    if (!(master instanceof ClusterTopology)) {
+      ServerCheck.verifyNotClusterNode(client, "Redis at " + master.master());
+    }
+  }
+
+  /**
+   * INFO {@code section} of each master: on a cluster every master that serves slots, each on a
+   * connection of its own; else the one server. For figures split over the masters (the bench).
+   */
+  public Map<HostAndPort, Map<String, String>> infoOfEachMaster(String section) {
+    if (master instanceof ClusterTopology cluster) {
+      return cluster.onEachMaster((at, node) -> ServerCheck.info(node, section));
+    }
+    Map<HostAndPort, Map<String, String>> one = new LinkedHashMap<>();
+    one.put(master.master(), ServerCheck.info(client, section));
+    return one;
   }
 
   @Override

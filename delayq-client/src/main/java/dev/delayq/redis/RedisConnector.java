@@ -16,6 +16,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -59,12 +60,15 @@ public final class RedisConnector {
   public static UnifiedJedis open(String url, String clientName, int maxConnections,
       Duration connectTimeout, Duration socketTimeout) {
     DelayqConfig.Redis plain = new DelayqConfig.Redis(url, 6390, true, connectTimeout, socketTimeout,
-        "", "", "", true, "", "", 0, socketTimeout.dividedBy(2));
+        "", "", "", true, "", "", 0, socketTimeout.dividedBy(2), "");
     return connect(plain, url, clientName, maxConnections).client();
   }
 
   static RedisConnection connect(DelayqConfig.Redis config, String url, String clientName,
       int maxConnections) {
+    if (!config.clusterNodes().isEmpty()) {
+      return connectCluster(config, url, clientName, maxConnections);
+    }
     boolean sentinel = !config.sentinelNodes().isEmpty();
     URI uri = sentinel && url.isEmpty() ? null : parse(url, !sentinel);
     if (sentinel && uri != null && !config.masterName().equals(uri.getHost())) {
@@ -108,6 +112,33 @@ public final class RedisConnector {
         .connectionProvider(master).commandExecutor(new FollowedMaster.Executor(master)).build();
     return new RedisConnection(jedis, master, acks, "Sentinel master '" + config.masterName()
         + "' via " + config.sentinels() + (tls ? " over TLS" : ""));
+  }
+
+  /**
+   * Jedis's cluster client on the seed nodes of {@code redis.cluster}: it reads the slot map from
+   * them, keeps a pool per master, and follows MOVED and ASK. {@code url} may give the scheme
+   * (rediss:// for TLS) and credentials; a cluster has only database 0.
+   */
+  private static RedisConnection connectCluster(DelayqConfig.Redis config, String url,
+      String clientName, int maxConnections) {
+    URI uri = url.isEmpty() ? null : parse(url, false);
+    if (uri != null && JedisURIHelper.getDBIndex(uri) != 0) {
+      throw new IllegalArgumentException("redis.url '" + redact(url) + "': a Redis Cluster has only "
+          + "database 0; drop the /" + JedisURIHelper.getDBIndex(uri) + " from the url");
+    }
+    boolean tls = uri == null ? config.tls() : JedisURIHelper.isRedisSSLScheme(uri);
+    SSLSocketFactory sockets = tls && (!config.tlsCaFile().isEmpty() || !config.tlsCertFile().isEmpty())
+        ? TlsFiles.socketFactory(config) : null;
+    JedisClientConfig client = clientConfig(config, uri, clientName, tls, sockets, true);
+    Set<HostAndPort> seeds = new LinkedHashSet<>();
+    for (String node : config.clusterNodes()) {
+      seeds.add(HostAndPort.from(node));
+    }
+    RedisClusterClient jedis = RedisClusterClient.builder().nodes(seeds).clientConfig(client)
+        .poolConfig(pool(maxConnections)).build();
+    ReplicaAcks acks = new ReplicaAcks(config.replicaAcks(), config.replicaAcksTimeout().toMillis());
+    return new RedisConnection(jedis, new ClusterTopology(clientName, jedis), acks,
+        "Redis Cluster via " + config.cluster() + (tls ? " over TLS" : ""));
   }
 
   /**

@@ -15,6 +15,12 @@ public final class RedisErrors {
    * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
    * must find it again, not wait for this server to come back.
    */
+  /** TRYAGAIN: a multi-key command met a cluster slot that is half migrated; it did not run. */
+  public static boolean isSlotMoving(Throwable e) {
+    return e instanceof JedisDataException && e.getMessage() != null
+        && e.getMessage().startsWith("TRYAGAIN");
+  }
+
   public static boolean isTopologyChange(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof JedisDataException && t.getMessage() != null) {

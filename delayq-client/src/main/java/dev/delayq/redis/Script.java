@@ -33,6 +33,8 @@ public enum Script {
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
+  CLAIM_LAYOUT("claimLayout"),
+  SCHEDULER_BEAT("schedulerBeat"),
   CHANGE_PENDING("changePending"),
   TICK_SCHEDULE("tickSchedule"),
   SAVE_SCHEDULE("saveSchedule"),

@@ -5,10 +5,13 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * Calls scripts by SHA. All are loaded once at start; when Redis has lost its script cache
@@ -52,8 +55,20 @@ public final class Scripts {
     this.masterFinder = masterFinder;
   }
 
-  /** Loads every script, so the first calls go straight through. */
+  /**
+   * Loads every script, so the first calls go straight through; on a cluster into every master
+   * (a script runs on the master of its keys' slot, and a reshard may move a slot to any of them).
+   */
   public void loadAll() {
+    if (redis instanceof RedisClusterClient cluster) {
+      new ClusterTopology("scripts", cluster).onEachMaster((at, node) -> {
+        for (Script s : Script.values()) {
+          node.scriptLoad(s.source());
+        }
+        return null;
+      });
+      return;
+    }
     for (Script s : Script.values()) {
       redis.scriptLoad(s.source());
     }
@@ -74,11 +89,35 @@ public final class Scripts {
   }
 
   private Object evalOnce(Script script, List<String> keys, List<String> args) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        try {
+          return redis.evalsha(script.sha(), keys, args);
+        } catch (JedisNoScriptException e) {
+          // the sample key loads it on the node of the keys' slot (on a cluster; else the server)
+          redis.scriptLoad(script.source(), keys.get(0));
+          return redis.evalsha(script.sha(), keys, args);
+        }
+      } catch (JedisDataException e) {
+        if (!RedisErrors.isSlotMoving(e) || attempt >= SLOT_MOVING_ATTEMPTS) {
+          throw e;
+        }
+        // TRYAGAIN: the slot is being resharded and some of the keys have moved already; the
+        // script did not run, so it is safe to send again once the move has gone on
+        pause(attempt);
+      }
+    }
+  }
+
+  /** Tries of a call that meets a slot in the middle of a reshard (TRYAGAIN), 10 ms apart and more. */
+  private static final int SLOT_MOVING_ATTEMPTS = 50;
+
+  private static void pause(int attempt) {
     try {
-      return redis.evalsha(script.sha(), keys, args);
-    } catch (JedisNoScriptException e) {
-      redis.scriptLoad(script.source());
-      return redis.evalsha(script.sha(), keys, args);
+      Thread.sleep(Math.min(100, 10L * attempt));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while a slot was moving", e);
     }
   }
 
@@ -105,7 +144,7 @@ public final class Scripts {
     List<Integer> missed = new ArrayList<>();
     sendAll(script, calls, replies, missed);
     if (!missed.isEmpty()) {
-      redis.scriptLoad(script.source());
+      redis.scriptLoad(script.source(), calls.get(missed.get(0)).keys().get(0));
       List<Call> again = new ArrayList<>(missed.size());
       for (int i : missed) {
         again.add(calls.get(i));
@@ -123,22 +162,42 @@ public final class Scripts {
     return replies;
   }
 
+  private List<String> oneKeyPerSlot(List<Call> calls) {
+    if (!(redis instanceof RedisClusterClient)) {
+      return List.of(calls.get(0).keys().get(0));
+    }
+    java.util.Map<Integer, String> bySlot = new java.util.LinkedHashMap<>();
+    for (Call c : calls) {
+      bySlot.putIfAbsent(JedisClusterCRC16.getSlot(c.keys().get(0)), c.keys().get(0));
+    }
+    return new ArrayList<>(bySlot.values());
+  }
+
   private boolean waited(Script script) {
     return acks.required() && !NOT_WAITED.contains(script);
   }
 
   private void sendAll(Script script, List<Call> calls, List<Object> replies, List<Integer> missed) {
     List<Response<Object>> responses = new ArrayList<>(calls.size());
-    Response<Long> confirmed = null;
+    List<Response<Long>> confirmations = new ArrayList<>(1);
     try (AbstractPipeline pipeline = redis.pipelined()) {
       for (Call c : calls) {
         responses.add(pipeline.evalsha(script.sha(), c.keys(), c.args()));
       }
       if (waited(script) && !calls.isEmpty()) {
-        // the sample key routes WAIT to the node of the scripts' slot (one connection per node)
-        confirmed = pipeline.waitReplicas(calls.get(0).keys().get(0), acks.replicas(), acks.timeoutMs());
+        // a sample key routes WAIT to the node of the scripts' slot (one connection per node);
+        // the calls of a sharded queue's batch may go to several slots: one WAIT for each
+        for (String sample : oneKeyPerSlot(calls)) {
+          confirmations.add(pipeline.waitReplicas(sample, acks.replicas(), acks.timeoutMs()));
+        }
       }
       pipeline.sync();
+    }
+    Response<Long> confirmed = null;
+    for (Response<Long> c : confirmations) {
+      if (confirmed == null || c.get() < confirmed.get()) {
+        confirmed = c;
+      }
     }
     for (int i = 0; i < responses.size(); i++) {
       try {
@@ -146,6 +205,13 @@ public final class Scripts {
       } catch (JedisNoScriptException e) {
         replies.add(null);
         missed.add(i);
+      } catch (JedisDataException e) {
+        if (!(e instanceof JedisRedirectionException) && !RedisErrors.isSlotMoving(e)) {
+          throw e;
+        }
+        // a cluster's pipeline does not follow MOVED or ASK, and a TRYAGAIN did not run either:
+        // the call did nothing, so it is sent again alone, where the client follows the redirect
+        replies.add(evalOnce(script, calls.get(i).keys(), calls.get(i).args()));
       }
     }
     if (confirmed != null && missed.isEmpty() && confirmed.get() < acks.replicas()) {

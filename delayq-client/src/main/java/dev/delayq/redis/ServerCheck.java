@@ -37,6 +37,16 @@ public final class ServerCheck {
 
   /** As {@link #verify(UnifiedJedis, boolean)}; {@code where} names the server in messages. */
   public static void verify(UnifiedJedis redis, boolean requireNoeviction, String where) {
+    verify(redis, requireNoeviction, where, false);
+  }
+
+  /** As {@link #verify}, for one master of the cluster that redis.cluster names. */
+  static void verifyClusterMaster(UnifiedJedis node, boolean requireNoeviction, String where) {
+    verify(node, requireNoeviction, where, true);
+  }
+
+  private static void verify(UnifiedJedis redis, boolean requireNoeviction, String where,
+      boolean asCluster) {
     Map<String, String> info = info(redis, "server");
     String version = info.getOrDefault("redis_version", "0");
     if (!atLeast(version, 6, 2)) {
@@ -44,11 +54,8 @@ public final class ServerCheck {
           + "6.2 or later (for BLMOVE, the atomic claim that keeps in-flight jobs safe)");
     }
     info.putAll(info(redis, "cluster"));
-    if ("1".equals(info.get("cluster_enabled"))) {
-      throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
-          + "plain redis.url it would answer MOVED for every key outside its own slots. A cluster "
-          + "is given as redis.cluster (a list of its nodes), which this version of delayq does "
-          + "not have yet: use a standalone or a Sentinel-managed Redis");
+    if (!asCluster) {
+      refuseClusterNode(info, where);
     }
     info.putAll(info(redis, "replication"));
     if (!"master".equals(info.getOrDefault("role", "master"))) {
@@ -66,6 +73,24 @@ public final class ServerCheck {
             + " (or set redis.requireNoeviction: false to run anyway)");
       }
       log.warn("{} (running anyway: redis.requireNoeviction is false)", message);
+    }
+  }
+
+  /**
+   * Throws {@link UnfitServerException} when a server reached as a plain redis.url is a Cluster
+   * node, naming redis.cluster; the one check of {@link #verify} that a short-lived tool (the CLI)
+   * makes before every command.
+   */
+  public static void verifyNotClusterNode(UnifiedJedis redis, String where) {
+    refuseClusterNode(info(redis, "cluster"), where);
+  }
+
+  private static void refuseClusterNode(Map<String, String> info, String where) {
+    if ("1".equals(info.get("cluster_enabled"))) {
+      throw new UnfitServerException(where + " is a Redis Cluster node (cluster_enabled:1): as a "
+          + "plain redis.url it would answer MOVED for every key outside its own slots. Give the "
+          + "cluster as redis.cluster (DELAYQ_REDIS_CLUSTER), a comma-separated host:port list of "
+          + "its nodes, and leave the url empty or carrying only the scheme and credentials");
     }
   }
 

@@ -20,6 +20,9 @@
   ARGV[6] worker.claimMaxBytes: the records one call returns add up to no more (the first one
           always comes, so a claim of one record of up to ARGV[7] bytes still goes through)
   ARGV[7] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
+  ARGV[8] the queue's shard count (absent: 1): every consumer is registered in every shard but
+          claims from one at a time, so a shard's fair share is its length over the consumers
+          divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
   delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
@@ -40,7 +43,8 @@ local acked = acknowledge(inflightKey, jobsKey, ackFirst, retention(KEYS[7], KEY
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local consumers = math.max(1, redis.call('ZCARD', consumersKey))
+local shards = tonumber(ARGV[8] or '1')
+local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
 local take = math.min(waiting, math.max(1, math.min(most, math.floor(waiting / consumers))))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)

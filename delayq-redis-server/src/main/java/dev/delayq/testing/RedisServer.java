@@ -41,6 +41,14 @@ public final class RedisServer implements AutoCloseable {
     return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
   }
 
+  /** A node of a Redis Cluster, not yet part of one (see {@link RedisCluster}). */
+  static RedisServer startClusterNode() {
+    int port = freePort();
+    return launch(port, List.of("--port", Integer.toString(port), "--cluster-enabled", "yes",
+        "--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout", "5000"),
+        false, ready -> ready.logContains("Ready to accept connections"));
+  }
+
   /**
    * A server that keeps its jobs in {@code dir} (append-only file, fsync always), so that a test
    * can {@link #kill} it and {@link #restart} it with its data on the same port.

@@ -55,9 +55,9 @@ public class DelayqAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public DelayQueue delayQueue(DelayqConfig config, RedisConnection redis, ObjectProvider<JobObserver> observer) {
-    RedisBroker broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+    RedisBroker broker = new RedisBroker(redis, Keys.of(config))
         .withLimits(config);
-    broker.scripts().loadAll();
+    broker.prepare();
     return new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts(),
         observer.getIfAvailable(() -> JobObserver.NONE));
   }

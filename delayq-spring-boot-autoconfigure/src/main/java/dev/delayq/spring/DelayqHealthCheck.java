@@ -33,7 +33,7 @@ public final class DelayqHealthCheck {
   DelayqHealthCheck(DelayqConfig config, RedisConnection redis, Supplier<Worker.Failure> workerFailure) {
     this.config = config;
     this.redis = redis;
-    this.keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    this.keys = Keys.of(config);
     this.inspector = new Inspector(redis.client(), keys);
     this.workerFailure = workerFailure;
   }

@@ -86,7 +86,7 @@ public final class Worker implements AutoCloseable {
     this.crashRecord = crashRecord;
     this.quiet = () -> closing.get() || quiet.getAsBoolean();
     this.listener = listener;
-    this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
+    this.broker = new RedisBroker(redis, Keys.of(config))
         .withLimits(config);
     this.stats = new StatsRecorder(broker.keys());
     this.outages = new OutageLog(name);
@@ -141,7 +141,7 @@ public final class Worker implements AutoCloseable {
 
   /** Sends the first heartbeat, then starts the watchdog, the sender and the consumers. */
   public void start() {
-    broker.scripts().loadAll();
+    broker.prepare();
     heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
         config.worker().heartbeatInterval().toMillis(),
         new RedisOutage(name + "/heartbeat", outages), stats, lease);

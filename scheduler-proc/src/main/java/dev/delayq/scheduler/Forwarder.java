@@ -24,7 +24,16 @@ final class Forwarder {
   record Pass(int moved, boolean moreDue, long nextDueNanos, long redisNowMs) {}
 
   Pass tick() {
-    RedisBroker.Forwarded f = broker.moveDueToReady(batchSize);
+    return tick(0);
+  }
+
+  int shards() {
+    return broker.shards();
+  }
+
+  /** One pass over one shard. */
+  Pass tick(int shard) {
+    RedisBroker.Forwarded f = broker.moveDueToReady(shard, batchSize);
     long received = System.nanoTime();
     long next = Long.MAX_VALUE;
     if (f.nextDueAt().isPresent()) {

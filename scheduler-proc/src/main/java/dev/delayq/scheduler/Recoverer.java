@@ -22,24 +22,34 @@ final class Recoverer {
   private static final int SWEEP_EVERY_TICKS = 30;
 
   private final Recovery recovery;
-  private int ticks;
+  private final int[] ticks;
 
   Recoverer(RedisBroker broker, int poisonPillAfter) {
     this.recovery = new Recovery(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+    this.ticks = new int[broker.shards()];
   }
 
   /** One pass over the consumers expired by {@code redisNowMs}; returns the jobs taken back. */
   int tick(long redisNowMs) {
-    int taken = logged(recovery.expired(redisNowMs, CONSUMERS_PER_TICK, ""));
-    if (++ticks % SWEEP_EVERY_TICKS == 0) {
-      taken += sweepUnregistered();
+    return tick(0, redisNowMs);
+  }
+
+  /** One pass over one shard (the scheduler holds its lease). */
+  int tick(int shard, long redisNowMs) {
+    int taken = logged(recovery.expired(shard, redisNowMs, CONSUMERS_PER_TICK, ""));
+    if (++ticks[shard] % SWEEP_EVERY_TICKS == 0) {
+      taken += sweepUnregistered(shard);
     }
     return taken;
   }
 
   /** Takes back the lists of consumers that were unregistered at this sweep and the last. */
   int sweepUnregistered() {
-    return logged(recovery.sweepUnregistered(""));
+    return sweepUnregistered(0);
+  }
+
+  int sweepUnregistered(int shard) {
+    return logged(recovery.sweepUnregistered(shard, ""));
   }
 
   private static int logged(List<Recovery.TakenBack> takenBack) {

@@ -5,23 +5,25 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShutdownSignal;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The scheduler's one thread: while it holds the lease it forwards due jobs (again at once
- * while batches come back full, so there is no per-second ceiling), recovers silent consumers
- * every recover interval, and otherwise sleeps until the next due time, a wake-up or the next
- * lease renewal. It runs under {@link RunUntilShutdown}: every error is logged once and
+ * The scheduler's one thread: for every shard whose lease it holds it forwards due jobs (again
+ * at once while batches come back full, so there is no per-second ceiling), recovers silent
+ * consumers every recover interval, and otherwise sleeps until the earliest next due time of its
+ * shards, a wake-up or the next lease renewal. Each shard keeps its own deadline: a pass forwards
+ * only the shards that are due or were woken, so one shard's jobs never wait on another's. It runs under {@link RunUntilShutdown}: every error is logged once and
  * survived, a Redis outage is retried with backoff, and should the loop not go on the scheduler
  * exits non-zero so that it is restarted.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
 
-  private final LeaderLease lease;
+  private final ShardLeases lease;
   private final Forwarder forwarder;
   private final Recoverer recoverer;
   private final IdRetentionTrimmer trimmer;
@@ -30,9 +32,16 @@ final class SchedulerLoop {
   private final long recoverIntervalNanos;
   private final RedisOutage outage;
   private long nextRecoverNanos = System.nanoTime();
+  /** Per shard: when it is due next (System.nanoTime); a shard just taken is due at once. */
+  private final long[] nextDueNanos;
+  private final boolean[] wasHeld;
+  /** Per shard: its wake listener saw a new earliest job. */
+  private final AtomicBoolean[] woken;
+
   private boolean moreToForget;
 
-  SchedulerLoop(LeaderLease lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer, Waiter waiter,
+  SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer,
+      Waiter waiter,
       ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
@@ -42,6 +51,18 @@ final class SchedulerLoop {
     this.waiter = waiter;
     this.shutdown = shutdown;
     this.recoverIntervalNanos = recoverIntervalNanos;
+    int shards = forwarder.shards();
+    this.nextDueNanos = new long[shards];
+    this.wasHeld = new boolean[shards];
+    this.woken = new AtomicBoolean[shards];
+    for (int i = 0; i < shards; i++) {
+      woken[i] = new AtomicBoolean();
+    }
+  }
+
+  /** What the wake listener of {@code shard} calls before it wakes the waiter. */
+  Runnable wakeOf(int shard) {
+    return () -> woken[shard].set(true);
   }
 
   /** Runs until shutdown; {@code onCannotGoOn} is told when the loop cannot go on. */
@@ -58,12 +79,28 @@ final class SchedulerLoop {
   /** One pass; returns when to run the next one (System.nanoTime; now or earlier = at once). */
   long tick() {
     if (!lease.tick()) {
+      java.util.Arrays.fill(wasHeld, false);
       return lease.nextTickNanos();
     }
-    Forwarder.Pass pass = forwarder.tick();
     long now = System.nanoTime();
-    if (now - nextRecoverNanos >= 0) {
-      recoverer.tick(pass.redisNowMs());
+    boolean recover = now - nextRecoverNanos >= 0;
+    long next = Math.min(lease.nextTickNanos(), recover ? now + recoverIntervalNanos : nextRecoverNanos);
+    for (int shard : lease.heldShards()) {
+      boolean woke = woken[shard].getAndSet(false);
+      if (!wasHeld[shard] || woke || recover || nextDueNanos[shard] - now <= 0) {
+        wasHeld[shard] = true;
+        Forwarder.Pass pass = forwarder.tick(shard);
+        nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
+        if (recover) {
+          recoverer.tick(shard, pass.redisNowMs());
+        }
+      }
+      next = Math.min(next, nextDueNanos[shard]);
+    }
+    for (int shard = 0; shard < wasHeld.length; shard++) {
+      wasHeld[shard] &= lease.holds(shard);
+    }
+    if (recover) {
       nextRecoverNanos = now + recoverIntervalNanos;
       moreToForget = true;
     }
@@ -71,9 +108,6 @@ final class SchedulerLoop {
       // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
       moreToForget = trimmer.tick();
     }
-    if (pass.moreDue() || moreToForget) {
-      return now;
-    }
-    return Math.min(pass.nextDueNanos(), Math.min(nextRecoverNanos, lease.nextTickNanos()));
+    return moreToForget ? System.nanoTime() : next;
   }
 }

@@ -34,8 +34,10 @@ public final class SchedulerMain {
     RedisConnection redis;
     try {
       config = ProcessArgs.loadConfig(args);
-      redis = RedisConnector.connect(config, child.name(), 4);
+      // a wake listener per shard blocks on its own connection
+      redis = RedisConnector.connect(config, child.name(), config.queue().shards() + 4);
       redis.checkServer(config.redis().requireNoeviction());
+      new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
       System.exit(1);
@@ -46,12 +48,11 @@ public final class SchedulerMain {
       return;
     }
     ShutdownSignal shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
-    Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    Keys keys = Keys.of(config);
     RedisBroker broker = new RedisBroker(redis, keys).withLimits(config);
-    broker.scripts().loadAll();
 
     String owner = leaseOwner(child);
-    LeaderLease lease = new LeaderLease(broker, owner, config.scheduler().leaseTtl().toMillis());
+    ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis());
     Waiter waiter = new Waiter();
     OutageLog outages = new OutageLog(child.name());
     int[] exitCode = {0};
@@ -64,7 +65,14 @@ public final class SchedulerMain {
       log.error("{}: thread {} died of an uncaught error", owner, t.getName(), e);
       cannotGoOn.accept(e);
     });
-    new WakeListener(broker, waiter, lease::isHeld, shutdown::isRequested, outages).start(cannotGoOn);
+    SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
+        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
+        config.scheduler().recoverInterval().toNanos(), outages);
+    for (int shard = 0; shard < broker.shards(); shard++) {
+      int s = shard;
+      new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
+          outages).start(cannotGoOn);
+    }
     new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
     Thread nudge = new Thread(() -> {
       try {
@@ -77,12 +85,10 @@ public final class SchedulerMain {
     nudge.setDaemon(true);
     nudge.start();
 
-    log.info("{}: started on queue {} at {} (batch {}, pid {})", owner, config.queue().name(),
-        redis.describe(), config.scheduler().batchSize(),
+    log.info("{}: started on queue {} ({} shard{}) at {} (batch {}, pid {})", owner, config.queue().name(),
+        broker.shards(), broker.shards() == 1 ? "" : "s", redis.describe(), config.scheduler().batchSize(),
         ProcessHandle.current().pid());
-    new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos(), outages).run(cannotGoOn);
+    loop.run(cannotGoOn);
     log.info("{}: stopped ({}), exit {}", owner, shutdown.reason(), exitCode[0]);
     redis.close();
     System.exit(exitCode[0]);

@@ -21,7 +21,7 @@ class SchedulerLoopTest {
   private final QueueProbe probe = new QueueProbe(broker);
 
   private SchedulerLoop loop(String owner, int batchSize) {
-    return new SchedulerLoop(new LeaderLease(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
+    return new SchedulerLoop(new ShardLeases(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
         new Recoverer(broker, 3), new IdRetentionTrimmer(broker), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS,
         new OutageLog("test"));
   }
@@ -85,7 +85,7 @@ class SchedulerLoopTest {
   @Test
   void standbyDoesNotForward() {
     seedDueInDelayed("a", "b");
-    new LeaderLease(broker, "other", LEASE_TTL_MS).tick();
+    new ShardLeases(broker, "other", LEASE_TTL_MS).tick();
     SchedulerLoop standby = loop("me", 10);
 
     long before = System.nanoTime();

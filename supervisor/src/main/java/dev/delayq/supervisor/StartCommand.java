@@ -99,7 +99,7 @@ final class StartCommand implements Callable<Integer> {
     String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
     try (RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-supervisor", 4);
         ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
-      Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+      Keys keys = Keys.of(config);
       Inspector inspector = new Inspector(redis.client(), keys);
       InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys).withLimits(config), inspector,
           config.worker().poisonPillAfter(), host, home.runDir(config));

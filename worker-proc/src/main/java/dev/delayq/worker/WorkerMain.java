@@ -6,6 +6,8 @@ import dev.delayq.process.ChildEnvironment;
 import dev.delayq.process.ProcessArgs;
 import dev.delayq.process.RunningFile;
 import dev.delayq.process.ShutdownSignal;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
@@ -43,8 +45,11 @@ public final class WorkerMain {
     try {
       config = ProcessArgs.loadConfig(args);
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
-      redis = RedisConnector.connect(config, child.name(), config.worker().threads() + 6);
+      // a consumer blocked in BLMOVE holds its connection; the claims, starts, acknowledgements,
+      // heartbeats and stats of the others (and the cancel subscription, 2 more) must never wait for one to come back
+      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads() + 6);
       redis.checkServer(config.redis().requireNoeviction());
+      new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());

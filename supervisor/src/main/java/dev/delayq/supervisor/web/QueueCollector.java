@@ -71,7 +71,7 @@ final class QueueCollector implements MultiCollector {
     StatsHash hash;
     try {
       stats = admin.stats();
-      hash = typeCap.apply(StatsHash.parse(redis.hgetAll(keys.stats())), EVENT_ORDER);
+      hash = typeCap.apply(StatsHash.parse(admin.statsFields()), EVENT_ORDER);
       if (redisDown) {
         redisDown = false;
         log.info("web: Redis answers again; /metrics has the queue's metrics again");

@@ -55,7 +55,7 @@ public final class WebServer implements AutoCloseable {
   private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
     this.server = server;
     this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
-    Keys keys = new Keys(config.queue().keyPrefix(), config.queue().name());
+    Keys keys = Keys.of(config);
     Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(config), config.worker().poisonPillAfter());
     this.guard = new Guard(token, config.web().loopback());
     this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),

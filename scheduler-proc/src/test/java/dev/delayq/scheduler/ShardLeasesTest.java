@@ -10,8 +10,8 @@ import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link LeaderLease} on a real Redis. */
-class LeaderLeaseTest {
+/** {@link ShardLeases} on a real Redis. */
+class ShardLeasesTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
 
   private String holder() {
@@ -24,7 +24,7 @@ class LeaderLeaseTest {
 
   @Test
   void firstTickTakesTheLease() {
-    LeaderLease lease = new LeaderLease(broker, "a", 30_000);
+    ShardLeases lease = new ShardLeases(broker, "a", 30_000);
 
     assertTrue(lease.tick());
 
@@ -35,8 +35,8 @@ class LeaderLeaseTest {
 
   @Test
   void secondOwnerDoesNotTakeAHeldLease() {
-    LeaderLease a = new LeaderLease(broker, "a", 30_000);
-    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    ShardLeases a = new ShardLeases(broker, "a", 30_000);
+    ShardLeases b = new ShardLeases(broker, "b", 30_000);
     a.tick();
 
     assertFalse(b.tick());
@@ -47,8 +47,8 @@ class LeaderLeaseTest {
 
   @Test
   void releaseLetsTheOtherOwnerTakeItAtOnce() {
-    LeaderLease a = new LeaderLease(broker, "a", 30_000);
-    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    ShardLeases a = new ShardLeases(broker, "a", 30_000);
+    ShardLeases b = new ShardLeases(broker, "b", 30_000);
     a.tick();
     assertFalse(b.tick());
 
@@ -61,8 +61,8 @@ class LeaderLeaseTest {
 
   @Test
   void releaseByAStandbyLeavesTheLeaderAlone() {
-    LeaderLease a = new LeaderLease(broker, "a", 30_000);
-    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    ShardLeases a = new ShardLeases(broker, "a", 30_000);
+    ShardLeases b = new ShardLeases(broker, "b", 30_000);
     a.tick();
     b.tick();
 
@@ -73,7 +73,7 @@ class LeaderLeaseTest {
 
   @Test
   void tickBetweenRenewalsDoesNotCallRedis() {
-    LeaderLease lease = new LeaderLease(broker, "a", 30_000);
+    ShardLeases lease = new ShardLeases(broker, "a", 30_000);
     lease.tick();
     await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5)).until(() -> pttl() < 29_950);
     long ttlBefore = pttl();
@@ -85,7 +85,7 @@ class LeaderLeaseTest {
 
   @Test
   void tickRenewsTheLeaseAfterAThirdOfItsTtl() {
-    LeaderLease lease = new LeaderLease(broker, "a", 900);
+    ShardLeases lease = new ShardLeases(broker, "a", 900);
     long before = System.nanoTime();
     lease.tick();
     long renewAt = lease.nextTickNanos();
@@ -102,8 +102,8 @@ class LeaderLeaseTest {
 
   @Test
   void standbyTakesTheLeaseOnceItLapses() {
-    LeaderLease a = new LeaderLease(broker, "a", 200);
-    LeaderLease b = new LeaderLease(broker, "b", 30_000);
+    ShardLeases a = new ShardLeases(broker, "a", 200);
+    ShardLeases b = new ShardLeases(broker, "b", 30_000);
     a.tick();
     assertFalse(b.tick());
 

@@ -1,0 +1,289 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.JobOptions;
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.process.RunningFile;
+import dev.delayq.testing.RedisCluster;
+import dev.delayq.testing.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A queue of three shards (queue.shards: 3) on the three-master cluster, its shards on three
+ * different masters, and on one plain Redis (every shard's slot on the one server): placement by
+ * id, due order per shard, the whole lifecycle, claims that rotate over the shards, recovery of
+ * a gone process in every shard, and the refusal of a changed shard count.
+ */
+class ShardedQueueTest {
+  private static final int SHARDS = 3;
+
+  private RedisConnection redis;
+  private Keys keys;
+  private RedisBroker broker;
+  private DelayqConfig config;
+
+  private void open(String where) {
+    Map<String, String> env = new HashMap<>();
+    String queue;
+    if (where.equals("cluster")) {
+      RedisCluster cluster = RedisCluster.shared();
+      queue = cluster.queueSpreadOverMasters(SHARDS, false);
+      env.put("DELAYQ_REDIS_CLUSTER", cluster.seeds());
+    } else {
+      queue = RedisFixture.freshQueue();
+      env.put("DELAYQ_REDIS_URL", RedisFixture.get().url());
+    }
+    env.put("DELAYQ_QUEUE", queue);
+    env.put("DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS));
+    config = new ConfigLoader().load(null, env);
+    redis = RedisConnector.connect(config, "sharded-test", 8);
+    keys = Keys.of(config);
+    broker = new RedisBroker(redis, keys);
+    broker.prepare();
+  }
+
+  @AfterEach
+  void close() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void jobsSpreadOverTheShardsByIdAndLiveTheirWholeLifeThere(String where) throws Exception {
+    open(where);
+    if (where.equals("cluster")) {
+      Set<Integer> slots = new HashSet<>();
+      for (Keys shard : keys.allShards()) {
+        slots.add(JedisClusterCRC16.getSlot(shard.jobs()));
+        assertTrue(shard.jobs().contains("{" + keys.queue() + "#" + shard.shard() + "}"), shard.jobs());
+      }
+      assertEquals(SHARDS, slots.size());
+    }
+    List<String> ids = new ArrayList<>();
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      List<dev.delayq.JobRequest> batch = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        ids.add("job-" + i);
+        // later ids fall due first: due order, not enqueue order, decides
+        batch.add(dev.delayq.JobRequest.delay("t", Map.of("n", i), Duration.ofMillis(400 - i * 10))
+            .with(JobOptions.withId("job-" + i)));
+      }
+      producer.enqueueAll(batch);
+      assertTrue(producer.delay("t", Map.of(), Duration.ofHours(1), JobOptions.withId("job-3")).duplicate());
+      producer.delay("t", Map.of(), Duration.ofHours(1), JobOptions.withId("cancel-me"));
+      assertTrue(producer.cancel("cancel-me"));
+    }
+    // each job is in the shard its id names, and every shard got some
+    for (Keys shard : keys.allShards()) {
+      List<String> here = redis.client().zrange(shard.delayed(), 0, -1);
+      assertFalse(here.isEmpty(), "shard " + shard.shard() + " got no job");
+      for (String id : here) {
+        assertEquals(shard.shard(), keys.shardIndexOf(id), id);
+      }
+    }
+    assertEquals(new Inspector.Depths(30, 0, 0, 0, 30), new Inspector(redis.client(), keys).depths());
+
+    Thread.sleep(450);
+    for (int shard = 0; shard < SHARDS; shard++) {
+      assertEquals(redis.client().zcard(keys.shard(shard).delayed()), broker.moveDueToReady(shard, 1000).moved());
+    }
+    // due order within each shard; claims come from one shard at a time
+    Map<Integer, List<Integer>> order = new HashMap<>();
+    List<RedisBroker.Claimed> claimed = new ArrayList<>();
+    int from = 0;
+    while (claimed.size() < 30) {
+      RedisBroker.Batch b = broker.claimReady("c1", 30_000, 100, null, from);
+      assertFalse(b.jobs().isEmpty());
+      for (RedisBroker.Claimed c : b.jobs()) {
+        assertEquals(b.shard(), keys.shardIndexOf(c.id()));
+        order.computeIfAbsent(b.shard(), k -> new ArrayList<>()).add(Integer.parseInt(c.id().substring(4)));
+      }
+      claimed.addAll(b.jobs());
+      from = b.shard() + 1;
+    }
+    for (List<Integer> inShard : order.values()) {
+      List<Integer> sorted = new ArrayList<>(inShard);
+      sorted.sort((a, b) -> b - a);
+      assertEquals(sorted, inShard, "due order within a shard");
+    }
+
+    // outcomes go to each delivery's shard: retry one, dead-letter one, acknowledge the rest at once
+    RedisBroker.Claimed retried = claimed.get(0);
+    RedisBroker.Claimed dead = claimed.get(29);
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", retried.delivery(), 0, "boom"));
+    assertTrue(broker.deadLetter("c1", dead.delivery(), "fatal"));
+    List<Delivery> rest = claimed.subList(1, 29).stream().map(RedisBroker.Claimed::delivery).toList();
+    boolean[] acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null, rest))).get(0);
+    for (boolean a : acked) {
+      assertTrue(a);
+    }
+    Admin admin = new Admin(redis, keys, 3);
+    assertEquals(List.of(dead.id()), admin.deadList(null, 10).stream().map(Admin.DeadJob::id).toList());
+    assertEquals(Admin.State.DEAD, admin.inspect(dead.id()).orElseThrow().state());
+    assertEquals(Admin.State.DELAYED, admin.inspect(retried.id()).orElseThrow().state());
+    assertEquals(Admin.State.ENDED, admin.inspect("job-5").orElseThrow().state(), "its id stays taken, in its shard");
+    assertTrue(producer2Duplicate("job-5"));
+    assertTrue(admin.retryDead(dead.id()));
+    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+    assertEquals(31L, admin.stats().counters().get("t").get("enqueued"), "the 30 and the cancelled one");
+    assertEquals(new Inspector.Depths(1, 1, 0, 0, 2), new Inspector(redis.client(), keys).depths());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void claimsRotateOverTheShardsSoABusyShardStarvesNoOther(String where) {
+    open(where);
+    // a busy shard 0 (20 jobs) beside one job in each other shard
+    List<String> inShard0 = new ArrayList<>();
+    List<String> others = new ArrayList<>();
+    for (int i = 0; inShard0.size() < 20 || others.size() < SHARDS - 1; i++) {
+      String id = "r" + i;
+      int shard = keys.shardIndexOf(id);
+      if (shard == 0 && inShard0.size() < 20) {
+        inShard0.add(id);
+      } else if (shard != 0 && others.stream().noneMatch(o -> keys.shardIndexOf(o) == shard)) {
+        others.add(id);
+      } else {
+        continue;
+      }
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    }
+    for (int shard = 0; shard < SHARDS; shard++) {
+      broker.moveDueToReady(shard, 1000);
+    }
+    // one job per claim, as a consumer with prefetch 1 takes them, rotating past the shard that served
+    List<Integer> served = new ArrayList<>();
+    int from = 0;
+    for (int i = 0; i < SHARDS; i++) {
+      RedisBroker.Batch b = broker.claimReady("c1", 30_000, 1, null, from);
+      served.add(b.shard());
+      from = b.shard() + 1;
+    }
+    assertEquals(List.of(0, 1, 2), served, "each shard served within one round");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void aGoneProcessIsTakenBackInEveryShardChargingOnlyTheRunningJob(String where) throws Exception {
+    open(where);
+    Map<Integer, String> onePerShard = new HashMap<>();
+    for (int i = 0; onePerShard.size() < SHARDS; i++) {
+      onePerShard.putIfAbsent(keys.shardIndexOf("g" + i), "g" + i);
+    }
+    for (String id : onePerShard.values()) {
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    }
+    List<Delivery> held = new ArrayList<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      broker.moveDueToReady(shard, 1000);
+      held.addAll(broker.claimReady("w1@h:1:1", 30_000, 10, null, shard).jobs().stream()
+          .map(RedisBroker.Claimed::delivery).toList());
+    }
+    assertEquals(SHARDS, held.size());
+    Delivery running = held.get(1);
+
+    Recovery recovery = new Recovery(broker, new Inspector(redis.client(), keys), 3);
+    List<Recovery.TakenBack> back = recovery.processGone("w1@h:1:", "worker killed", true,
+        Optional.of(Map.of("w1@h:1:1", new RunningFile.Slot(running.element(), List.of()))));
+
+    assertEquals(1, back.size());
+    assertEquals(SHARDS, back.get(0).result().taken());
+    assertEquals(1, back.get(0).result().charged());
+    for (int shard = 0; shard < SHARDS; shard++) {
+      assertEquals(1L, redis.client().llen(keys.shard(shard).ready()), "shard " + shard);
+      assertEquals(0L, redis.client().zcard(keys.shard(shard).consumers()), "unregistered in " + shard);
+    }
+    assertEquals(1, JobRecord.parse(running.id(), redis.client().hget(keys.shardOf(running.id()).jobs(),
+        running.id())).lost());
+    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void aChangedShardCountIsRefusedNamingBothCounts(String where) {
+    open(where);
+    DelayqConfig one = new ConfigLoader().load(null, withShards(1));
+    RedisBroker.ShardCountMismatch e = assertThrows(RedisBroker.ShardCountMismatch.class,
+        () -> new RedisBroker(redis, Keys.of(one)).prepare());
+    assertTrue(e.getMessage().contains("queue.shards is 1") && e.getMessage().contains("created with 3"),
+        e.getMessage());
+
+    // a queue of one shard that holds jobs keeps its one shard
+    String plainQueue = keys.queue() + "-one";
+    Keys oneShard = new Keys(keys.prefix(), plainQueue);
+    new RedisBroker(redis, oneShard).enqueue(new RedisBroker.NewJob("x", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
+    RedisBroker.ShardCountMismatch grown = assertThrows(RedisBroker.ShardCountMismatch.class,
+        () -> new RedisBroker(redis, Keys.sharded(keys.prefix(), plainQueue, 4)).prepare());
+    assertTrue(grown.getMessage().contains("queue.shards is 4") && grown.getMessage().contains("created with 1"),
+        grown.getMessage());
+    // and one shard stays exactly today's layout: nothing is recorded for it
+    new RedisBroker(redis, oneShard).prepare();
+    assertFalse(redis.client().exists(oneShard.layout()));
+  }
+
+  /** A second enqueue of a finished job's caller-chosen id, through the producer API: refused. */
+  private boolean producer2Duplicate(String id) {
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      return producer.delay("t", Map.of(), Duration.ofHours(1), JobOptions.withId(id)).duplicate();
+    }
+  }
+
+  private Map<String, String> withShards(int shards) {
+    Map<String, String> env = new HashMap<>();
+    if (config.redis().clusterNodes().isEmpty()) {
+      env.put("DELAYQ_REDIS_URL", config.redis().url());
+    } else {
+      env.put("DELAYQ_REDIS_CLUSTER", config.redis().cluster());
+    }
+    env.put("DELAYQ_QUEUE", keys.queue());
+    env.put("DELAYQ_QUEUE_SHARDS", Integer.toString(shards));
+    return env;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void changesByIdGoToTheJobsShardWhileSchedulesAndListingAreRefused(String where) throws Exception {
+    open(where);
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      Set<Integer> shardsUsed = new HashSet<>();
+      for (int i = 0; i < 12; i++) {
+        String id = "change-" + i;
+        shardsUsed.add(keys.shardIndexOf(id));
+        producer.delay("t", Map.of("n", i), Duration.ofHours(1), JobOptions.withId(id));
+        assertEquals(dev.delayq.ChangeResult.Status.READY, producer.promote(id).status(), id);
+        Keys home = keys.shardOf(id);
+        assertTrue(redis.client().lrange(home.ready(), 0, -1).contains(id), id + " is ready in its own shard");
+        assertEquals(dev.delayq.ChangeResult.Status.DELAYED,
+            producer.reschedule(id, Duration.ofHours(2)).status(), id);
+        assertTrue(redis.client().zscore(home.delayed(), id) != null, id + " is delayed in its own shard");
+      }
+      assertTrue(shardsUsed.size() > 1, "the ids spread over several shards: " + shardsUsed);
+    }
+    IllegalStateException schedules = assertThrows(IllegalStateException.class,
+        () -> broker.saveSchedule("every-minute", "{}", 60_000, -1, List.of()));
+    assertTrue(schedules.getMessage().contains("queue.shards"), schedules.getMessage());
+    IllegalStateException listing = assertThrows(IllegalStateException.class,
+        () -> new JobBrowser(redis.client(), keys).ready(new JobBrowser.Query(null, null, 10, 0)));
+    assertTrue(listing.getMessage().contains("queue.shards"), listing.getMessage());
+    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+  }
+}

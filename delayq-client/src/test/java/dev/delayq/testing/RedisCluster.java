@@ -1,0 +1,213 @@
+package dev.delayq.testing;
+
+import dev.delayq.redis.RedisBinary;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A real Redis Cluster of three masters on free loopback ports, made as an operator makes one:
+ * three {@code redis-server --cluster-enabled yes}, then {@code redis-cli --cluster create}.
+ * {@link #shared()} is started once per test JVM (a cluster takes a few seconds to form) and
+ * torn down when the JVM exits; tests keep apart by fresh queue names, as on the plain fixture.
+ */
+public final class RedisCluster implements AutoCloseable {
+  private static RedisCluster shared;
+
+  private final List<RedisServer> masters;
+
+  private RedisCluster(List<RedisServer> masters) {
+    this.masters = masters;
+  }
+
+  /** The JVM-wide cluster, formed on first use. */
+  public static synchronized RedisCluster shared() {
+    if (shared == null) {
+      shared = start();
+    }
+    return shared;
+  }
+
+  /** A new cluster of three masters, each serving a third of the slots, state ok. */
+  public static RedisCluster start() {
+    List<RedisServer> masters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      masters.add(RedisServer.startClusterNode());
+    }
+    RedisCluster cluster = new RedisCluster(masters);
+    List<String> create = new ArrayList<>(List.of("--cluster", "create"));
+    for (RedisServer m : masters) {
+      create.add("127.0.0.1:" + m.port());
+    }
+    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+    cluster.cli(create);
+    RedisServer.await("cluster_state:ok on every node", Duration.ofSeconds(30),
+        () -> masters.stream().allMatch(m -> "ok".equals(clusterInfo(m.port()))));
+    return cluster;
+  }
+
+  /** "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3", as redis.cluster takes it. */
+  public String seeds() {
+    return masters.stream().map(m -> "127.0.0.1:" + m.port()).collect(Collectors.joining(","));
+  }
+
+  public List<RedisServer> masters() {
+    return masters;
+  }
+
+  /** The master serving {@code slot} now. */
+  public HostAndPort ownerOf(int slot) {
+    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
+          List<?> master = (List<?>) r.get(2);
+          return new HostAndPort(new String((byte[]) master.get(0), StandardCharsets.UTF_8),
+              ((Long) master.get(1)).intValue());
+        }
+      }
+    }
+    throw new IllegalStateException("no master serves slot " + slot);
+  }
+
+  /** The cluster's node id of the master on {@code port}. */
+  public String nodeId(int port) {
+    try (Jedis node = new Jedis("127.0.0.1", port)) {
+      return node.clusterMyId();
+    }
+  }
+
+  /** The port of the master serving each slot now (index: slot). */
+  public int[] slotOwners() {
+    int[] owners = new int[16384];
+    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+        for (long slot = (Long) r.get(0); slot <= (Long) r.get(1); slot++) {
+          owners[(int) slot] = port;
+        }
+      }
+    }
+    return owners;
+  }
+
+  /**
+   * A fresh queue name whose {@code shards} shards (slots {@code {name#i}}, or {@code {name}} for
+   * one) are served by as many different masters (at most three), the first one's slot being the
+   * lowest of its master when {@code firstAtLowestSlot}, so that {@link #moveSlot} can move it.
+   */
+  public String queueSpreadOverMasters(int shards, boolean firstAtLowestSlot) {
+    int[] owners = slotOwners();
+    List<Integer> lowest = lowestSlots();
+    for (int attempt = 0; attempt < 10_000_000; attempt++) {
+      String q = RedisFixture.freshQueue();
+      java.util.Set<Integer> masters = new java.util.HashSet<>();
+      int first = -1;
+      for (int i = 0; i < shards; i++) {
+        int slot = redis.clients.jedis.util.JedisClusterCRC16.getSlot(
+            "{" + (shards == 1 ? q : q + "#" + i) + "}");
+        first = first < 0 ? slot : first;
+        masters.add(owners[slot]);
+      }
+      if (masters.size() == Math.min(shards, 3) && (!firstAtLowestSlot || lowest.contains(first))) {
+        return q;
+      }
+    }
+    throw new IllegalStateException("no queue name found spread over the masters");
+  }
+
+  /** The lowest slot of each master: what {@code redis-cli --cluster reshard} moves first. */
+  public List<Integer> lowestSlots() {
+    Map<Integer, Integer> lowest = new TreeMap<>();
+    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+      for (Object range : node.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+        lowest.merge(port, ((Long) r.get(0)).intValue(), Math::min);
+      }
+    }
+    return new ArrayList<>(lowest.values());
+  }
+
+  /**
+   * {@code redis-cli --cluster reshard} of one slot, keys and all, from the master that serves
+   * {@code slot} to the master on {@code toPort}, while the cluster serves. reshard moves a
+   * source's lowest slots first, so {@code slot} must be its master's lowest
+   * ({@link #lowestSlots}); tests pick a queue name that hashes there.
+   */
+  public void moveSlot(int slot, int toPort) {
+    HostAndPort from = ownerOf(slot);
+    if (!lowestSlots().contains(slot)) {
+      throw new IllegalArgumentException("slot " + slot + " is not the lowest of its master "
+          + from + ": reshard would move another one");
+    }
+    cli(List.of("--cluster", "reshard", "127.0.0.1:" + from.getPort(),
+        "--cluster-from", nodeId(from.getPort()), "--cluster-to", nodeId(toPort),
+        "--cluster-slots", "1", "--cluster-yes", "--cluster-pipeline", "10"));
+    RedisServer.await("slot " + slot + " to be served by 127.0.0.1:" + toPort, Duration.ofSeconds(30),
+        () -> ownerOf(slot).getPort() == toPort);
+  }
+
+  /** Runs redis-cli with {@code args}; throws with its output when it fails. */
+  public String cli(List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(redisCli().toString());
+    command.addAll(args);
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("redis-cli " + String.join(" ", args) + " failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** redis-cli beside the redis-server the fixture runs, else on PATH. */
+  static Path redisCli() {
+    Path beside = RedisBinary.locate().resolveSibling("redis-cli");
+    if (Files.isExecutable(beside)) {
+      return beside;
+    }
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(dir, "redis-cli");
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("redis-cli is not on PATH: the cluster tests need it to form "
+        + "a cluster (Debian: apt-get install redis-tools)");
+  }
+
+  private static String clusterInfo(int port) {
+    try (Jedis node = new Jedis("127.0.0.1", port)) {
+      return node.clusterInfo().lines()
+          .filter(l -> l.startsWith("cluster_state:")).map(l -> l.substring(14).trim())
+          .findFirst().orElse("");
+    } catch (RuntimeException notYet) {
+      return "";
+    }
+  }
+
+  @Override
+  public void close() {
+    masters.forEach(RedisServer::kill);
+  }
+}
