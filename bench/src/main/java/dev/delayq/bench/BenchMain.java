@@ -2,8 +2,10 @@ package dev.delayq.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.delayq.config.Durations;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,9 +21,10 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak.",
         "ticks (not in all): an every-second schedule for --seconds s, one scheduler; lateness of each",
         "tick's handler start against its tick time.",
+        "soak (not in all) runs for --duration at --rate with a worker kill -9 every --kill-every.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -33,21 +36,23 @@ public final class BenchMain implements Callable<Integer> {
   private static final List<String> ON_REQUEST = List.of("ticks");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks or all (default: all, which leaves ticks out)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak or all "
+          + "(all: every one but ticks and soak; default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
   int n;
 
-  @Option(names = "--workers", defaultValue = "1", description = "worker processes for drain (default 1)")
-  int workers;
+  @Option(names = "--workers", description = "worker processes for drain and precision (default 1) and soak (default 2)")
+  Integer workers;
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
   int threads;
 
-  @Option(names = "--rate", defaultValue = "500",
-      description = "ratelimit: the limit in starts per second (default 500); its jobs are min(--n, 10 s of it)")
-  int rate;
+  @Option(names = "--rate",
+      description = "ratelimit: the limit in starts per second (default 500; its jobs are min(--n, 10 s of it)); "
+          + "soak: jobs enqueued per second (default 2000)")
+  Integer rate;
 
   @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
   int payloadBytes;
@@ -79,6 +84,19 @@ public final class BenchMain implements Callable<Integer> {
           + "replicas (the private Redis gets N replicas on loopback) (default 0)")
   int replicaAcks;
 
+  @Option(names = "--duration", defaultValue = "10m", converter = DurationConverter.class,
+      description = "soak: how long jobs are enqueued (default 10m)")
+  Duration duration;
+
+
+  @Option(names = "--max-delay", defaultValue = "60s", converter = DurationConverter.class,
+      description = "soak: delays are spread evenly over 0 to this (default 60s)")
+  Duration maxDelay;
+
+  @Option(names = "--kill-every", defaultValue = "60s", converter = DurationConverter.class,
+      description = "soak: one worker gets SIGKILL this often while enqueueing (default 60s)")
+  Duration killEvery;
+
   @Option(names = "--json", description = "also write the figures to this file")
   Path json;
 
@@ -95,10 +113,15 @@ public final class BenchMain implements Callable<Integer> {
         ? MEASURES
         : List.of(measure);
     for (String m : wanted) {
-      if (!MEASURES.contains(m) && !ON_REQUEST.contains(m)) {
+      if (!MEASURES.contains(m) && !ON_REQUEST.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak, all)");
       }
+    }
+    if (rate != null && rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
+        || killEvery.isNegative() || killEvery.isZero()) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "--rate must be at least 1, --duration and --kill-every longer than 0, --max-delay not negative");
     }
     Path root = home != null ? home : Path.of(System.getenv().getOrDefault("DELAYQ_HOME", "")).toAbsolutePath();
     Path work = Files.createTempDirectory("delayq-bench");
@@ -106,7 +129,7 @@ public final class BenchMain implements Callable<Integer> {
     if (seconds < 1 || seconds > 86_400) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--seconds must be 1 to 86400, got " + seconds);
     }
-    if (rate < 1 || rate > 100_000) {
+    if (rate != null && rate > 100_000) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--rate must be 1 to 100000, got " + rate);
     }
     if (replicaAcks < 0 || replicaAcks > 5) {
@@ -130,10 +153,11 @@ public final class BenchMain implements Callable<Integer> {
         results.put(m, switch (m) {
           case "enqueue" -> Medians.of(runs, () -> measures.enqueue(n, 50));
           case "forward" -> Medians.of(runs, () -> measures.forward(n, 1000));
-          case "drain" -> Medians.of(runs, () -> measures.drain(n, workers, threads));
-          case "precision" -> measures.precision(Math.min(n, 2000), 10, workers, threads, 5000, sustain);
+          case "drain" -> Medians.of(runs, () -> measures.drain(n, workersOr(1), threads));
+          case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
+          case "soak" -> new SoakRun(measures).run(duration, rateOr(2000), maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
-          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rate), workers, threads, rate);
+          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rateOr(500)), workers, threads, rateOr(500));
           case "browse" -> measures.browse(n);
           case "ticks" -> measures.ticks(seconds, workers, threads);
           default -> measures.supervision(threads);
@@ -147,6 +171,22 @@ public final class BenchMain implements Callable<Integer> {
     }
     System.out.println("worker logs: " + work.resolve("logs"));
     return 0;
+  }
+
+  private int workersOr(int fallback) {
+    return workers != null ? workers : fallback;
+  }
+
+  /** Durations as the config writes them (20s, 10m, 500ms); a bad one is named in the error. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Durations.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
   }
 
   /** Medians of repeated runs, key by key. */
@@ -181,5 +221,10 @@ public final class BenchMain implements Callable<Integer> {
       }
       return out;
     }
+  }
+
+  /** --rate means a limit to ratelimit and a load to soak, each with its own default. */
+  private int rateOr(int measureDefault) {
+    return rate == null ? measureDefault : rate;
   }
 }

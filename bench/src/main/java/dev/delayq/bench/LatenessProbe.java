@@ -12,10 +12,12 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * bench_probe: a no-op handler that records how late it started (start - due, ms) in the Redis
- * list the payload names ("log"); with "marker": true it records "<id>,<start epoch ms>"
- * instead; with "tick": true it records how late it started against its schedule tick (start -
- * {@code ctx.tickAt()}, ms); and with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
+ * bench_probe: a no-op handler that records how late it started and which job it was
+ * ("<start - due ms>,<id>") in the Redis list the payload names ("log"; the id lets
+ * bench/scripts/lateness-trace.sh follow each job through a MONITOR of the Redis); with "marker": true it records "<id>,<start epoch ms>"
+ * instead, with "seq": n (the soak's ledger) "<n>,<start epoch ms>,<due epoch ms>", and with
+ * "tick": true how late it started against its schedule tick
+ * (start - {@code ctx.tickAt()}, ms); with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
@@ -29,14 +31,17 @@ public final class LatenessProbe implements JobHandler {
   @Override
   public JobResult handle(JobContext ctx) throws InterruptedException {
     long now = System.currentTimeMillis();
+    long due = ctx.dueAt().toEpochMilli();
     String entry;
-    if (ctx.payload().path("marker").asBoolean()) {
+    if (ctx.payload().has("seq")) {
+      entry = ctx.payload().path("seq").asLong() + "," + now + "," + due;
+    } else if (ctx.payload().path("marker").asBoolean()) {
       entry = ctx.id() + "," + now;
     } else if (ctx.payload().path("tick").asBoolean()) {
       // a job of no schedule has no tick: "none", which the bench counts as a failure
       entry = ctx.tickAt().map(t -> Long.toString(now - t.toEpochMilli())).orElse("none");
     } else {
-      entry = Long.toString(now - ctx.dueAt().toEpochMilli());
+      entry = (now - due) + "," + ctx.id();
     }
     redis().rpush(ctx.payload().path("log").asText(), entry);
     long sleep = ctx.payload().path("sleepMs").asLong(0);

@@ -10,7 +10,9 @@ final class Report {
   @SuppressWarnings("unchecked")
   static String table(Map<String, Object> r) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format("%n%-44s %14s %14s %8s%n", "measure", "delayq", "BullMQ 6.7", "ratio"));
+    if (r.keySet().stream().anyMatch(m -> !m.equals("machine") && !m.equals("soak"))) {
+      out.append(String.format("%n%-44s %14s %14s %8s%n", "measure", "delayq", "BullMQ 6.7", "ratio"));
+    }
     line(out, r, "enqueue", "enqueue jobs/s (best of batched, 50 in flight)", "jobs_per_s", 44_812);
     line(out, r, "enqueue", "  batched x1000", "batched_jobs_per_s", 30_814);
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
@@ -21,6 +23,9 @@ final class Report {
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
     line(out, r, "drain", "  Redis CPU us per job", "redis_cpu_us_per_job", 0);
     text(out, r, "drain", "  Redis CPU split over the masters", "redis_cpu_split_pct");
+    if (r.get("drain") instanceof Map<?, ?> d && d.get("redis_usec_per_job_by_command") instanceof Map<?, ?> byCommand) {
+      out.append(String.format("%-44s %s%n", "  of which us per job in (commandstats)", byCommand));
+    }
     if (r.get("precision") instanceof Map<?, ?> p) {
       Map<String, Object> spread = (Map<String, Object>) p.get("spread");
       Map<String, Object> l = (Map<String, Object>) spread.get("lateness_ms");
@@ -56,7 +61,51 @@ final class Report {
     line(out, r, "supervisor", "reload --workers 8 from 2 ms", "reload_ms", 0);
     line(out, r, "supervisor", "worker JVM RSS MB (median)", "rss_mb", 0);
     line(out, r, "supervisor", "stop with 8 workers busy (3 s jobs) ms", "stop_ms", 0);
+    if (r.get("soak") instanceof Map<?, ?> soak) {
+      soak(out, (Map<String, Object>) soak);
+    }
     return out.toString();
+  }
+
+  /** The soak's table: one row per minute, then the workers, Redis memory and the ledger. */
+  @SuppressWarnings("unchecked")
+  private static void soak(StringBuilder out, Map<String, Object> s) {
+    out.append(String.format("%nsoak: %s s at %s jobs/s, delays 0-%s s, kill -9 of a worker every %s s, "
+        + "%s workers x %s threads%n", s.get("duration_s"), s.get("rate"), s.get("max_delay_s"),
+        s.get("kill_every_s"), s.get("workers"), s.get("threads")));
+    out.append(String.format("%6s %11s %10s %12s %12s %8s %22s %6s %6s%n", "minute", "enqueued/s",
+        "started/s", "backlog end", "backlog max", "due", "lateness p50/p99/max", "early", "kills"));
+    for (Map<String, Object> m : (List<Map<String, Object>>) s.get("minutes")) {
+      out.append(String.format("%6s %11s %10s %12s %12s %8s %22s %6s %6s%n", m.get("minute"),
+          m.get("enqueued_per_s"), m.get("started_per_s"), m.get("backlog_end"), m.get("backlog_max"),
+          m.get("due"), m.get("p50_ms") + "/" + m.get("p99_ms") + "/" + m.get("max_ms") + " ms",
+          m.get("early"), m.get("kills")));
+    }
+    Map<String, Object> all = (Map<String, Object>) s.get("lateness_ms");
+    out.append(String.format("whole run: lateness p50/p99/max %s/%s/%s ms; drain after the last enqueue %s s%n",
+        all.get("p50_ms"), all.get("p99_ms"), all.get("max_ms"), s.get("drain_s")));
+    List<Map<String, Object>> start = (List<Map<String, Object>>) s.get("workers_at_start");
+    List<Map<String, Object>> end = (List<Map<String, Object>>) s.get("workers_at_end");
+    for (Map<String, Object> e : end) {
+      Map<String, Object> b = start.stream().filter(w -> w.get("name").equals(e.get("name"))).findFirst().orElse(Map.of());
+      out.append(String.format("%s: live heap %s -> %s MB, RSS %s -> %s MB (pid %s -> %s, up %s s at the end)%n",
+          e.get("name"), b.get("heap_live_mb"), e.get("heap_live_mb"), b.get("rss_mb"), e.get("rss_mb"),
+          b.get("pid"), e.get("pid"), e.get("uptime_s")));
+    }
+    Map<String, Object> mem = (Map<String, Object>) s.get("redis_memory");
+    out.append(String.format("Redis used_memory: baseline %s B, after the drain %s B (%+.2f %%; client buffers %s -> %s B)%n",
+        mem.get("baseline_bytes"), mem.get("after_drain_bytes"), ((Number) mem.get("change_pct")).doubleValue(),
+        mem.get("clients_bytes_before"), mem.get("clients_bytes_after")));
+    out.append(String.format("Redis without client buffers and the per-second stats hashes (kept 1 h for the charts, "
+        + "%s B): baseline %s B, after the drain %s B (%+.2f %%): %s; queue keys left %s%n",
+        mem.get("stats_second_keys_bytes"), mem.get("without_clients_and_stats_seconds_before"),
+        mem.get("without_clients_and_stats_seconds_after"),
+        ((Number) mem.get("without_clients_and_stats_seconds_change_pct")).doubleValue(),
+        Boolean.TRUE.equals(mem.get("back_to_baseline")) ? "back to baseline (within 5 %)" : "NOT back to baseline",
+        mem.get("queue_keys_left")));
+    out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s, dead %s, invariant breaches %s%n",
+        s.get("enqueued"), s.get("ran"), s.get("lost"), s.get("duplicates"), s.get("dead"),
+        s.get("consistency_breaches")));
   }
 
   private static void text(StringBuilder out, Map<String, Object> r, String measure, String label, String key) {
