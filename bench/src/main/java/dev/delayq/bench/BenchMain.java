@@ -43,7 +43,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
   int n;
 
-  @Option(names = "--workers", description = "worker processes for drain and precision (default 1) and soak (default 2)")
+  @Option(names = "--workers", description = "worker processes for drain, precision, ratelimit and ticks (default 1) and soak (default 2)")
   Integer workers;
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
@@ -157,9 +157,9 @@ public final class BenchMain implements Callable<Integer> {
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
           case "soak" -> new SoakRun(measures).run(duration, rateOr(2000), maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
-          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rateOr(500)), workers, threads, rateOr(500));
+          case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rateOr(500)), workersOr(1), threads, rateOr(500));
           case "browse" -> measures.browse(n);
-          case "ticks" -> measures.ticks(seconds, workers, threads);
+          case "ticks" -> measures.ticks(seconds, workersOr(1), threads);
           default -> measures.supervision(threads);
         });
       }
