@@ -39,7 +39,7 @@ public final class LatenessProbe implements JobHandler {
       entry = ctx.id() + "," + now;
     } else if (ctx.payload().path("tick").asBoolean()) {
       // a job of no schedule has no tick: "none", which the bench counts as a failure
-      entry = ctx.tickAt().map(t -> Long.toString(now - t.toEpochMilli())).orElse("none");
+      entry = ctx.tickAt().map(t -> Long.toString(now - t.toEpochMilli())).orElse("none") + "," + ctx.id();
     } else {
       entry = (now - due) + "," + ctx.id();
     }
