@@ -224,9 +224,7 @@ final class BenchRedis implements AutoCloseable {
 
   /** The Redis server's clock, epoch ms (on a cluster: of the master serving the sample key). */
   long nowMs() {
-    List<?> t = (List<?>) redis().sendCommand("bench:clock", Protocol.Command.TIME);
-    return Long.parseLong(new String((byte[]) t.get(0))) * 1000
-        + Long.parseLong(new String((byte[]) t.get(1))) / 1000;
+    return dev.delayq.redis.RedisTime.nowMs(redis(), "bench:clock");
   }
 
   /** CPU seconds the Redis server has used (user + system); on a cluster, all masters together. */

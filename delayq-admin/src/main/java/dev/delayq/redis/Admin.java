@@ -3,7 +3,6 @@ package dev.delayq.redis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import redis.clients.jedis.AbstractTransaction;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
@@ -483,11 +481,7 @@ public final class Admin {
 
   /** The Redis server's clock, epoch milliseconds. */
   public long redisNowMs() {
-    // the sample key sends TIME to the queue's master on a cluster
-    List<?> t = (List<?>) redis.sendCommand(keys.jobs(), Protocol.Command.TIME);
-    long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
-    long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
-    return seconds * 1000 + micros / 1000;
+    return broker.redisNowMs();
   }
 
   static JsonNode tree(String raw) {

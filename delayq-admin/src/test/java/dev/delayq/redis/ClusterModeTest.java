@@ -103,6 +103,15 @@ class ClusterModeTest {
   }
 
   @Test
+  void theRedisClockIsReadFromTheQueuesMasterOnACluster() {
+    // a keyless TIME cannot be dispatched by a cluster client; schedules, inspect and the
+    // dashboard read this clock
+    long before = System.currentTimeMillis();
+    long now = broker.redisNowMs();
+    assertTrue(Math.abs(now - before) < 5_000, "Redis time " + now + " against local " + before);
+  }
+
+  @Test
   void aPlainUrlOnAClusterNodeIsRefusedNamingRedisCluster() {
     DelayqConfig plain = new ConfigLoader().load(null, Map.of(
         "DELAYQ_REDIS_URL", "redis://127.0.0.1:" + CLUSTER.masters().get(0).port()));

@@ -3,7 +3,6 @@ package dev.delayq.redis;
 import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -14,7 +13,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 import redis.clients.jedis.resps.Tuple;
@@ -401,10 +399,7 @@ public final class RedisBroker {
 
   /** The Redis server's clock, epoch milliseconds (the clock every script uses). */
   public long redisNowMs() {
-    List<?> t = (List<?>) redis.sendCommand(Protocol.Command.TIME);
-    long seconds = Long.parseLong(new String((byte[]) t.get(0), StandardCharsets.US_ASCII));
-    long micros = Long.parseLong(new String((byte[]) t.get(1), StandardCharsets.US_ASCII));
-    return seconds * 1000 + micros / 1000;
+    return RedisTime.nowMs(redis, keys.jobs());
   }
 
   /** A schedule as stored: its definition's text, next tick (or -1), latest created tick (or -1). */

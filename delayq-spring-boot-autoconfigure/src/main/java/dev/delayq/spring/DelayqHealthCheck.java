@@ -5,14 +5,13 @@ import dev.delayq.redis.Inspector;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisConnection;
+import dev.delayq.redis.RedisTime;
 import dev.delayq.worker.Worker;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.resps.Tuple;
-import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * What the actuator health indicators of both starters report, Boot-free: Redis reachable (a
@@ -41,9 +40,7 @@ public final class DelayqHealthCheck {
   /** Reads Redis; throws what Jedis throws when it cannot (the indicator says DOWN with it). */
   public Reading read() {
     Inspector.Depths d = inspector.depths();
-    List<?> time = (List<?>) redis.client().sendCommand(Protocol.Command.TIME);
-    long now = Long.parseLong(SafeEncoder.encode((byte[]) time.get(0))) * 1000
-        + Long.parseLong(SafeEncoder.encode((byte[]) time.get(1))) / 1000;
+    long now = RedisTime.nowMs(redis.client(), keys.jobs());
     long dueDelayed = redis.client().zcount(keys.delayed(), Double.NEGATIVE_INFINITY, now);
     long oldestDue = Long.MAX_VALUE;
     List<Tuple> first = redis.client().zrangeWithScores(keys.delayed(), 0, 0);
