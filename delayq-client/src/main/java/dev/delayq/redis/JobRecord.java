@@ -125,8 +125,8 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
           case "deadAt" -> deadAt = p.getValueAsLong(0);
           case "tickAt" -> tickAt = p.getValueAsLong(0);
           case "heldAt" -> heldAt = p.getValueAsLong(0);
-          case "headers" -> headers = readHeaders(p, value, id);
-          case "h" -> headers = readHeaderArray(p, value, id);
+          case "headers" -> headers = readHeaders(p, value, id, false);
+          case "h" -> headers = readHeaders(p, value, id, true);
           default -> p.skipChildren();
         }
       }
@@ -142,26 +142,6 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     }
     return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
         headers, tickAt, heldAt);
-  }
-
-  /** The compact headers: a flat array of names and values, all strings. */
-  private static Map<String, String> readHeaderArray(JsonParser p, JsonToken value, String id)
-      throws IOException, MalformedRecordException {
-    if (value != JsonToken.START_ARRAY) {
-      throw new MalformedRecordException("record of " + id + ": h (headers) is not an array");
-    }
-    Map<String, String> headers = new TreeMap<>();
-    while (p.nextToken() == JsonToken.VALUE_STRING) {
-      String name = p.getText();
-      if (p.nextToken() != JsonToken.VALUE_STRING) {
-        throw new MalformedRecordException("record of " + id + ": header '" + name + "' is not a string");
-      }
-      headers.put(name, p.getText());
-    }
-    if (p.currentToken() != JsonToken.END_ARRAY) {
-      throw new MalformedRecordException("record of " + id + ": h (headers) holds a value that is not a string");
-    }
-    return headers;
   }
 
   /** The payload's JSON text of a record in either format, as stored, or null when it has none. */
@@ -185,19 +165,26 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     return raw.indexOf(payloadKey(raw));
   }
 
-  /** An object of strings; anything else there makes the record malformed, naming the header. */
-  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id)
+  /**
+   * Headers: an object of strings ({@code headers}, full names) or a flat array of names and
+   * values ({@code h}, compact); anything else there makes the record malformed, naming it.
+   */
+  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id, boolean flat)
       throws IOException, MalformedRecordException {
-    if (value != JsonToken.START_OBJECT) {
-      throw new MalformedRecordException("record of " + id + ": headers is not an object");
+    if (value != (flat ? JsonToken.START_ARRAY : JsonToken.START_OBJECT)) {
+      throw new MalformedRecordException("record of " + id + (flat ? ": h (headers) is not an array"
+          : ": headers is not an object"));
     }
     Map<String, String> headers = new TreeMap<>();
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
+    for (JsonToken t = p.nextToken(); t == (flat ? JsonToken.VALUE_STRING : JsonToken.FIELD_NAME); t = p.nextToken()) {
+      String name = flat ? p.getText() : p.currentName();
       if (p.nextToken() != JsonToken.VALUE_STRING) {
         throw new MalformedRecordException("record of " + id + ": header '" + name + "' is not a string");
       }
       headers.put(name, p.getText());
+    }
+    if (p.currentToken() != (flat ? JsonToken.END_ARRAY : JsonToken.END_OBJECT)) {
+      throw new MalformedRecordException("record of " + id + ": headers hold a value that is not a string");
     }
     return headers;
   }

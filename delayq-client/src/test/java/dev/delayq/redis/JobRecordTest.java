@@ -84,7 +84,8 @@ class JobRecordTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"{\"type\":\"t\",\"headers\":[1],\"payload\":{}}",
-      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}"})
+      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}", "{\"t\":\"t\",\"h\":{\"a\":\"1\"},\"p\":{}}",
+      "{\"t\":\"t\",\"h\":[\"a\",1],\"p\":{}}", "{\"t\":\"t\",\"h\":[\"a\"],\"p\":{}}", "{\"t\":\"t\",\"h\":[1,\"a\"],\"p\":{}}"})
   void headersThatAreNotStringsMakeTheRecordMalformedSayingSo(String raw) {
     JobRecord.MalformedRecordException e =
         assertThrows(JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j1", raw));
