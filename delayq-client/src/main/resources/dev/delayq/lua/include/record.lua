@@ -45,6 +45,8 @@ local function compactHead(head)
   local created = tonumber(head.createdAt)
   for _, full in ipairs(COMPACT_ORDER) do
     local value = head[full]
+    -- t always comes first, null when there is none, so the text always reads as compact
+    if full == 'type' and value == nil then value = cjson.null end
     if full == 'attempt' and tonumber(value) == 1 then value = nil end
     if full == 'keepId' and value then value = 1 end
     if full == 'dueAt' and value ~= nil and not (created and tonumber(value)) then
