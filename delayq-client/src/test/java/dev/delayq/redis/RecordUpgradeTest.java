@@ -55,6 +55,21 @@ class RecordUpgradeTest {
   }
 
   @Test
+  void aRecordWithoutATypeRewrittenByARetryKeepsItsPayloadReadable() {
+    Delivery d = probe.seedInFlight("c1", "j3");
+    broker.redis().hset(broker.keys().jobs(), "j3", "{\"maxAttempts\":3,\"attempt\":1,\"payload\":{\"n\":1}}");
+
+    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
+
+    String raw = probe.rawRecord("j3");
+    assertTrue(raw.startsWith("{\"t\":null,\"m\":3,\"a\":2,"), raw);
+    assertEquals("{\"n\":1}", JobRecord.payloadOf(raw));
+    JobRecord.MalformedRecordException e = org.junit.jupiter.api.Assertions.assertThrows(
+        JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j3", raw));
+    assertTrue(e.getMessage().contains("has no type"), e.getMessage());
+  }
+
+  @Test
   void aCompactRecordsDueTimeIsItsPlacesScoreAndAnEditKeepsItCompact() throws Exception {
     long dueAt = probe.seedDelayed("j2", 60_000);
     String raw = probe.rawRecord("j2");
