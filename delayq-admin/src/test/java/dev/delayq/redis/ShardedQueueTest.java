@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -179,6 +180,48 @@ class ShardedQueueTest {
       from = b.shard() + 1;
     }
     assertEquals(List.of(0, 1, 2), served, "each shard served within one round");
+  }
+
+  @Test
+  void aScanOverTheShardsIsOneScriptCallBesideTheOtherShardsLengthsAndClaimsOnlyWhereJobsWait() {
+    open("plain");
+    String id = idInShard(2);
+    broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    broker.moveDueToReady(2, 1000);
+
+    Map<String, Long> before = calls();
+    RedisBroker.Batch found = broker.claimReady("c1", 30_000, 10, null, 0);
+    Map<String, Long> after = calls();
+    assertEquals(2, found.shard());
+    assertEquals(List.of(id), found.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(2, after.get("evalsha") - before.get("evalsha"),
+        "shard 0's claim (its reply had the lengths of 1 and 2 beside it), then shard 2's; none on the empty shard 1");
+
+    RedisBroker.Batch none = broker.claimReady("c1", 30_000, 10, null, 1);
+    Map<String, Long> last = calls();
+    assertTrue(none.jobs().isEmpty());
+    assertEquals(1, last.get("evalsha") - after.get("evalsha"), "every shard empty: one call, as on one shard");
+  }
+
+  private String idInShard(int shard) {
+    for (int i = 0; ; i++) {
+      if (keys.shardIndexOf("s" + i) == shard) {
+        return "s" + i;
+      }
+    }
+  }
+
+  /** The calls the Redis has served so far, per command (INFO commandstats). */
+  private Map<String, Long> calls() {
+    Map<String, Long> out = new HashMap<>();
+    for (String line : redis.client().info("commandstats").split("\r?\n")) {
+      if (line.startsWith("cmdstat_")) {
+        String name = line.substring(8, line.indexOf(':'));
+        String calls = line.substring(line.indexOf("calls=") + 6);
+        out.put(name, Long.parseLong(calls.substring(0, calls.indexOf(','))));
+      }
+    }
+    return out;
   }
 
   @ParameterizedTest

@@ -13,8 +13,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -758,34 +760,60 @@ public final class RedisBroker {
     return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
   }
 
-  /** As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most. */
+  /**
+   * As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most.
+   * The claim on the first shard goes in one round trip with the length of every other shard's
+   * ready list, and only a shard that had due jobs then is claimed from next: a scan that finds
+   * nothing costs one round trip, as on one shard, however many shards there are.
+   */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
     int k = keys.shards();
     if (k == 1) {
       return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
     }
+    int tries = Math.max(1, Math.min(k, shards));
+    int first = Math.floorMod(fromShard, k);
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
-    Ack ack = Ack.NONE;
-    for (int j = 0; j < Math.min(k, shards); j++) {
-      int shard = Math.floorMod(fromShard + j, k);
-      boolean folds = shard == ackShard;
-      Batch b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+    boolean folds = first == ackShard;
+    Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
+        claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
+          List<Response<Long>> lengths = new ArrayList<>(tries - 1);
+          for (int j = 1; j < tries; j++) {
+            lengths.add(p.llen(keys.shard(Math.floorMod(first + j, k)).ready()));
+          }
+          return lengths;
+        });
+    Batch b = claimReadyReply(firstCall.replies().get(0), first);
+    Ack ack = folds ? b.ack() : Ack.NONE;
+    if (folds) {
+      ackShard = -1;
+    }
+    for (int j = 1; b.empty() && j < tries; j++) {
+      int shard = Math.floorMod(first + j, k);
+      if (!worthClaiming(firstCall.beside().get(j - 1))) {
+        continue;
+      }
+      folds = shard == ackShard;
+      b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
       if (folds) {
         ack = b.ack();
         ackShard = -1;
-      }
-      if (!b.empty()) {
-        if (ackShard >= 0) {
-          ack = ackAlone(consumerId, ackFirst);
-        }
-        return new Batch(ack, b.jobs(), b.dropped(), shard);
       }
     }
     if (ackShard >= 0) {
       ack = ackAlone(consumerId, ackFirst);
     }
-    return new Batch(ack, List.of(), List.of(), Math.floorMod(fromShard, k));
+    return b.empty() ? new Batch(ack, List.of(), List.of(), first) : new Batch(ack, b.jobs(), b.dropped(), b.shard());
+  }
+
+  /** True when a ready list's length, read beside a claim, says it had due jobs (or could not be read). */
+  private static boolean worthClaiming(Response<Long> length) {
+    try {
+      return length.get() > 0;
+    } catch (JedisDataException e) {
+      return true; // a redirect or a moving slot: the claim itself follows it
+    }
   }
 
   private Ack ackAlone(String consumerId, Delivery delivery) {
@@ -793,13 +821,22 @@ public final class RedisBroker {
   }
 
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
+    Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, ackFirst);
+    return claimReadyReply(scripts.eval(Script.CLAIM_READY, call.keys(), call.args()), keys.shard());
+  }
+
+  private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+    return new Scripts.Call(
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
             keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
         List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
             idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
             Integer.toString(this.keys.shards())));
+  }
+
+  private static Batch claimReadyReply(Object reply, int shard) {
+    List<?> r = (List<?>) reply;
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -814,7 +851,7 @@ public final class RedisBroker {
         dropped.add(id);
       }
     }
-    return new Batch(Ack.of(r.get(0)), jobs, dropped, keys.shard());
+    return new Batch(Ack.of(r.get(0)), jobs, dropped, shard);
   }
 
   /**
