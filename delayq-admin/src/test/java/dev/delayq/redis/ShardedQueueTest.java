@@ -203,12 +203,41 @@ class ShardedQueueTest {
     assertEquals(1, last.get("evalsha") - after.get("evalsha"), "every shard empty: one call, as on one shard");
   }
 
-  private String idInShard(int shard) {
-    for (int i = 0; ; i++) {
-      if (keys.shardIndexOf("s" + i) == shard) {
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void shardsDueTogetherAreForwardedInOnePipelineEachAnsweringForItself(String where) throws Exception {
+    open(where);
+    for (String id : List.of(idInShard(0), idInShard(2), nthIdInShard(2, 2))) {
+      // 1 ms, not 0: a job due at once goes straight to ready
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 1, false));
+    }
+    broker.enqueue(new RedisBroker.NewJob("later", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 3_600_000, false));
+
+    Thread.sleep(20);
+
+    List<RedisBroker.Forwarded> f = broker.moveDueToReady(List.of(2, 0, 1), 1000);
+
+    assertEquals(List.of(2, 1, 0), f.stream().map(RedisBroker.Forwarded::moved).toList(), "in the order asked");
+    int laterShard = keys.shardIndexOf("later");
+    for (int i = 0; i < 3; i++) {
+      int shard = List.of(2, 0, 1).get(i);
+      assertEquals(shard == laterShard, f.get(i).nextDueAt().isPresent(), "shard " + shard + "'s own next due time");
+    }
+    for (int shard = 0; shard < SHARDS; shard++) {
+      assertEquals(shard == 0 ? 1 : shard == 2 ? 2 : 0, redis.client().llen(keys.shard(shard).ready()));
+    }
+  }
+
+  private String nthIdInShard(int shard, int n) {
+    for (int i = 0, found = 0; ; i++) {
+      if (keys.shardIndexOf("s" + i) == shard && ++found == n) {
         return "s" + i;
       }
     }
+  }
+
+  private String idInShard(int shard) {
+    return nthIdInShard(shard, 1);
   }
 
   /** The calls the Redis has served so far, per command (INFO commandstats). */

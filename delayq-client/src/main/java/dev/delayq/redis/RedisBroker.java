@@ -505,9 +505,37 @@ public final class RedisBroker {
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
+    Scripts.Call call = moveDueToReadyCall(shard, limit);
+    return forwarded(scripts.eval(Script.MOVE_DUE_TO_READY, call.keys(), call.args()));
+  }
+
+  /**
+   * As {@link #moveDueToReady(int, int)} on several shards in one round trip (a pipeline; on a
+   * cluster each call goes to the master of its shard), the answers in the order of {@code shards}:
+   * a shard that falls due beside others does not wait for their calls.
+   */
+  public List<Forwarded> moveDueToReady(List<Integer> shards, int limit) {
+    if (shards.size() == 1) {
+      return List.of(moveDueToReady(shards.get(0), limit));
+    }
+    List<Scripts.Call> calls = new ArrayList<>(shards.size());
+    for (int shard : shards) {
+      calls.add(moveDueToReadyCall(shard, limit));
+    }
+    List<Forwarded> out = new ArrayList<>(shards.size());
+    for (Object reply : scripts.evalPipelined(Script.MOVE_DUE_TO_READY, calls)) {
+      out.add(forwarded(reply));
+    }
+    return out;
+  }
+
+  private Scripts.Call moveDueToReadyCall(int shard, int limit) {
     Keys keys = this.keys.shard(shard);
-    List<?> r = (List<?>) scripts.eval(Script.MOVE_DUE_TO_READY,
-        List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+    return new Scripts.Call(List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+  }
+
+  private static Forwarded forwarded(Object reply) {
+    List<?> r = (List<?>) reply;
     long next = (Long) r.get(1);
     return new Forwarded(((Long) r.get(0)).intValue(),
         next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(2));
