@@ -203,7 +203,7 @@ public final class Scripts {
     List<Response<Object>> responses = new ArrayList<>(calls.size());
     List<Response<Long>> confirmations = new ArrayList<>(1);
     T besides;
-    try (AbstractPipeline pipeline = redis.pipelined()) {
+    try (AbstractPipeline pipeline = Pipelines.open(redis)) {
       for (Call c : calls) {
         responses.add(pipeline.evalsha(script.sha(), c.keys(), c.args()));
       }
