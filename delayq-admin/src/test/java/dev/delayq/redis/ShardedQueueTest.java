@@ -205,6 +205,21 @@ class ShardedQueueTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"cluster", "plain"})
+  void whenTheFirstShardIsEmptyTheClaimGoesToTheLongestBacklogOfTheOthers(String where) {
+    open(where);
+    List<String> ids = List.of(idInShard(1), nthIdInShard(2, 1), nthIdInShard(2, 2), nthIdInShard(2, 3));
+    for (String id : ids) {
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    }
+
+    RedisBroker.Batch b = broker.claimReady("c1", 30_000, 1, null, 0);
+
+    assertEquals(2, b.shard(), "3 jobs wait in shard 2, 1 in shard 1, none in shard 0");
+    assertEquals(1, broker.claimReady("c1", 30_000, 1, null, 1).shard(), "the first shard tried, when it has some");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
   void shardsDueTogetherAreForwardedInOnePipelineEachAnsweringForItself(String where) throws Exception {
     open(where);
     for (String id : List.of(idInShard(0), idInShard(2), nthIdInShard(2, 2))) {

@@ -791,8 +791,9 @@ public final class RedisBroker {
   /**
    * As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most.
    * The claim on the first shard goes in one round trip with the length of every other shard's
-   * ready list, and only a shard that had due jobs then is claimed from next: a scan that finds
-   * nothing costs one round trip, as on one shard, however many shards there are.
+   * ready list; when the first had no due jobs, the claim goes on to the others that had some, the
+   * longest backlog first, and to no empty one: a scan that finds nothing costs one round trip, as
+   * on one shard, however many shards there are.
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
@@ -817,11 +818,17 @@ public final class RedisBroker {
     if (folds) {
       ackShard = -1;
     }
+    // the others that had due jobs, the longest backlog first (in rotation order when even)
+    List<long[]> waiting = new ArrayList<>();
     for (int j = 1; b.empty() && j < tries; j++) {
-      int shard = Math.floorMod(first + j, k);
-      if (!worthClaiming(firstCall.beside().get(j - 1))) {
-        continue;
+      long length = lengthOf(firstCall.beside().get(j - 1));
+      if (length > 0) {
+        waiting.add(new long[] {Math.floorMod(first + j, k), length});
       }
+    }
+    waiting.sort((x, y) -> Long.compare(y[1], x[1]));
+    for (int w = 0; b.empty() && w < waiting.size(); w++) {
+      int shard = (int) waiting.get(w)[0];
       folds = shard == ackShard;
       b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
       if (folds) {
@@ -835,12 +842,12 @@ public final class RedisBroker {
     return b.empty() ? new Batch(ack, List.of(), List.of(), first) : new Batch(ack, b.jobs(), b.dropped(), b.shard());
   }
 
-  /** True when a ready list's length, read beside a claim, says it had due jobs (or could not be read). */
-  private static boolean worthClaiming(Response<Long> length) {
+  /** A ready list's length read beside a claim; 1 when it could not be read, so that it is tried. */
+  private static long lengthOf(Response<Long> length) {
     try {
-      return length.get() > 0;
+      return length.get();
     } catch (JedisDataException e) {
-      return true; // a redirect or a moving slot: the claim itself follows it
+      return 1; // a redirect or a moving slot: the claim itself follows it
     }
   }
 
