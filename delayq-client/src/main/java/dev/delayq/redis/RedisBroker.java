@@ -779,8 +779,8 @@ public final class RedisBroker {
 
   /**
    * As {@link #claimReady(String, long, int, Delivery)} over the shards, shard {@code fromShard}
-   * first, then the next ones in turn, until one has due jobs: the batch comes from that one
-   * shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
+   * first, then, when it has none, the one of the others with the most due jobs: the batch comes
+   * from that one shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
    * goes alone when no call reached that shard. Callers rotate {@code fromShard} past the shard
    * that served them, so a busy shard does not starve the others.
    */
