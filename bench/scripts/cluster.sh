@@ -4,7 +4,8 @@
 # `bench --cluster local` makes with redis-cli --cluster create and tears down), each with the
 # Redis CPU split over the masters, and the same drain on one plain Redis for the cost per job.
 # Usage: bench/scripts/cluster.sh   Env: N (50000), RUNS (3), SUSTAIN (10 seconds at 5,000 jobs/s).
-# Writes target/bench-cluster/*.json.
+# Writes target/bench-cluster/*.json. For shards 1 against shards 3 run round by round (the
+# precision comparison on a shared machine), see shards-precision.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${N:-50000}"; RUNS="${RUNS:-3}"; SUSTAIN="${SUSTAIN:-10}"

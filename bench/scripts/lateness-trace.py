@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Splits the lateness of a traced `bench precision` run (see lateness-trace.sh) job by job.
 
-For every job of the spread part (2,000 over 10 s) it takes from the MONITOR:
+For every job of the spread part (2,000 over 10 s), or of the sustained part (5,000/s) when
+PART is 'sustained', it takes from the MONITOR:
   due      the score of enqueue.lua's ZADD on the delayed set,
   forward  when moveDueToReady.lua's LPUSH put the id on ready (Redis clock),
   claim    when a claim script's LPUSH put the delivery "<token>|<id>" on an in-flight list,
@@ -9,7 +10,7 @@ and from the probe's own RPUSH ("<late ms>,<id>") the handler's start (due + lat
   scheduler part = forward - due, claim part = claim - forward, start part = start - claim,
 and, for the late jobs, which safepoint pauses (GC or other) of the worker and scheduler JVMs
 overlap the window from due to start. It ends with the CPU pressure of the machine meanwhile.
-Usage: lateness-trace.py OUT_DIR
+Usage: lateness-trace.py OUT_DIR [PART]
 """
 import datetime
 import glob
@@ -24,10 +25,12 @@ ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
 SAFEPOINT = re.compile(r'^\[([^\]]+)\]\[[^\]]+\] Safepoint "([^"]+)".*Reaching safepoint: (\d+) ns.*Total: (\d+) ns')
 
 
-def parse_monitor(path):
+def parse_monitor(path, part):
     due, forward, claim, start, late = {}, {}, {}, {}, {}
+    calls = {}  # the part's top-level commands by name (EVALSHA by its first key's suffix)
     spread_log = None
     spread_done = False
+    want_sustained = part == 'sustained'
     with open(path, errors='replace') as f:
         for raw in f:
             m = LINE.match(raw.rstrip('\n'))
@@ -39,6 +42,13 @@ def parse_monitor(path):
                 continue
             cmd = args[0].upper()
             lua = m.group(2) == 'lua'
+            if not lua and spread_log is not None and spread_done == want_sustained and cmd != 'MONITOR':
+                name = cmd
+                if cmd in ('EVALSHA', 'EVAL') and len(args) > 3 and args[2] != '0':
+                    name = f"{cmd} {args[1][:7]} ({args[3].rsplit(':', 1)[-1]} ...)"
+                elif cmd not in ('EVALSHA', 'EVAL') and len(args) > 1:
+                    name = f"{cmd} {args[1].rsplit(':', 1)[-1]}"
+                calls[name] = calls.get(name, 0) + 1
             if lua and cmd == 'ZADD' and args[1].endswith(':delayed') and len(args) == 4:
                 due.setdefault(args[3], float(args[2]))
             elif lua and cmd == 'LPUSH' and args[1].endswith(':ready'):
@@ -47,15 +57,17 @@ def parse_monitor(path):
             elif lua and cmd == 'LPUSH' and ':inflight:' in args[1]:
                 for d in args[2:]:
                     claim.setdefault(d.split('|', 1)[-1], t_ms)
-            elif not lua and cmd == 'RPUSH' and args[1].startswith('bench:lateness:') and not spread_done:
+            elif not lua and cmd == 'RPUSH' and args[1].startswith('bench:lateness:'):
                 spread_log = spread_log or args[1]
+                if spread_done != want_sustained:
+                    continue
                 for entry in args[2:]:
                     ms, _, job = entry.partition(',')
                     late.setdefault(job, int(ms))
                     start.setdefault(job, t_ms)
             elif not lua and cmd == 'DEL' and spread_log and spread_log in args[1:]:
                 spread_done = True  # the sustained part follows on the same list name
-    return due, forward, claim, late
+    return due, forward, claim, late, calls
 
 
 def parse_pauses(out):
@@ -85,7 +97,8 @@ def pct(values, p):
 
 
 def main(out):
-    due, forward, claim, late = parse_monitor(os.path.join(out, 'monitor.txt'))
+    part = sys.argv[2] if len(sys.argv) > 2 else 'spread'
+    due, forward, claim, late, calls = parse_monitor(os.path.join(out, 'monitor.txt'), part)
     pauses = parse_pauses(out)
     jobs = []
     for job, l in late.items():
@@ -96,7 +109,7 @@ def main(out):
     jobs.sort(key=lambda j: j['due'])
     for rank, j in enumerate(jobs):
         j['rank'] = rank
-    print(f"jobs traced: {len(jobs)} of {len(late)} started (spread part)")
+    print(f"jobs traced: {len(jobs)} of {len(late)} started ({part} part)")
     lates = [j['late'] for j in jobs]
     print(f"lateness p50/p90/p99/max: {pct(lates, 50)}/{pct(lates, 90)}/{pct(lates, 99)}/{max(lates)} ms")
     for part in ('sched', 'claim', 'start'):
@@ -128,6 +141,11 @@ def main(out):
             print(f"{role} safepoints: {len(mine)}, longest {max(p[4] for p in mine):.1f} ms "
                   f"(longest reach {max(p[5] for p in mine):.1f} ms); GC ones: {len(gcs)}"
                   + (f", longest {max(p[4] for p in gcs):.1f} ms" if gcs else ''))
+    if late:
+        print(f"\nRedis calls per started job in this part (from its first start on; {len(late)} jobs):")
+        for name, count in sorted(calls.items(), key=lambda kv: -kv[1])[:14]:
+            print(f"  {count / len(late):7.3f}  {name}")
+        print(f"  {sum(calls.values()) / len(late):7.3f}  in all")
     before, after = pressure(os.path.join(out, 'pressure-before.txt')), pressure(os.path.join(out, 'pressure-after.txt'))
     print(f"load average before: {before[0]}; after: {after[0]}")
     if before[1] is not None and jobs:

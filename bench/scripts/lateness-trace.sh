@@ -8,11 +8,14 @@
 # MONITOR itself costs Redis some time per command; compare runs made the same way only.
 # Usage: bench/scripts/lateness-trace.sh [OUT_DIR]
 # Env: JVM_WORKER, JVM_SCHEDULER (the child JVMs' options; the defaults are conf/delayq.yml's),
-#      N (2000), MONITOR (1; 0: no MONITOR and no per-job split, for before/after figures). Writes OUT_DIR/{monitor.txt,precision.json,gc-*.log,pressure-*.txt,trace.txt}.
+#      N (2000), MONITOR (1; 0: no MONITOR and no per-job split, for before/after figures),
+#      SHARDS (1: queue.shards of the bench queue, on the same one Redis), SUSTAIN (3: seconds of
+#      the sustained 5,000/s part), PART (spread: which part the trace splits; or sustained).
+# Writes OUT_DIR/{monitor.txt,precision.json,gc-*.log,pressure-*.txt,trace.txt}.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/lateness-trace}" && cd "${1:-$root/target/lateness-trace}" && pwd)"
-N="${N:-2000}"
+N="${N:-2000}"; SHARDS="${SHARDS:-1}"; SUSTAIN="${SUSTAIN:-3}"; PART="${PART:-spread}"
 JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+ExitOnOutOfMemoryError}"
 JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC}"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -32,12 +35,12 @@ fi
 log="-Xlog:gc,safepoint:file=$out/gc-%r-%p.log:time,uptime"
 { cat /proc/loadavg; cat /proc/pressure/cpu 2>/dev/null || true; } > "$out/pressure-before.txt"
 DELAYQ_JVM_WORKER="$JVM_WORKER ${log/\%r/worker}" DELAYQ_JVM_SCHEDULER="$JVM_SCHEDULER ${log/\%r/scheduler}" \
-  "$root/bin/delayq" bench precision --n "$N" --sustain-seconds 3 --redis "redis://127.0.0.1:$port" \
+  "$root/bin/delayq" bench precision --n "$N" --sustain-seconds "$SUSTAIN" --shards "$SHARDS" --redis "redis://127.0.0.1:$port" \
   --json "$out/precision.json" > "$out/bench.txt"
 { cat /proc/loadavg; cat /proc/pressure/cpu 2>/dev/null || true; } > "$out/pressure-after.txt"
 if [ -n "$monitor_pid" ]; then
   kill "$monitor_pid"; wait "$monitor_pid" 2>/dev/null || true
-  python3 "$root/bench/scripts/lateness-trace.py" "$out" | tee "$out/trace.txt"
+  python3 "$root/bench/scripts/lateness-trace.py" "$out" "$PART" | tee "$out/trace.txt"
 else
   grep -i "lateness" "$out/bench.txt"; cat "$out/pressure-after.txt" | head -1
 fi

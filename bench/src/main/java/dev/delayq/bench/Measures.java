@@ -394,6 +394,8 @@ final class Measures {
       out.put("spread", lateness(log, n, spreadSeconds + 30));
 
       redis.redis().del(log);
+      double redisCpu0 = redis.cpuSeconds();
+      double childrenCpu0 = supervisor.childrenCpuSeconds();
       long total = (long) sustainRate * sustainSeconds;
       long t0 = System.nanoTime();
       long sent = 0;
@@ -411,6 +413,9 @@ final class Measures {
         }
       }
       out.put("sustained", lateness(log, (int) total, 60));
+      // the cost of a job, which sets how close to saturation the sustained rate runs these cores
+      out.put("sustained_redis_cpu_us_per_job", round2((redis.cpuSeconds() - redisCpu0) * 1e6 / total));
+      out.put("sustained_delayq_cpu_us_per_job", round2((supervisor.childrenCpuSeconds() - childrenCpu0) * 1e6 / total));
       out.put("sustained_rate", sustainRate);
       out.put("sustained_seconds", sustainSeconds);
       @SuppressWarnings("unchecked")

@@ -37,6 +37,8 @@ final class Report {
       out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, sustained "
           + p.get("sustained_rate") + "/s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
           + "/" + sl.get("max")));
+      out.append(String.format("%-44s %14s%n", "  CPU us per job, Redis / delayq's JVMs",
+          p.get("sustained_redis_cpu_us_per_job") + " / " + p.get("sustained_delayq_cpu_us_per_job")));
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
     line(out, r, "memory", "  of which delayed (ZSET), per job", "delayed_bytes_per_job", 0);

@@ -122,6 +122,12 @@ final class SupervisorRun implements AutoCloseable {
     }
   }
 
+  /** CPU seconds (user + system) the supervisor's live children (workers, scheduler) have used so far. */
+  double childrenCpuSeconds() {
+    return process.toHandle().children()
+        .mapToDouble(c -> c.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0)).sum();
+  }
+
   /** Resident memory of a process in MB, from /proc. */
   static double rssMb(long pid) {
     try {

@@ -43,7 +43,7 @@ final class StatsReader {
     List<Response<Map<String, String>>> cumulative = new ArrayList<>(k);
     List<Response<Map<String, String>>> seconds = new ArrayList<>(WINDOW_SECONDS);
     // a cluster's pipeline sends each command to the master of its key's slot: one trip per master
-    try (AbstractPipeline p = redis.pipelined()) {
+    try (AbstractPipeline p = Pipelines.open(redis)) {
       for (Keys shard : keys.allShards()) {
         dueDelayed.add(p.zcount(shard.delayed(), "-inf", Long.toString(nowMs)));
         ready.add(p.llen(shard.ready()));
@@ -103,7 +103,7 @@ final class StatsReader {
     }
     long stepMs = step.toMillis();
     List<Response<Long>> counts = new ArrayList<>((int) steps * keys.shards());
-    try (AbstractPipeline p = redis.pipelined()) {
+    try (AbstractPipeline p = Pipelines.open(redis)) {
       for (Keys shard : keys.allShards()) {
         for (long i = 0; i < steps; i++) {
           counts.add(p.zcount(shard.delayed(), "(" + (nowMs + i * stepMs), Long.toString(nowMs + (i + 1) * stepMs)));

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -179,6 +180,110 @@ class ShardedQueueTest {
       from = b.shard() + 1;
     }
     assertEquals(List.of(0, 1, 2), served, "each shard served within one round");
+  }
+
+  @Test
+  void aScanOverTheShardsIsOneScriptCallBesideTheOtherShardsLengthsAndClaimsOnlyWhereJobsWait() {
+    open("plain");
+    String id = idInShard(2);
+    broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    broker.moveDueToReady(2, 1000);
+
+    Map<String, Long> before = calls();
+    RedisBroker.Batch found = broker.claimReady("c1", 30_000, 10, null, 0);
+    Map<String, Long> after = calls();
+    assertEquals(2, found.shard());
+    assertEquals(List.of(id), found.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(2, after.get("evalsha") - before.get("evalsha"),
+        "shard 0's claim (its reply had the lengths of 1 and 2 beside it), then shard 2's; none on the empty shard 1");
+
+    RedisBroker.Batch none = broker.claimReady("c1", 30_000, 10, null, 1);
+    Map<String, Long> last = calls();
+    assertTrue(none.jobs().isEmpty());
+    assertEquals(1, last.get("evalsha") - after.get("evalsha"), "every shard empty: one call, as on one shard");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void whenTheFirstShardIsEmptyTheClaimGoesToTheLongestBacklogOfTheOthers(String where) {
+    open(where);
+    List<String> ids = List.of(idInShard(1), nthIdInShard(2, 1), nthIdInShard(2, 2), nthIdInShard(2, 3));
+    for (String id : ids) {
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    }
+
+    RedisBroker.Batch b = broker.claimReady("c1", 30_000, 1, null, 0);
+
+    assertEquals(2, b.shard(), "3 jobs wait in shard 2, 1 in shard 1, none in shard 0");
+    assertEquals(1, broker.claimReady("c1", 30_000, 1, null, 1).shard(), "the first shard tried, when it has some");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cluster", "plain"})
+  void shardsDueTogetherAreForwardedInOnePipelineEachAnsweringForItself(String where) throws Exception {
+    open(where);
+    for (String id : List.of(idInShard(0), idInShard(2), nthIdInShard(2, 2))) {
+      // 1 ms, not 0: a job due at once goes straight to ready
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 1, false));
+    }
+    broker.enqueue(new RedisBroker.NewJob("later", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 3_600_000, false));
+
+    Thread.sleep(20);
+
+    List<RedisBroker.Forwarded> f = broker.moveDueToReady(List.of(2, 0, 1), 1000);
+
+    assertEquals(List.of(2, 1, 0), f.stream().map(RedisBroker.Forwarded::moved).toList(), "in the order asked");
+    int laterShard = keys.shardIndexOf("later");
+    for (int i = 0; i < 3; i++) {
+      int shard = List.of(2, 0, 1).get(i);
+      assertEquals(shard == laterShard, f.get(i).nextDueAt().isPresent(), "shard " + shard + "'s own next due time");
+    }
+    for (int shard = 0; shard < SHARDS; shard++) {
+      assertEquals(shard == 0 ? 1 : shard == 2 ? 2 : 0, redis.client().llen(keys.shard(shard).ready()));
+    }
+  }
+
+  private String nthIdInShard(int shard, int n) {
+    for (int i = 0, found = 0; ; i++) {
+      if (keys.shardIndexOf("s" + i) == shard && ++found == n) {
+        return "s" + i;
+      }
+    }
+  }
+
+  @Test
+  void pipelinesOverSeveralMastersStartNoThreads() {
+    open("cluster");
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      jobs.add(new RedisBroker.NewJob("p" + i, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
+    }
+    broker.enqueueAll(jobs);
+    long started = threads.getTotalStartedThreadCount();
+    for (int round = 0; round < 50; round++) {
+      broker.enqueueAll(jobs); // each one pipeline to the three masters (the ids are taken: no-ops)
+    }
+    long more = threads.getTotalStartedThreadCount() - started;
+    assertTrue(more <= 3, "50 pipelines to 3 masters started " + more + " threads (Jedis's own executor: 3 to 6 each)");
+    assertEquals(new Inspector.Depths(30, 0, 0, 0, 30), new Inspector(redis.client(), keys).depths());
+  }
+
+  private String idInShard(int shard) {
+    return nthIdInShard(shard, 1);
+  }
+
+  /** The calls the Redis has served so far, per command (INFO commandstats). */
+  private Map<String, Long> calls() {
+    Map<String, Long> out = new HashMap<>();
+    for (String line : redis.client().info("commandstats").split("\r?\n")) {
+      if (line.startsWith("cmdstat_")) {
+        String name = line.substring(8, line.indexOf(':'));
+        String calls = line.substring(line.indexOf("calls=") + 6);
+        out.put(name, Long.parseLong(calls.substring(0, calls.indexOf(','))));
+      }
+    }
+    return out;
   }
 
   @ParameterizedTest

@@ -1,6 +1,7 @@
 package dev.delayq.metrics;
 
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.Pipelines;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -93,7 +94,7 @@ public final class StatsRecorder {
       return 0;
     }
     String second = keys.statsSecond(epochSecond);
-    try (AbstractPipeline p = redis.pipelined()) {
+    try (AbstractPipeline p = Pipelines.open(redis)) {
       delta.forEach((field, n) -> {
         p.hincrBy(keys.stats(), field, n);
         p.hincrBy(second, field, n);

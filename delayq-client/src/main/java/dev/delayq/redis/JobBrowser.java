@@ -106,7 +106,7 @@ public final class JobBrowser {
       List<String> trip = consumers.subList(from, Math.min(consumers.size(), from + CONSUMERS_A_TRIP));
       List<Response<List<String>>> lists = new ArrayList<>(trip.size());
       Response<List<String>> marks;
-      try (AbstractPipeline p = redis.pipelined()) {
+      try (AbstractPipeline p = Pipelines.open(redis)) {
         for (String c : trip) {
           lists.add(p.lrange(keys.inFlight(c), -MOST_LOOKED_AT, -1));
         }

@@ -13,8 +13,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -503,9 +505,37 @@ public final class RedisBroker {
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
+    Scripts.Call call = moveDueToReadyCall(shard, limit);
+    return forwarded(scripts.eval(Script.MOVE_DUE_TO_READY, call.keys(), call.args()));
+  }
+
+  /**
+   * As {@link #moveDueToReady(int, int)} on several shards in one round trip (a pipeline; on a
+   * cluster each call goes to the master of its shard), the answers in the order of {@code shards}:
+   * a shard that falls due beside others does not wait for their calls.
+   */
+  public List<Forwarded> moveDueToReady(List<Integer> shards, int limit) {
+    if (shards.size() == 1) {
+      return List.of(moveDueToReady(shards.get(0), limit));
+    }
+    List<Scripts.Call> calls = new ArrayList<>(shards.size());
+    for (int shard : shards) {
+      calls.add(moveDueToReadyCall(shard, limit));
+    }
+    List<Forwarded> out = new ArrayList<>(shards.size());
+    for (Object reply : scripts.evalPipelined(Script.MOVE_DUE_TO_READY, calls)) {
+      out.add(forwarded(reply));
+    }
+    return out;
+  }
+
+  private Scripts.Call moveDueToReadyCall(int shard, int limit) {
     Keys keys = this.keys.shard(shard);
-    List<?> r = (List<?>) scripts.eval(Script.MOVE_DUE_TO_READY,
-        List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+    return new Scripts.Call(List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+  }
+
+  private static Forwarded forwarded(Object reply) {
+    List<?> r = (List<?>) reply;
     long next = (Long) r.get(1);
     return new Forwarded(((Long) r.get(0)).intValue(),
         next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(2));
@@ -749,8 +779,8 @@ public final class RedisBroker {
 
   /**
    * As {@link #claimReady(String, long, int, Delivery)} over the shards, shard {@code fromShard}
-   * first, then the next ones in turn, until one has due jobs: the batch comes from that one
-   * shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
+   * first, then, when it has none, the one of the others with the most due jobs: the batch comes
+   * from that one shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
    * goes alone when no call reached that shard. Callers rotate {@code fromShard} past the shard
    * that served them, so a busy shard does not starve the others.
    */
@@ -758,34 +788,67 @@ public final class RedisBroker {
     return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
   }
 
-  /** As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most. */
+  /**
+   * As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most.
+   * The claim on the first shard goes in one round trip with the length of every other shard's
+   * ready list; when the first had no due jobs, the claim goes on to the others that had some, the
+   * longest backlog first, and to no empty one: a scan that finds nothing costs one round trip, as
+   * on one shard, however many shards there are.
+   */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
     int k = keys.shards();
     if (k == 1) {
       return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
     }
+    int tries = Math.max(1, Math.min(k, shards));
+    int first = Math.floorMod(fromShard, k);
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
-    Ack ack = Ack.NONE;
-    for (int j = 0; j < Math.min(k, shards); j++) {
-      int shard = Math.floorMod(fromShard + j, k);
-      boolean folds = shard == ackShard;
-      Batch b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+    boolean folds = first == ackShard;
+    Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
+        claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
+          List<Response<Long>> lengths = new ArrayList<>(tries - 1);
+          for (int j = 1; j < tries; j++) {
+            lengths.add(p.llen(keys.shard(Math.floorMod(first + j, k)).ready()));
+          }
+          return lengths;
+        });
+    Batch b = claimReadyReply(firstCall.replies().get(0), first);
+    Ack ack = folds ? b.ack() : Ack.NONE;
+    if (folds) {
+      ackShard = -1;
+    }
+    // the others that had due jobs, the longest backlog first (in rotation order when even)
+    List<long[]> waiting = new ArrayList<>();
+    for (int j = 1; b.empty() && j < tries; j++) {
+      long length = lengthOf(firstCall.beside().get(j - 1));
+      if (length > 0) {
+        waiting.add(new long[] {Math.floorMod(first + j, k), length});
+      }
+    }
+    waiting.sort((x, y) -> Long.compare(y[1], x[1]));
+    for (int w = 0; b.empty() && w < waiting.size(); w++) {
+      int shard = (int) waiting.get(w)[0];
+      folds = shard == ackShard;
+      b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
       if (folds) {
         ack = b.ack();
         ackShard = -1;
-      }
-      if (!b.empty()) {
-        if (ackShard >= 0) {
-          ack = ackAlone(consumerId, ackFirst);
-        }
-        return new Batch(ack, b.jobs(), b.dropped(), shard);
       }
     }
     if (ackShard >= 0) {
       ack = ackAlone(consumerId, ackFirst);
     }
-    return new Batch(ack, List.of(), List.of(), Math.floorMod(fromShard, k));
+    return b.empty() ? new Batch(ack, List.of(), List.of(), first) : new Batch(ack, b.jobs(), b.dropped(), b.shard());
+  }
+
+  /** A ready list's length read beside a claim; 1 when it could not be read, so that it is tried. */
+  private static long lengthOf(Response<Long> length) {
+    try {
+      return length.get();
+    } catch (JedisDataException e) {
+      return 1; // a redirect or a moving slot: the claim itself follows it
+    }
   }
 
   private Ack ackAlone(String consumerId, Delivery delivery) {
@@ -793,13 +856,22 @@ public final class RedisBroker {
   }
 
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    List<?> r = (List<?>) scripts.eval(Script.CLAIM_READY,
+    Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, ackFirst);
+    return claimReadyReply(scripts.eval(Script.CLAIM_READY, call.keys(), call.args()), keys.shard());
+  }
+
+  private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+    return new Scripts.Call(
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
             keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
         List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
             idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
             Integer.toString(this.keys.shards())));
+  }
+
+  private static Batch claimReadyReply(Object reply, int shard) {
+    List<?> r = (List<?>) reply;
     long token = (Long) r.get(1);
     List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
     List<String> dropped = List.of();
@@ -814,7 +886,7 @@ public final class RedisBroker {
         dropped.add(id);
       }
     }
-    return new Batch(Ack.of(r.get(0)), jobs, dropped, keys.shard());
+    return new Batch(Ack.of(r.get(0)), jobs, dropped, shard);
   }
 
   /**

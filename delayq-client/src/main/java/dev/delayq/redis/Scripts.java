@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
@@ -129,20 +130,40 @@ public final class Scripts {
    * that met NOSCRIPT did nothing, so they are sent again after loading the script.
    */
   public List<Object> evalPipelined(Script script, List<Call> calls) {
+    return evalPipelined(script, calls, NOTHING_BESIDE).replies();
+  }
+
+  /** What a pipeline of script calls answered, and the commands sent beside them (see {@link #evalBeside}). */
+  public record Beside<T>(List<Object> replies, T beside) {}
+
+  private static final Function<AbstractPipeline, Void> NOTHING_BESIDE = p -> null;
+
+  /**
+   * One call of {@code script} and, in the same pipeline, the commands that {@code beside} queues
+   * on it: one round trip for both (on a cluster each command goes to the master of its own
+   * slot). The script's call is made as by {@link #evalPipelined}; the commands beside it are
+   * sent once, and their {@link Response}s, which {@code beside} returns, are read after this
+   * returns. For reads only: a command beside may answer with an error (a redirect, say).
+   */
+  public <T> Beside<T> evalBeside(Script script, Call call, Function<AbstractPipeline, T> beside) {
+    return evalPipelined(script, List.of(call), beside);
+  }
+
+  private <T> Beside<T> evalPipelined(Script script, List<Call> calls, Function<AbstractPipeline, T> beside) {
     try {
-      return evalPipelinedOnce(script, calls);
+      return evalPipelinedOnce(script, calls, beside);
     } catch (JedisDataException e) {
       if (RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage())) {
-        return evalPipelinedOnce(script, calls);
+        return evalPipelinedOnce(script, calls, beside);
       }
       throw e;
     }
   }
 
-  private List<Object> evalPipelinedOnce(Script script, List<Call> calls) {
+  private <T> Beside<T> evalPipelinedOnce(Script script, List<Call> calls, Function<AbstractPipeline, T> beside) {
     List<Object> replies = new ArrayList<>(calls.size());
     List<Integer> missed = new ArrayList<>();
-    sendAll(script, calls, replies, missed);
+    T besides = sendAll(script, calls, replies, missed, beside);
     if (!missed.isEmpty()) {
       redis.scriptLoad(script.source(), calls.get(missed.get(0)).keys().get(0));
       List<Call> again = new ArrayList<>(missed.size());
@@ -151,7 +172,7 @@ public final class Scripts {
       }
       List<Object> retried = new ArrayList<>();
       List<Integer> stillMissed = new ArrayList<>();
-      sendAll(script, again, retried, stillMissed);
+      sendAll(script, again, retried, stillMissed, NOTHING_BESIDE);
       if (!stillMissed.isEmpty()) {
         throw new IllegalStateException(script + " is still unknown to Redis after SCRIPT LOAD");
       }
@@ -159,7 +180,7 @@ public final class Scripts {
         replies.set(missed.get(k), retried.get(k));
       }
     }
-    return replies;
+    return new Beside<>(replies, besides);
   }
 
   private List<String> oneKeyPerSlot(List<Call> calls) {
@@ -177,13 +198,16 @@ public final class Scripts {
     return acks.required() && !NOT_WAITED.contains(script);
   }
 
-  private void sendAll(Script script, List<Call> calls, List<Object> replies, List<Integer> missed) {
+  private <T> T sendAll(Script script, List<Call> calls, List<Object> replies, List<Integer> missed,
+      Function<AbstractPipeline, T> beside) {
     List<Response<Object>> responses = new ArrayList<>(calls.size());
     List<Response<Long>> confirmations = new ArrayList<>(1);
-    try (AbstractPipeline pipeline = redis.pipelined()) {
+    T besides;
+    try (AbstractPipeline pipeline = Pipelines.open(redis)) {
       for (Call c : calls) {
         responses.add(pipeline.evalsha(script.sha(), c.keys(), c.args()));
       }
+      besides = beside.apply(pipeline);
       if (waited(script) && !calls.isEmpty()) {
         // a sample key routes WAIT to the node of the scripts' slot (one connection per node);
         // the calls of a sharded queue's batch may go to several slots: one WAIT for each
@@ -217,5 +241,6 @@ public final class Scripts {
     if (confirmed != null && missed.isEmpty() && confirmed.get() < acks.replicas()) {
       throw new ReplicaAcksException(script, confirmed.get(), acks, replies);
     }
+    return besides;
   }
 }

@@ -9,9 +9,10 @@ package dev.delayq.worker;
  * shards, and a new job is taken at once from any shard that has a waiter. A claim scans every
  * shard in turn, from the one after the shard that served it last, and takes its batch from the
  * first that has due jobs: a busy shard cannot starve the others, and a shard whose waiters are
- * busy is still served. Only when its last claim came back empty does it try its home shard
- * alone before it blocks there again: an idle consumer makes one pass over the shards, then
- * blocks; it never polls them in a loop.
+ * busy is still served. After a wait, the scan starts at the home shard, where the job the wait
+ * brought came from. Only when its last claim came back empty does it try its home shard alone
+ * before it blocks there again: an idle consumer makes one pass over the shards, then blocks; it
+ * never polls them in a loop.
  */
 final class ClaimRotation {
   private final int shards;
@@ -51,8 +52,12 @@ final class ClaimRotation {
     scan = found;
   }
 
-  /** A blocking wait on the home shard ended (with a job or not): the next claim scans again. */
+  /**
+   * A blocking wait on the home shard ended (with a job or not): the next claim scans again, from
+   * the home shard, so that the acknowledgement of the job the wait brought rides on it.
+   */
   void waited() {
+    nextShard = home;
     scan = true;
   }
 }

@@ -35,7 +35,7 @@ class ClaimRotationTest {
     assertEquals(1, r.tries());
 
     r.waited();
-    assertEquals(1, r.first(), "the scan goes on after the shard that answered last");
+    assertEquals(2, r.first(), "the scan starts where the wait's job came from: its ack rides on it");
     assertEquals(3, r.tries());
   }
 

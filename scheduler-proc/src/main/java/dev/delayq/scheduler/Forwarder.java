@@ -1,6 +1,8 @@
 package dev.delayq.scheduler;
 
 import dev.delayq.redis.RedisBroker;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A Forwarder moves due ids from delayed to ready so that consumers see them, one bounded
@@ -33,13 +35,22 @@ final class Forwarder {
 
   /** One pass over one shard. */
   Pass tick(int shard) {
-    RedisBroker.Forwarded f = broker.moveDueToReady(shard, batchSize);
+    return tick(List.of(shard)).get(0);
+  }
+
+  /** One pass over each of {@code shards}, all in one round trip; the passes in their order. */
+  List<Pass> tick(List<Integer> shards) {
+    List<RedisBroker.Forwarded> all = broker.moveDueToReady(shards, batchSize);
     long received = System.nanoTime();
-    long next = Long.MAX_VALUE;
-    if (f.nextDueAt().isPresent()) {
-      long waitMs = Math.max(0, f.nextDueAt().getAsLong() - f.redisNow());
-      next = received + waitMs * 1_000_000;
+    List<Pass> out = new ArrayList<>(all.size());
+    for (RedisBroker.Forwarded f : all) {
+      long next = Long.MAX_VALUE;
+      if (f.nextDueAt().isPresent()) {
+        long waitMs = Math.max(0, f.nextDueAt().getAsLong() - f.redisNow());
+        next = received + waitMs * 1_000_000;
+      }
+      out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNow()));
     }
-    return new Pass(f.moved(), f.moved() == batchSize, next, f.redisNow());
+    return out;
   }
 }

@@ -5,6 +5,8 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShutdownSignal;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -16,7 +18,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * at once while batches come back full, so there is no per-second ceiling), recovers silent
  * consumers every recover interval, and otherwise sleeps until the earliest next due time of its
  * shards, a wake-up or the next lease renewal. Each shard keeps its own deadline: a pass forwards
- * only the shards that are due or were woken, so one shard's jobs never wait on another's. It runs under {@link RunUntilShutdown}: every error is logged once and
+ * only the shards that are due or were woken, all of them in one round trip, so one shard's jobs
+ * never wait on another's. It runs under {@link RunUntilShutdown}: every error is logged once and
  * survived, a Redis outage is retried with backoff, and should the loop not go on the scheduler
  * exits non-zero so that it is restarted.
  */
@@ -85,17 +88,28 @@ final class SchedulerLoop {
     long now = System.nanoTime();
     boolean recover = now - nextRecoverNanos >= 0;
     long next = Math.min(lease.nextTickNanos(), recover ? now + recoverIntervalNanos : nextRecoverNanos);
+    List<Integer> due = new ArrayList<>();
     for (int shard : lease.heldShards()) {
       boolean woke = woken[shard].getAndSet(false);
       if (!wasHeld[shard] || woke || recover || nextDueNanos[shard] - now <= 0) {
         wasHeld[shard] = true;
-        Forwarder.Pass pass = forwarder.tick(shard);
+        due.add(shard);
+      } else {
+        next = Math.min(next, nextDueNanos[shard]);
+      }
+    }
+    if (!due.isEmpty()) {
+      // the shards due together are forwarded in one round trip: none waits on another's call
+      List<Forwarder.Pass> passes = forwarder.tick(due);
+      for (int i = 0; i < due.size(); i++) {
+        int shard = due.get(i);
+        Forwarder.Pass pass = passes.get(i);
         nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
         if (recover) {
           recoverer.tick(shard, pass.redisNowMs());
         }
+        next = Math.min(next, nextDueNanos[shard]);
       }
-      next = Math.min(next, nextDueNanos[shard]);
     }
     for (int shard = 0; shard < wasHeld.length; shard++) {
       wasHeld[shard] &= lease.holds(shard);

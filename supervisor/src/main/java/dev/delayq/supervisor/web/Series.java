@@ -5,6 +5,7 @@ import dev.delayq.metrics.Distribution;
 import dev.delayq.metrics.StatsHash;
 
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.Pipelines;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +42,7 @@ final class Series {
     long from = nowSecond - seconds;
     settled.headMap(nowSecond - MAX_SECONDS).clear();
     Map<Long, Response<Map<String, String>>> reads = new LinkedHashMap<>();
-    try (AbstractPipeline p = redis.pipelined()) {
+    try (AbstractPipeline p = Pipelines.open(redis)) {
       for (long t = from; t < nowSecond; t++) {
         if (!settled.containsKey(t)) {
           reads.put(t, p.hgetAll(keys.statsSecond(t)));
