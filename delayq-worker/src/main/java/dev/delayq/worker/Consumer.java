@@ -81,6 +81,8 @@ final class Consumer {
   private int nextShard;
   /** The next claim tries every shard (false after a claim that found nothing: then the home shard). */
   private boolean scanShards = true;
+  /** False while a {@link MultiQueueConsumer} makes its non-blocking pass over its queues. */
+  private boolean blockWhenIdle = true;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
@@ -118,6 +120,32 @@ final class Consumer {
   Optional<String> runningNow() {
     Delivery d = running;
     return d == null ? Optional.empty() : Optional.of(d.element());
+  }
+
+  /** True while it holds claimed jobs to run (or, unsure of its list, has something to give back). */
+  boolean holdsJobs() {
+    return next < batch.size() || unsure;
+  }
+
+  /** The jobs of the batch in hand (claimed by its last claim). */
+  int batchSize() {
+    return batch.size();
+  }
+
+  /** Whether a claim that finds nothing due waits with BLMOVE (true, the default) or returns at once. */
+  void blockWhenIdle(boolean block) {
+    blockWhenIdle = block;
+  }
+
+  /**
+   * Sends the acknowledgement that would ride on this consumer's next claim with the sender now:
+   * its thread moves on to another queue, and this one's next claim may be a while.
+   */
+  void handOffAck() {
+    if (pendingAck != null) {
+      acks.report(null, pendingAck);
+      pendingAck = null;
+    }
   }
 
   /** One step: a claim, or one job. Any failure leaves the consumer unsure of its list. */
@@ -232,7 +260,7 @@ final class Consumer {
       droppedWithoutRecord(dropped);
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
-    if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
+    if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
       jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), home)
           .map(List::of).orElse(List.of());
       scanShards = true;

@@ -1,0 +1,93 @@
+package dev.delayq.worker;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One consumer thread of a worker that serves several queues: it holds a {@link Consumer} per
+ * queue (each with its in-flight list in its own queue's slot) and decides which of them claims
+ * next. It runs the batch in hand to its end, then asks its {@link QueuePicker} for the order of
+ * the queues and claims, without blocking, from the first that has due jobs. When none has, it
+ * blocks with BLMOVE on its home queue alone; the other queues are then served by the consumers
+ * whose home they are, and by this one's next pass, at the latest after {@code worker.pollTimeout}
+ * (the BLMOVE's timeout): one pass over the queues, then a block, never a poll loop.
+ *
+ * <p>The acknowledgement of a batch's last job rides on its queue's next claim; when the thread
+ * moves to another queue it goes with the sender instead, so no finished job waits on a queue
+ * that is not picked for a while.
+ */
+final class MultiQueueConsumer {
+  private final List<Consumer> lanes;
+  private final QueuePicker picker;
+  private final BooleanSupplier quiet;
+  private Consumer current;
+  /** The next claim tries every queue (false after a pass that found nothing: then block at home). */
+  private boolean scan = true;
+  private volatile boolean done;
+
+  /** {@code lanes}: this thread's consumer in each queue, in the picker's order. */
+  MultiQueueConsumer(List<Consumer> lanes, QueuePicker picker, BooleanSupplier quiet) {
+    this.lanes = List.copyOf(lanes);
+    this.picker = picker;
+    this.quiet = quiet;
+  }
+
+  boolean isDone() {
+    return done;
+  }
+
+  /** True when its thread is lost in a handler that ignored its interruption. */
+  boolean isStuck() {
+    return lanes.stream().anyMatch(Consumer::isStuck);
+  }
+
+  /** One step: a job of the batch in hand, or a claim. */
+  long pass() {
+    if (quiet.getAsBoolean()) {
+      boolean all = true;
+      for (Consumer c : lanes) {
+        if (!c.isDone()) {
+          c.pass();  // quiet: finishes nothing new, gives back what it holds, and is done
+        }
+        all &= c.isDone();
+      }
+      done = all;
+      return 0;
+    }
+    if (current != null && current.holdsJobs()) {
+      current.pass();
+      return 0;
+    }
+    if (scan) {
+      for (int q : picker.order()) {
+        if (claimFrom(q, false)) {
+          return 0;
+        }
+      }
+      scan = false;
+    }
+    claimFrom(picker.home(), true);
+    scan = true;
+    return 0;
+  }
+
+  /** Claims from queue {@code q} (its consumer holds no job now); true when it got some. */
+  private boolean claimFrom(int q, boolean block) {
+    Consumer c = lanes.get(q);
+    if (current != null && current != c) {
+      current.handOffAck();
+    }
+    current = c;
+    c.blockWhenIdle(block);
+    c.pass();
+    int got = c.batchSize();
+    picker.claimed(q, got);
+    return c.holdsJobs();
+  }
+
+  /** The delivery whose handler runs now in queue {@code q}, if any. */
+  Optional<String> runningNow(int q) {
+    return lanes.get(q).runningNow();
+  }
+}
