@@ -140,6 +140,11 @@ final class Consumer {
     }
   }
 
+  /** Gives back every claimed job it has not started, uncounted (see {@link MultiQueueConsumer}). */
+  void giveBackUnstarted() {
+    giveBackAll();
+  }
+
   /** One step: a claim, or one job. Any failure leaves the consumer unsure of its list. */
   long pass() {
     if (watchdogSlot == null) {

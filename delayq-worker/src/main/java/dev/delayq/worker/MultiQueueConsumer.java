@@ -13,6 +13,10 @@ import java.util.function.BooleanSupplier;
  * whose home they are, and by this one's next pass, at the latest after {@code worker.pollTimeout}
  * (the BLMOVE's timeout): one pass over the queues, then a block, never a poll loop.
  *
+ * <p>In strict order a job that the BLMOVE on a later home queue brought goes back unstarted when an
+ * earlier queue has due jobs by then, so no job of a later queue starts while an earlier one has
+ * due jobs in {@code ready}.
+ *
  * <p>The acknowledgement of a batch's last job rides on its queue's next claim; when the thread
  * moves to another queue it goes with the sender instead, so no finished job waits on a queue
  * that is not picked for a while.
@@ -69,7 +73,29 @@ final class MultiQueueConsumer {
     }
     claimFrom(picker.home(), true);
     scan = true;
+    if (picker.strict() && current.holdsJobs()) {
+      yieldToEarlierQueue(picker.home());
+    }
     return 0;
+  }
+
+  /**
+   * Strict order: the BLMOVE on a later home queue brought a job, but an earlier queue may have
+   * had due jobs meanwhile (its waiters busy). Then the job goes back unstarted, uncounted, and
+   * the earlier queue's claim runs instead.
+   */
+  private void yieldToEarlierQueue(int home) {
+    Consumer homeLane = current;
+    for (int q = 0; q < home; q++) {
+      Consumer earlier = lanes.get(q);
+      earlier.blockWhenIdle(false);
+      earlier.pass();
+      if (earlier.holdsJobs()) {
+        homeLane.giveBackUnstarted();
+        current = earlier;
+        return;
+      }
+    }
   }
 
   /** Claims from queue {@code q} (its consumer holds no job now); true when it got some. */

@@ -41,6 +41,10 @@ final class QueuePicker {
     return home;
   }
 
+  boolean strict() {
+    return strict;
+  }
+
   /** The queues (their indexes) in the order the next claim tries them; each exactly once. */
   int[] order() {
     int n = weights.length;
