@@ -108,7 +108,11 @@ final class MultiQueueConsumer {
     c.blockWhenIdle(block);
     c.pass();
     int got = c.batchSize();
-    picker.claimed(q, got);
+    if (got == 0) {
+      picker.foundEmpty(q);
+    } else {
+      picker.claimed(q, got);
+    }
     return c.holdsJobs();
   }
 

@@ -7,9 +7,10 @@ import java.util.List;
  * smooth weighted round robin counted in jobs: each queue earns its weight per job claimed
  * anywhere, the one with the most credit goes first (then the next, and so on: a queue with
  * nothing due hands its turn to the others in proportion), and the queue that served a claim of k
- * jobs pays k times the weights' total. While every queue has due jobs, each gets its weight's
+ * jobs pays what all earned. While every queue has due jobs, each gets its weight's
  * share of the starts, interleaved (6/3/1: c d c l c d c c d c ...), and none starves. Strictly,
- * it is the configured order. State of one consumer's thread.
+ * it is the configured order. A queue found with nothing due earns nothing meanwhile. State of
+ * one consumer's thread.
  *
  * <p>Its home queue (its place among its worker's consumers, modulo the queue count) is where it
  * blocks when no queue has due jobs, so the idle consumers wait spread over the queues, as over
@@ -17,10 +18,11 @@ import java.util.List;
  */
 final class QueuePicker {
   private final long[] weights;
-  private final long total;
   private final boolean strict;
   private final int home;
   private final long[] credit;
+  /** The queues found with nothing due since the last claim that was served. */
+  private final boolean[] empty;
 
   /** The picker of the {@code slot}-th consumer (from 0), {@code weights} in the queues' order. */
   QueuePicker(List<Integer> weights, boolean strict, int slot) {
@@ -28,10 +30,11 @@ final class QueuePicker {
       throw new IllegalArgumentException("a picker needs at least one queue");
     }
     this.weights = weights.stream().mapToLong(Integer::longValue).toArray();
-    this.total = java.util.Arrays.stream(this.weights).sum();
+    long total = java.util.Arrays.stream(this.weights).sum();
     this.strict = strict;
     this.home = Math.floorMod(slot, this.weights.length);
     this.credit = new long[this.weights.length];
+    this.empty = new boolean[this.weights.length];
     for (int i = 0; i < slot % total; i++) {
       claimed(order()[0], 1);
     }
@@ -63,14 +66,29 @@ final class QueuePicker {
     return out;
   }
 
-  /** A claim took {@code jobs} jobs from queue {@code queue}: every queue earns, that one pays. */
+  /** Queue {@code queue} had nothing due for a claim: it earns nothing until a claim is served. */
+  void foundEmpty(int queue) {
+    empty[queue] = true;
+  }
+
+  /**
+   * A claim took {@code jobs} jobs from queue {@code queue}: every queue not just found empty
+   * earns its weight per job, and that one pays what they earned together. So the credits sum to
+   * zero: a queue with nothing due does not hoard credit to flood the others with later.
+   */
   void claimed(int queue, int jobs) {
     if (strict || jobs <= 0) {
+      java.util.Arrays.fill(empty, false);
       return;
     }
+    long earned = 0;
     for (int i = 0; i < credit.length; i++) {
-      credit[i] += weights[i] * jobs;
+      if (!empty[i] || i == queue) {
+        credit[i] += weights[i] * jobs;
+        earned += weights[i] * jobs;
+      }
     }
-    credit[queue] -= total * jobs;
+    credit[queue] -= earned;
+    java.util.Arrays.fill(empty, false);
   }
 }
