@@ -100,16 +100,18 @@ final class StartCommand implements Callable<Integer> {
     String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
     try (RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-supervisor", 4);
         ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
-      Keys keys = Keys.of(config);
-      Inspector inspector = new Inspector(redis.client(), keys);
       List<Recovery> perQueue = new java.util.ArrayList<>();
+      Map<String, Inspector> inspectors = new java.util.LinkedHashMap<>();
       for (DelayqConfig queue : config.perQueue()) {
         Keys k = Keys.of(queue);
-        perQueue.add(new Recovery(new RedisBroker(redis, k).withLimits(queue), new Inspector(redis.client(), k),
+        Inspector inspector = new Inspector(redis.client(), k);
+        inspectors.put(queue.queue().name(), inspector);
+        perQueue.add(new Recovery(new RedisBroker(redis, k).withLimits(queue), inspector,
             config.worker().poisonPillAfter()));
       }
       InstantRecovery recovery = new InstantRecovery(perQueue, host, home.runDir(config));
-      Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
+      Supervisor supervisor = new Supervisor(specs, launcher, recovery,
+          new QueueInspectors(config.queue().name(), inspectors), count, Ticker.SYSTEM);
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
       Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));
       if (web.isPresent()) {

@@ -123,7 +123,9 @@ class SeveralQueuesProcessTest {
 
   /**
    * Each queue on its own: a job that fails goes dead in its queue only; `check` is clean on
-   * every queue; `dead retry --all --queue Q` retries Q's dead jobs and leaves the other's.
+   * every queue; `dead retry --all --queue Q` retries Q's dead jobs and leaves the other's. The
+   * supervisor's status, the dashboard's API (its queue picker's ?queue=) and /metrics (the
+   * queue label) show each queue's own dead count.
    */
   @Test
   void deadJobsCheckAndDeadRetryArePerQueue() throws Exception {
@@ -154,6 +156,24 @@ class SeveralQueuesProcessTest {
         Cli check = delayq(s.env, "check", "--queue", q);
         assertEquals(0, check.code, q + ": " + check.output);
       }
+      SupervisorProcess.CliResult status = sup.run("status");
+      assertTrue(status.output().contains("queue " + s.queues.get(0) + ": 0 delayed, 0 ready, 0 in flight, 3 dead"),
+          status.output());
+      assertTrue(status.output().contains("queue " + s.queues.get(2) + ": 0 delayed, 0 ready, 0 in flight, 2 dead"),
+          status.output());
+      String token = Files.readString(home.resolve("run/web.token")).trim();
+      WebClient web = new WebClient(sup.webUrl(), token);
+      com.fasterxml.jackson.databind.JsonNode api = web.get("/api/status?queue=" + s.queues.get(2)).json();
+      assertEquals(s.queues.get(2), api.path("queue").asText());
+      assertEquals(s.queues.size(), api.path("queues").size(), api.toString());
+      assertEquals(2, api.path("stats").path("depths").path("dead").asLong(), api.toString());
+      assertEquals(0, web.get("/api/status").json().path("stats").path("depths").path("dead").asLong(),
+          "no ?queue= is queue.name's");
+      assertEquals(404, web.get("/api/status?queue=nope").status());
+      String metrics = new WebClient(sup.webUrl()).get("/metrics").body();
+      assertTrue(metrics.contains("delayq_queue_jobs{queue=\"" + s.queues.get(0) + "\",state=\"dead\"} 3.0"), metrics);
+      assertTrue(metrics.contains("delayq_queue_jobs{queue=\"" + s.queues.get(2) + "\",state=\"dead\"} 2.0"), metrics);
+      assertTrue(metrics.contains("delayq_queue_jobs{queue=\"" + s.queues.get(1) + "\",state=\"dead\"} 0.0"), metrics);
 
       Files.createFile(unlock);
       Cli retry = delayq(s.env, "dead", "retry", "--all", "--queue", s.queues.get(2));
