@@ -98,6 +98,13 @@ public final class DelayqCli implements Runnable {
     return system.forQueue(queue != null ? queue : system.queue().name());
   }
 
+  /** The queues a QUEUE argument may name: the system's, and the one --queue names. */
+  java.util.Set<String> knownQueues() {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>(loadSystemConfig().queueNames());
+    out.add(loadConfig().queue().name());
+    return out;
+  }
+
   /** The configuration the supervisor would use, every queue it serves included, with --redis-url on top. */
   DelayqConfig loadSystemConfig() {
     Map<String, String> effective = new HashMap<>(env);
@@ -112,7 +119,11 @@ public final class DelayqCli implements Runnable {
    * embedded Redis with the password its supervisor keeps in the home's run/.
    */
   Session connect() {
-    DelayqConfig c = loadConfig();
+    return connect(loadConfig());
+  }
+
+  /** {@link #connect()} to the queue of {@code c} (a config of one queue: {@link DelayqConfig#forQueue}). */
+  Session connect(DelayqConfig c) {
     Session s = Session.open(c, redisUrl(c));
     try {
       return s.verified();

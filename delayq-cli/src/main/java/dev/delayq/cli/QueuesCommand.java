@@ -43,10 +43,11 @@ final class QueuesCommand implements Callable<Integer> {
       out.printf("%-24s %8s %10s %10s %10s %10s  %s%n", "QUEUE", system.worker().strict() ? "ORDER" : "WEIGHT",
           "DELAYED", "READY", "IN-FLIGHT", "DEAD", "PAUSED");
     }
+    String url = parent.redisUrl(system);
     int place = 0;
     for (String name : system.queueNames()) {
       place++;
-      try (Session s = Session.open(system.forQueue(name), parent.redisUrl(system)).verified()) {
+      try (Session s = Session.open(system.forQueue(name), url).verified()) {
         Inspector.Depths d = s.inspector.depths();
         Inspector.Flow flow = s.admin.flow();
         String paused = flow.queuePaused() ? "queue" : String.join(",", flow.paused().keySet());
