@@ -184,6 +184,49 @@ class SeveralQueuesProcessTest {
     }
   }
 
+  /**
+   * kill -9 of a worker of several queues while it runs jobs of them: the supervisor takes its
+   * jobs back in each queue, only the ones whose handler was running charged (attempt 2), the
+   * others run once; check is clean on every queue and nothing is lost.
+   */
+  @Test
+  void aKilledWorkerOfSeveralQueuesHasItsJobsBackInEachQueueOnlyTheRunningOnesCharged() throws Exception {
+    Sys s = system("1", "1", "1");
+    try (SupervisorProcess sup = SupervisorProcess.start(home, """
+        worker:
+          processes: 1
+          threads: 3
+          prefetch: 2
+          pollTimeout: 500ms
+          drainTimeout: 5s
+        supervisor:
+          stopTimeout: 10s
+        """ + SupervisorProcess.LEAN_JVMS, s.env)) {
+      s.awaitConsumers(3);
+      Map<String, String> queueOf = new HashMap<>();
+      for (int q = 0; q < 3; q++) {
+        for (int i = 0; i < 4; i++) {
+          queueOf.put(s.producers.get(q).delay("test_timed", s.runs.payload(3_000), Duration.ZERO).id(), s.queues.get(q));
+        }
+      }
+      await().atMost(Duration.ofSeconds(20)).until(() -> s.starts().size() == 3);
+      Thread.sleep(300);
+      java.util.Set<String> running = new java.util.HashSet<>(s.starts());
+      long pid = s.runs.all().get(0).pid();
+      ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+
+      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> s.allEmpty());
+      Map<String, List<Integer>> attempts = s.runs.startedAttempts(java.util.Set.of());
+      assertEquals(12, attempts.size(), "lost 0");
+      attempts.forEach((id, a) -> assertEquals(running.contains(id) ? List.of(1, 2) : List.of(1), a,
+          id + " of " + queueOf.get(id) + " ran " + a + (running.contains(id) ? " (running at the kill)" : "")));
+      for (String q : s.queues) {
+        assertEquals(List.of(), s.inspector(q).check(), "check of " + q);
+        assertEquals(0, s.inspector(q).depths().dead(), q);
+      }
+    }
+  }
+
   private record Cli(int code, String output) {}
 
   private Cli delayq(Map<String, String> env, String... args) throws Exception {
