@@ -2,11 +2,9 @@ package dev.delayq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,17 +20,11 @@ class SeveralQueuesConfigTest {
   Path dir;
 
   private Path yaml(String text) throws IOException {
-    Path file = dir.resolve("delayq.yml");
-    Files.writeString(file, text);
-    return file;
+    return new ConfigFiles(dir).yaml(text);
   }
 
   private void refused(String text, String... parts) throws IOException {
-    Path file = yaml(text);
-    ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file, Map.of()));
-    for (String part : parts) {
-      assertTrue(e.getMessage().contains(part), "'" + e.getMessage() + "' should contain '" + part + "'");
-    }
+    new ConfigFiles(dir).refused(yaml(text), Map.of(), parts);
   }
 
   @Test
@@ -67,10 +59,8 @@ class SeveralQueuesConfigTest {
     refused("worker:\n  strict: true\n", "worker.strict", "needs worker.queues");
     refused("worker:\n  queues: {critical: 6, low: 1}\n", "worker.queues", "does not list queue.name (default)");
     refused("queue:\n  shards: 4\nworker:\n  queues: {default: 6, low: 1}\n", "worker.queues", "sharded");
-    Path file = yaml("");
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> loader.load(file, Map.of("DELAYQ_WORKER_QUEUES", "default=3")));
-    assertTrue(e.getMessage().contains("DELAYQ_WORKER_QUEUES") && e.getMessage().contains("name:value"), e.getMessage());
+    new ConfigFiles(dir).refused(yaml(""), Map.of("DELAYQ_WORKER_QUEUES", "default=3"), "DELAYQ_WORKER_QUEUES",
+        "name:value");
   }
 
   @Test

@@ -8,7 +8,6 @@ import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
-import dev.delayq.cli.DelayqCli;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
@@ -21,7 +20,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -230,18 +228,8 @@ class SeveralQueuesProcessTest {
   private record Cli(int code, String output) {}
 
   private Cli delayq(Map<String, String> env, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), DelayqCli.class.getName()));
-    command.addAll(List.of(args));
-    Path out = Files.createTempFile(home, "cli", ".out");
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("DELAYQ_"));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-    return new Cli(p.exitValue(), Files.readString(out));
+    SupervisorProcess.CliResult r = SupervisorProcess.delayq(home, env, args);
+    return new Cli(r.code(), r.output());
   }
 
   /** Three queues (critical, default = queue.name, low) on the test Redis, a producer for each. */
