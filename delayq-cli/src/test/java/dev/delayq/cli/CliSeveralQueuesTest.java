@@ -53,4 +53,22 @@ class CliSeveralQueuesTest {
     assertEquals(ExitCodes.USAGE, unknown.exit(), unknown.toString());
     assertTrue(unknown.err().contains(cli.queue + ", " + low), unknown.err());
   }
+
+  @Test
+  void checkWithoutQueueChecksEveryQueueAndNamesTheOneWithABreach() {
+    cli.probe.seedDelayed("a", 60_000);
+    lowProbe.seedDelayed("b", 60_000);
+
+    Cli.Result clean = cli.run("check");
+    assertEquals(0, clean.exit(), clean.toString());
+    assertTrue(clean.out().contains("ok: queue " + cli.queue + ", 1 records"), clean.out());
+    assertTrue(clean.out().contains("ok: queue " + low + ", 1 records"), clean.out());
+
+    RedisFixture.get().redis().zadd(new Keys("delayq", low).delayed(), 1, "no-record");
+    Cli.Result breach = cli.run("check");
+    assertEquals(1, breach.exit(), breach.toString());
+    assertTrue(breach.out().contains("ok: queue " + cli.queue + ","), breach.out());
+    assertTrue(breach.err().contains("in queue " + low + " (1 records)"), breach.err());
+    assertEquals(0, cli.run("check", "--queue", cli.queue).exit(), "--queue checks that queue alone");
+  }
 }
