@@ -41,14 +41,16 @@ class SeveralQueuesProcessTest {
 
   /**
    * Weights 6/3/1 with every queue holding more due jobs than the window counts: over the first
-   * 3,000 starts each queue's share is within ±10 % of its own (60 ± 6, 30 ± 3, 10 ± 1 %).
+   * 3,000 starts each queue's share is within ±10 % of its own (60 ± 6, 30 ± 3, 10 ± 1 %). The
+   * workers start once every job waits in ready (processes: 0, then reload),
+   * so all three queues are backlogged from the first claim on, however loaded the machine.
    */
   @Test
   void weights631GiveStartSharesWithinTenPercentOf60_30_10WhileAllThreeAreBacklogged() throws Exception {
     Sys s = system("6", "3", "1");
     try (SupervisorProcess sup = SupervisorProcess.start(home, """
         worker:
-          processes: 2
+          processes: 0
           threads: 4
           prefetch: 4
           pollTimeout: 500ms
@@ -56,8 +58,10 @@ class SeveralQueuesProcessTest {
         supervisor:
           stopTimeout: 10s
         """ + SupervisorProcess.LEAN_JVMS, s.env)) {
-      s.awaitConsumers(8);
-      Map<String, String> queueOf = s.enqueue(2_500, Duration.ofSeconds(2));
+      awaitScheduler(sup);
+      Map<String, String> queueOf = s.enqueue(2_500, Duration.ZERO);
+      s.awaitReady(2_500);
+      sup.reload(2);
 
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
           .until(() -> s.starts().size() >= 3_000);
@@ -83,14 +87,15 @@ class SeveralQueuesProcessTest {
    * strict: true with all three queues due: no default job starts while critical has due jobs,
    * and no low job while either has. Claimed one at a time (prefetch 1), a higher queue's job may
    * still start after a lower one's only when another consumer had claimed it just before: at most
-   * the other consumers' number (3) of them.
+   * the other consumers' number (3) of them. The worker starts once every job is in ready (due
+   * jobs the scheduler has not forwarded yet are not claimable, whatever the order).
    */
   @Test
   void strictOrderStartsNoLowerJobWhileAHigherQueueHasDueJobs() throws Exception {
     Sys s = system("1", "1", "1");
     try (SupervisorProcess sup = SupervisorProcess.start(home, """
         worker:
-          processes: 1
+          processes: 0
           threads: 4
           prefetch: 1
           strict: true
@@ -99,8 +104,10 @@ class SeveralQueuesProcessTest {
         supervisor:
           stopTimeout: 10s
         """ + SupervisorProcess.LEAN_JVMS, s.env)) {
-      s.awaitConsumers(4);
-      Map<String, String> queueOf = s.enqueue(200, Duration.ofSeconds(2));
+      awaitScheduler(sup);
+      Map<String, String> queueOf = s.enqueue(200, Duration.ZERO);
+      s.awaitReady(200);
+      sup.reload(1);
 
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> s.allEmpty());
       List<String> order = s.starts().stream().map(queueOf::get).toList();
@@ -225,6 +232,12 @@ class SeveralQueuesProcessTest {
     }
   }
 
+  /** Until the supervisor answers on its socket with its scheduler RUNNING (it may take a while under load). */
+  private static void awaitScheduler(SupervisorProcess sup) {
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> sup.children("scheduler")
+        .stream().anyMatch(c -> c.path("state").asText().equals("RUNNING")));
+  }
+
   private record Cli(int code, String output) {}
 
   private Cli delayq(Map<String, String> env, String... args) throws Exception {
@@ -242,6 +255,12 @@ class SeveralQueuesProcessTest {
     void awaitConsumers(int n) {
       await().atMost(Duration.ofSeconds(60)).until(() -> queues.stream()
           .allMatch(q -> redis.zcard(new Keys("delayq", q).consumers()) == n));
+    }
+
+    /** Until {@code perQueue} jobs wait in each queue's ready list (due at once, or forwarded). */
+    void awaitReady(int perQueue) {
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> queues.stream()
+          .allMatch(q -> redis.llen(new Keys("delayq", q).ready()) == perQueue));
     }
 
     /** {@code perQueue} test_timed jobs in each queue, due after {@code delay}; id -> queue. */
