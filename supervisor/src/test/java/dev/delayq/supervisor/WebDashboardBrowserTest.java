@@ -46,12 +46,7 @@ class WebDashboardBrowserTest {
 
   @Test
   void dashboardShowsTheSystemResizesItRetriesADeadJobAndRunsAListedJobNow() throws Exception {
-    String node = onPath("node");
-    Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
-    Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
-        "playwright-core is not installed: run `npm ci` in " + BROWSER_DIR + " (.ci/run does)");
-    Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
-        CHROMIUM + " is missing: `apt-get install chromium` (.ci/run does)");
+    String node = nodeWithBrowser();
     SupervisorProcess.requireChildJars();
     long began = System.nanoTime();
 
@@ -146,12 +141,7 @@ class WebDashboardBrowserTest {
    */
   @Test
   void theQueuePickerShowsAndActsOnThePickedQueue() throws Exception {
-    String node = onPath("node");
-    Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
-    Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
-        "playwright-core is not installed: run `npm ci` in " + BROWSER_DIR + " (.ci/run does)");
-    Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
-        CHROMIUM + " is missing: `apt-get install chromium` (.ci/run does)");
+    String node = nodeWithBrowser();
     SupervisorProcess.requireChildJars();
     JobsJar.install(home);
     Map<String, String> env = new java.util.HashMap<>(SupervisorProcess.testRedisEnv());
@@ -187,6 +177,17 @@ class WebDashboardBrowserTest {
       assertTrue(RedisFixture.get().redis().hexists(otherKeys.paused(), "*"), "the picked queue is paused");
       assertTrue(!RedisFixture.get().redis().hexists(mainKeys.paused(), "*"), "queue.name's is not");
     }
+  }
+
+  /** The node binary, skipping the test (saying why) where node, playwright-core or Chromium is missing. */
+  private static String nodeWithBrowser() {
+    String node = onPath("node");
+    Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
+    Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
+        "playwright-core is not installed: run `npm ci` in " + BROWSER_DIR + " (.ci/run does)");
+    Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
+        CHROMIUM + " is missing: `apt-get install chromium` (.ci/run does)");
+    return node;
   }
 
   private static String onPath(String program) {
