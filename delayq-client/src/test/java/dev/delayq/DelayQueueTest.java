@@ -321,4 +321,23 @@ class DelayQueueTest {
     assertEquals(List.of("delayed"), probe.placesOf("via-connect"));
     assertEquals(5, probe.record("via-connect").get("maxAttempts").asInt());
   }
+
+  @Test
+  void aProducerOfAnotherQueueOfTheSystemEnqueuesInThatQueueWithItsMaxAttempts() throws Exception {
+    String low = keys.queue() + "-low";
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("delayq", ".yml");
+    java.nio.file.Files.writeString(file, "queues:\n  " + low + ":\n    retry: {maxAttempts: 9}\n");
+    DelayqConfig config = new ConfigLoader().load(file, Map.of("DELAYQ_REDIS_URL", RedisFixture.get().url(),
+        "DELAYQ_QUEUE", keys.queue(), "DELAYQ_WORKER_QUEUES", keys.queue() + ":3," + low + ":1"));
+    java.nio.file.Files.delete(file);
+
+    try (DelayQueue lowQueue = DelayQueue.connect(config.forQueue(low))) {
+      assertTrue(lowQueue.delay("t", "{}", Duration.ofMinutes(1), JobOptions.withId("to-low")).accepted());
+    }
+
+    QueueProbe lowProbe = new QueueProbe(RedisFixture.get().broker(new Keys(keys.prefix(), low)));
+    assertEquals(List.of("delayed"), lowProbe.placesOf("to-low"));
+    assertEquals(9, lowProbe.record("to-low").get("maxAttempts").asInt());
+    assertEquals(List.of(), probe.placesOf("to-low"), "not in queue.name's queue");
+  }
 }

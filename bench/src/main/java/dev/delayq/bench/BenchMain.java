@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * processes on a private Redis, and prints a table plus the same figures as JSON.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak.",
+    description = {"Measure delayq on this machine: enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak.",
         "ticks (not in all): an every-second schedule for --seconds s, one scheduler; lateness of each",
         "tick's handler start against its tick time.",
         "soak (not in all) runs for --duration at --rate with a worker kill -9 every --kill-every.",
@@ -31,19 +31,19 @@ import picocli.CommandLine.Parameters;
     exitCodeList = {"0:all measures ran", "1:a measure failed", "2:bad arguments"})
 public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
-      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "browse");
+      List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "queues", "browse");
   /** Measures run only when named: they take wall-clock time whatever the machine. */
   private static final List<String> ON_REQUEST = List.of("ticks");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak or all "
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak or all "
           + "(all: every one but ticks and soak; default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
   int n;
 
-  @Option(names = "--workers", description = "worker processes for drain, precision, ratelimit and ticks (default 1) and soak (default 2)")
+  @Option(names = "--workers", description = "worker processes for drain, precision, ratelimit, queues and ticks (default 1) and soak (default 2)")
   Integer workers;
 
   @Option(names = "--threads", defaultValue = "8", description = "consumer threads per worker (default 8)")
@@ -115,7 +115,7 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m) && !ON_REQUEST.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, browse, ticks, soak, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak, all)");
       }
     }
     if (rate != null && rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
@@ -157,6 +157,7 @@ public final class BenchMain implements Callable<Integer> {
           case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
           case "soak" -> new SoakRun(measures).run(duration, rateOr(2000), maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
+          case "queues" -> Medians.of(runs, () -> measures.queues(n, workersOr(1), threads));
           case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rateOr(500)), workersOr(1), threads, rateOr(500));
           case "browse" -> measures.browse(n);
           case "ticks" -> measures.ticks(seconds, workersOr(1), threads);

@@ -68,6 +68,11 @@ final class Measures {
       }
       name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     }
+    return queueNamed(name);
+  }
+
+  /** The queue {@code name}: its keys, broker and producer. */
+  Queue queueNamed(String name) {
     Keys keys = Keys.sharded("delayq", name, shards);
     RedisBroker broker = new RedisBroker(redis.connection(), keys);
     broker.prepare();
@@ -193,6 +198,93 @@ final class Measures {
       return out;
     } finally {
       clear(q);
+    }
+  }
+
+  // ---- several queues -------------------------------------------------------------------
+
+  /**
+   * Three queues weighted 6/3/1 (worker.queues), {@code n}/3 jobs due together in each: the
+   * share of the starts each queue had over the first half of them (while all three still had
+   * due jobs), against its weight, and the jobs per second over all three. Each start is stamped
+   * by the probe handler (one RPUSH per job, which the drain measure does not pay).
+   */
+  Map<String, Object> queues(int n, int workers, int threads) throws Exception {
+    Queue main = freshQueue();
+    List<Queue> queues = List.of(queueNamed(main.name() + "-critical"), main, queueNamed(main.name() + "-low"));
+    int[] weights = {6, 3, 1};
+    String log = "bench:queues:" + main.name();
+    Path conf = workDir.resolve("home-" + main.name()).resolve("conf");
+    Files.createDirectories(conf);
+    Files.writeString(conf.resolve("delayq.yml"), "worker:\n  queues: {" + queues.get(0).name() + ": 6, "
+        + main.name() + ": 3, " + queues.get(2).name() + ": 1}\n");
+    try (SupervisorRun supervisor = supervisor(main, workers, threads)) {
+      for (Queue q : queues) {
+        awaitConsumers(q, workers * threads);
+      }
+      int perQueue = n / 3;
+      long dueAt = redisNowMs() + 2000 + n / 10;
+      Map<String, Integer> queueOf = new java.util.HashMap<>();
+      String payload = "{\"log\":\"" + log + "\",\"marker\":true}";
+      for (int i = 0; i < queues.size(); i++) {
+        List<JobRequest> jobs = new ArrayList<>(perQueue);
+        for (int j = 0; j < perQueue; j++) {
+          jobs.add(JobRequest.at("bench_probe", payload, java.time.Instant.ofEpochMilli(dueAt)));
+        }
+        for (dev.delayq.EnqueueResult r : queues.get(i).producer().enqueueAll(jobs)) {
+          queueOf.put(r.id(), i);
+        }
+      }
+      if (redisNowMs() > dueAt) {
+        throw new IllegalStateException("seeding took longer than the jobs' delay; use a smaller --n");
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + n / 1000);
+      while (queues.stream().mapToLong(this::records).sum() > 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the three queues did not drain; see " + workDir);
+        }
+        Thread.sleep(5);
+      }
+      List<long[]> starts = new ArrayList<>();  // {start ms, queue}
+      for (String e : redis.redis().lrange(log, 0, -1)) {
+        int comma = e.lastIndexOf(',');
+        starts.add(new long[] {Long.parseLong(e.substring(comma + 1)), queueOf.get(e.substring(0, comma))});
+      }
+      starts.sort((a, b) -> Long.compare(a[0], b[0]));
+      int window = starts.size() / 2;
+      int[] count = new int[3];
+      for (int i = 0; i < window; i++) {
+        count[(int) starts.get(i)[1]]++;
+      }
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("weights", "6/3/1");
+      out.put("jobs", perQueue * 3);
+      out.put("workers", workers);
+      out.put("threads", threads);
+      long last = starts.isEmpty() ? dueAt : starts.get(starts.size() - 1)[0];
+      out.put("jobs_per_s", Math.round(perQueue * 3 * 1000.0 / Math.max(1, last - dueAt)));
+      double worst = 0;
+      String[] labels = {"critical", "default", "low"};
+      for (int i = 0; i < 3; i++) {
+        double share = 100.0 * count[i] / Math.max(1, window);
+        out.put("share_pct_" + labels[i], round2(share));
+        worst = Math.max(worst, Math.abs(share - weights[i] * 10.0) / (weights[i] * 10.0));
+      }
+      out.put("share_window_starts", window);
+      out.put("worst_share_off_weight_pct", round2(100 * worst));
+      int breaches = 0;
+      long dead = 0;
+      for (Queue q : queues) {
+        breaches += new Inspector(redis.redis(), q.keys()).check().size();
+        dead += redis.redis().zcard(q.keys().dead());
+      }
+      out.put("started", starts.size());
+      out.put("dead", dead);
+      out.put("consistency_breaches", breaches);
+      return out;
+    } finally {
+      redis.redis().del(log);
+      queues.forEach(this::clear);
     }
   }
 

@@ -53,6 +53,12 @@ final class Report {
     line(out, r, "ratelimit", "rate limit: starts/s allowed", "limit_per_s", 0);
     line(out, r, "ratelimit", "  achieved starts/s (first to last start)", "achieved_per_s", 0);
     line(out, r, "ratelimit", "  busiest sliding 1 s window, starts", "busiest_1s_window", 0);
+    if (r.get("queues") instanceof Map<?, ?> q) {
+      out.append(String.format("%-44s %14s%n", "3 queues 6/3/1: start shares % (first half)",
+          q.get("share_pct_critical") + "/" + q.get("share_pct_default") + "/" + q.get("share_pct_low")));
+      line(out, r, "queues", "  worst share off its weight, %", "worst_share_off_weight_pct", 0);
+      line(out, r, "queues", "  jobs/s over the three (probe RPUSH per job)", "jobs_per_s", 0);
+    }
     if (r.get("browse") instanceof Map<?, ?> b) {
       for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
         Map<?, ?> m = (Map<?, ?>) b.get(k);

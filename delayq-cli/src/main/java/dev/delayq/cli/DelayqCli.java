@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
     subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
         JobsCommand.class, ScheduleCommand.class, PromoteCommand.class, RescheduleCommand.class, EditCommand.class,
         StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
-        PauseCommand.class, ResumeCommand.class, CompletionCommand.class},
+        PauseCommand.class, ResumeCommand.class, QueuesCommand.class, CompletionCommand.class},
     exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
         ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 public final class DelayqCli implements Runnable {
@@ -85,15 +85,29 @@ public final class DelayqCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "give a command: enqueue, cancel, inspect, jobs, schedule, promote, reschedule, edit, stats, dead, check, recover or completion");
+        "give a command: enqueue, cancel, inspect, jobs, schedule, promote, reschedule, edit, stats, queues, dead, check, recover or completion");
   }
 
-  /** The configuration the supervisor would use, with --queue and --redis-url on top. */
+  /**
+   * The configuration of the queue a command works on: the supervisor's, with --redis-url on top,
+   * for --queue (else queue.name) alone with its overrides ({@link DelayqConfig#forQueue}). Any
+   * queue name is taken, served by the workers or not.
+   */
   DelayqConfig loadConfig() {
+    DelayqConfig system = loadSystemConfig();
+    return system.forQueue(queue != null ? queue : system.queue().name());
+  }
+
+  /** The queues a QUEUE argument may name: the system's, and the one --queue names. */
+  java.util.Set<String> knownQueues() {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>(loadSystemConfig().queueNames());
+    out.add(loadConfig().queue().name());
+    return out;
+  }
+
+  /** The configuration the supervisor would use, every queue it serves included, with --redis-url on top. */
+  DelayqConfig loadSystemConfig() {
     Map<String, String> effective = new HashMap<>(env);
-    if (queue != null) {
-      effective.put("DELAYQ_QUEUE", queue);
-    }
     if (redisUrl != null) {
       effective.put("DELAYQ_REDIS_URL", redisUrl);
     }
@@ -105,7 +119,11 @@ public final class DelayqCli implements Runnable {
    * embedded Redis with the password its supervisor keeps in the home's run/.
    */
   Session connect() {
-    DelayqConfig c = loadConfig();
+    return connect(loadConfig());
+  }
+
+  /** {@link #connect()} to the queue of {@code c} (a config of one queue: {@link DelayqConfig#forQueue}). */
+  Session connect(DelayqConfig c) {
     Session s = Session.open(c, redisUrl(c));
     try {
       return s.verified();

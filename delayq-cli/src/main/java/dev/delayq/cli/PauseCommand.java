@@ -25,8 +25,8 @@ final class PauseCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Session s = parent.connect()) {
-      PauseScope scope = PauseScope.parse(target, s.keys.queue());
+    PauseScope scope = PauseScope.parse(target, parent.knownQueues());
+    try (Session s = parent.connect(parent.loadSystemConfig().forQueue(scope.queue()))) {
       try {
         boolean now = s.admin.pause(scope.adminScope());
         spec.commandLine().getOut().println((now ? "paused " : "already paused: ") + scope);

@@ -25,8 +25,8 @@ final class ResumeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Session s = parent.connect()) {
-      PauseScope scope = PauseScope.parse(target, s.keys.queue());
+    PauseScope scope = PauseScope.parse(target, parent.knownQueues());
+    try (Session s = parent.connect(parent.loadSystemConfig().forQueue(scope.queue()))) {
       RedisBroker.Resumed r;
       try {
         r = s.admin.resume(scope.adminScope());

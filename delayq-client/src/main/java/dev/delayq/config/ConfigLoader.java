@@ -100,7 +100,13 @@ public final class ConfigLoader {
         throw new ConfigException("config key " + key + " = " + shown(key, field.getValue())
             + ": unknown (known here: " + knownKeys(into) + ")");
       }
-      if (known.isObject()) {
+      if (known.isObject() && known.isEmpty()) {
+        // an open mapping (worker.queues, queues): its keys are names the operator chooses
+        if (!field.getValue().isObject() && !field.getValue().isNull()) {
+          throw new ConfigException("config key " + key + ": must be a mapping, got " + field.getValue());
+        }
+        into.set(field.getKey(), field.getValue().isNull() ? yamlObject() : field.getValue());
+      } else if (known.isObject()) {
         if (!field.getValue().isObject()) {
           throw new ConfigException("config key " + key + ": must be a section, got " + field.getValue());
         }
@@ -109,6 +115,10 @@ public final class ConfigLoader {
         into.set(field.getKey(), field.getValue().isNull() ? new TextNode("") : field.getValue());
       }
     }
+  }
+
+  private static ObjectNode yamlObject() {
+    return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
   }
 
   private static String knownKeys(JsonNode node) {
@@ -122,9 +132,28 @@ public final class ConfigLoader {
       String path = ALIASES.getOrDefault(e.getKey(), pathOf(tree, e.getKey()));
       if (path != null) {
         String[] parts = path.split("\\.");
-        ((ObjectNode) tree.get(parts[0])).set(parts[1], new TextNode(e.getValue()));
+        ObjectNode section = (ObjectNode) tree.get(parts[0]);
+        section.set(parts[1], section.get(parts[1]) != null && section.get(parts[1]).isObject()
+            ? mapping(e.getKey(), e.getValue()) : new TextNode(e.getValue()));
       }
     }
+  }
+
+  /**
+   * A mapping given in one variable, {@code name:value,name:value} (DELAYQ_WORKER_QUEUES=
+   * critical:6,default:3,low:1), in its order.
+   */
+  private static ObjectNode mapping(String variable, String text) {
+    ObjectNode out = yamlObject();
+    for (String pair : text.isBlank() ? new String[0] : text.trim().split("\\s*,\\s*")) {
+      String[] kv = pair.split("\\s*:\\s*", 2);
+      if (kv.length != 2 || kv[0].isEmpty()) {
+        throw new ConfigException(variable + " = " + text + ": '" + pair
+            + "' is not name:value (a comma-separated list, e.g. critical:6,default:3,low:1)");
+      }
+      out.set(kv[0], new TextNode(kv[1]));
+    }
+    return out;
   }
 
   /** worker.drainTimeout for DELAYQ_WORKER_DRAIN_TIMEOUT; null when no key has that name. */

@@ -1,7 +1,9 @@
 package dev.delayq.config;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The whole configuration, one immutable record per section of {@code conf/delayq.yml}.
@@ -9,7 +11,7 @@ import java.util.List;
  */
 public record DelayqConfig(
     Redis redis, Queue queue, Scheduler scheduler, Worker worker, Retry retry,
-    Supervisor supervisor, Jvm jvm, Web web) {
+    Supervisor supervisor, Jvm jvm, Web web, Map<String, QueueSettings> queues) {
 
   /**
    * Where the jobs live: one server at {@code url}, the master that the Sentinels at
@@ -127,7 +129,7 @@ public record DelayqConfig(
           throw new IllegalArgumentException("limits: type " + l.type() + " is listed twice");
         }
       }
-      Check.matches("name", name, "[A-Za-z0-9_.:-]{1,64}");
+      Check.matches("name", name, QUEUE_NAME);
       Check.matches("keyPrefix", keyPrefix, "[A-Za-z0-9_.:-]{1,64}");
       Check.atLeast("maxPayloadBytes", maxPayloadBytes, 1);
       Check.notNegative("idRetention", idRetention);
@@ -152,13 +154,26 @@ public record DelayqConfig(
 
   /**
    * {@code maxProcesses}: the most worker processes {@code start --workers} and {@code reload
-   * --workers} may ask for, so a typo cannot start a thousand JVMs.
+   * --workers} may ask for, so a typo cannot start a thousand JVMs. {@code queues}: the queues a
+   * worker serves, in order, each with its weight (empty: queue.name alone); {@code strict}: that
+   * order is a strict priority instead of weights.
    */
   public record Worker(int processes, int threads, Duration pollTimeout, int prefetch,
       Duration heartbeatInterval, Duration heartbeatTtl, Duration jobTimeout,
       Duration interruptGrace, int poisonPillAfter, Duration drainTimeout, String jobsDir,
-      int maxProcesses, int claimMaxBytes) {
+      int maxProcesses, int claimMaxBytes, Map<String, Integer> queues, boolean strict) {
     public Worker {
+      queues = queues == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(queues));
+      for (Map.Entry<String, Integer> q : queues.entrySet()) {
+        Check.matches("queues", q.getKey(), QUEUE_NAME);
+        if (q.getValue() == null || q.getValue() < 1 || q.getValue() > 1000) {
+          throw new IllegalArgumentException("queues: the weight of queue " + q.getKey()
+              + " must be between 1 and 1000, got " + q.getValue());
+        }
+      }
+      if (strict && queues.isEmpty()) {
+        throw new IllegalArgumentException("strict: true needs worker.queues (the queues in their order)");
+      }
       Check.between("maxProcesses", maxProcesses, 1, MAX_PROCESSES_LIMIT);
       if (processes < 0 || processes > maxProcesses) {
         throw new IllegalArgumentException("processes: must be between 0 and maxProcesses ("
@@ -261,8 +276,42 @@ public record DelayqConfig(
     }
   }
 
+  /**
+   * What one queue sets apart from the rest (the {@code queues:} section, by queue name): its
+   * retry policy, key by key over {@code retry}, and its job time limit. A key left out (null)
+   * keeps the global value.
+   */
+  public record QueueSettings(RetryOverride retry, Duration jobTimeout) {
+    public QueueSettings {
+      retry = retry == null ? new RetryOverride(null, null, null, null) : retry;
+      if (jobTimeout != null) {
+        Check.positive("jobTimeout", jobTimeout);
+      }
+    }
+  }
+
+  /** The keys of {@link Retry} one queue overrides; null keeps the global value. */
+  public record RetryOverride(Integer maxAttempts, Duration baseDelay, Duration maxDelay, Double jitter) {
+    public RetryOverride {
+      Retry global = new Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1), 0);
+      over(global, maxAttempts, baseDelay, maxDelay, jitter);  // checks each key given
+    }
+
+    Retry over(Retry global) {
+      return over(global, maxAttempts, baseDelay, maxDelay, jitter);
+    }
+
+    private static Retry over(Retry g, Integer maxAttempts, Duration baseDelay, Duration maxDelay, Double jitter) {
+      return new Retry(maxAttempts == null ? g.maxAttempts() : maxAttempts, baseDelay == null ? g.baseDelay() : baseDelay,
+          maxDelay == null ? g.maxDelay() : maxDelay, jitter == null ? g.jitter() : jitter);
+    }
+  }
+
   /** The ceiling of worker.maxProcesses itself. */
   public static final int MAX_PROCESSES_LIMIT = 1024;
+
+  /** What a queue name may be (it goes into every key of the queue, inside its hash tag). */
+  static final String QUEUE_NAME = "[A-Za-z0-9_.:-]{1,64}";
 
   public DelayqConfig {
     Check.present("redis", redis);
@@ -273,6 +322,66 @@ public record DelayqConfig(
     Check.present("supervisor", supervisor);
     Check.present("jvm", jvm);
     Check.present("web", web);
+    queues = queues == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(queues));
+    List<String> served = servedQueues(queue, worker);
+    for (String name : queues.keySet()) {
+      Check.matches("queues", name, QUEUE_NAME);
+      if (!served.contains(name)) {
+        throw new IllegalArgumentException("queues: overrides queue " + name + ", which this system does "
+            + "not serve (its queues: " + String.join(", ", served) + "; see worker.queues)");
+      }
+    }
+    if (!worker.queues().isEmpty() && !worker.queues().containsKey(queue.name())) {
+      throw new IllegalArgumentException("worker.queues: does not list queue.name (" + queue.name()
+          + "), the queue producers and the CLI use by default: it would never be served; list it, "
+          + "or set queue.name to one of " + String.join(", ", worker.queues().keySet()));
+    }
+    if (worker.queues().size() > 1 && queue.shards() > 1) {
+      throw new IllegalArgumentException("worker.queues: several queues on sharded queues (queue.shards "
+          + queue.shards() + ") are not supported; use shards: 1, or one queue per system");
+    }
+  }
+
+  /**
+   * The queues of this system, in their order: worker.queues, or queue.name alone. The scheduler
+   * forwards and recovers each, workers serve each, and the supervisor, stats and the dashboard
+   * show each.
+   */
+  public List<String> queueNames() {
+    return servedQueues(queue, worker);
+  }
+
+  private static List<String> servedQueues(Queue queue, Worker worker) {
+    return worker.queues().isEmpty() ? List.of(queue.name()) : List.copyOf(worker.queues().keySet());
+  }
+
+  /** True when this system serves more than one queue. */
+  public boolean severalQueues() {
+    return worker.queues().size() > 1;
+  }
+
+  /**
+   * The configuration of queue {@code name} alone, as a system of one queue would have it: its
+   * name in queue.name, worker.queues empty, and its overrides of the {@code queues:} section
+   * applied (retry, worker.jobTimeout). Every per-queue part (keys, broker, runner, scheduler
+   * loop) is built from it. Any name is taken (the CLI reaches queues no worker serves).
+   */
+  public DelayqConfig forQueue(String name) {
+    Check.matches("queue", name, QUEUE_NAME);
+    QueueSettings own = queues.getOrDefault(name, new QueueSettings(null, null));
+    Queue q = new Queue(name, queue.keyPrefix(), queue.maxPayloadBytes(), queue.idRetention(), queue.shards(),
+        queue.limits());
+    Worker w = worker;
+    Worker one = new Worker(w.processes(), w.threads(), w.pollTimeout(), w.prefetch(), w.heartbeatInterval(),
+        w.heartbeatTtl(), own.jobTimeout() == null ? w.jobTimeout() : own.jobTimeout(), w.interruptGrace(),
+        w.poisonPillAfter(), w.drainTimeout(), w.jobsDir(), w.maxProcesses(), w.claimMaxBytes(), Map.of(), false);
+    return new DelayqConfig(redis, q, scheduler, one, own.retry().over(retry), supervisor, jvm, web,
+        queues.containsKey(name) ? Map.of(name, own) : Map.of());
+  }
+
+  /** {@link #forQueue} of each of {@link #queueNames}, in order. */
+  public List<DelayqConfig> perQueue() {
+    return queueNames().stream().map(this::forQueue).toList();
   }
 
   /**

@@ -2,11 +2,9 @@ package dev.delayq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,18 +23,12 @@ class ConfigLoaderTest {
   Path dir;
 
   private Path yaml(String text) throws IOException {
-    Path file = dir.resolve("delayq.yml");
-    Files.writeString(file, text);
-    return file;
+    return new ConfigFiles(dir).yaml(text);
   }
 
   /** Loads and expects a refusal whose message contains each part. */
   private ConfigException refused(Path file, Map<String, String> env, String... parts) {
-    ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file, env));
-    for (String part : parts) {
-      assertTrue(e.getMessage().contains(part), "'" + e.getMessage() + "' should contain '" + part + "'");
-    }
-    return e;
+    return new ConfigFiles(dir).refused(file, env, parts);
   }
 
   @Test

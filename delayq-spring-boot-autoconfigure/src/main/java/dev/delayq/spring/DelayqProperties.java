@@ -64,6 +64,8 @@ public class DelayqProperties {
     put(env, "WORKER_INTERRUPT_GRACE", worker.interruptGrace);
     put(env, "WORKER_POISON_PILL_AFTER", worker.poisonPillAfter);
     put(env, "WORKER_DRAIN_TIMEOUT", worker.drainTimeout);
+    put(env, "WORKER_QUEUES", worker.queues);
+    put(env, "WORKER_STRICT", worker.strict);
     put(env, "RETRY_MAX_ATTEMPTS", retry.maxAttempts);
     put(env, "RETRY_BASE_DELAY", retry.baseDelay);
     put(env, "RETRY_MAX_DELAY", retry.maxDelay);
@@ -277,6 +279,29 @@ public class DelayqProperties {
     private Integer poisonPillAfter;
     /** At context shutdown the worker stops claiming and waits this long for running jobs. Default 25s. */
     private Duration drainTimeout;
+    /**
+     * The queues the worker serves with their weights, "critical:6,default:3,low:1" (queue.name
+     * must be one of them). Default: queue.name alone.
+     */
+    private String queues;
+    /** true: the queues' order is a strict priority instead of weights. Default false. */
+    private Boolean strict;
+
+    public String getQueues() {
+      return queues;
+    }
+
+    public void setQueues(String queues) {
+      this.queues = queues;
+    }
+
+    public Boolean getStrict() {
+      return strict;
+    }
+
+    public void setStrict(Boolean strict) {
+      this.strict = strict;
+    }
 
     public boolean isEnabled() {
       return enabled;

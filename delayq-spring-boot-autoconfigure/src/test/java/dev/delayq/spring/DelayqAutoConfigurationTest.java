@@ -107,6 +107,17 @@ class DelayqAutoConfigurationTest {
   }
 
   @Test
+  void workerQueuesAndStrictAreProperties() {
+    runner.withPropertyValues("delayq.worker.queues=" + queue + "-critical:6," + queue + ":1",
+        "delayq.worker.strict=true", "delayq.redis.require-noeviction=false").run(context -> {
+          DelayqConfig config = context.getBean(DelayqConfig.class);
+          assertThat(config.queueNames()).containsExactly(queue + "-critical", queue);
+          assertThat(config.worker().queues().get(queue + "-critical")).isEqualTo(6);
+          assertThat(config.worker().strict()).isTrue();
+        });
+  }
+
+  @Test
   void aBadValueStopsStartUpNamingTheKey() {
     runner.withPropertyValues("delayq.worker.threads=0").run(context ->
         assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("threads"));

@@ -72,6 +72,8 @@ final class Consumer {
   private Delivery pendingAck;
   private boolean unsure;
   private final ClaimRotation rotation;
+  /** False while a {@link MultiQueueConsumer} makes its non-blocking pass over its queues. */
+  private boolean blockWhenIdle = true;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
@@ -110,6 +112,37 @@ final class Consumer {
   Optional<String> runningNow() {
     Delivery d = running;
     return d == null ? Optional.empty() : Optional.of(d.element());
+  }
+
+  /** True while it holds claimed jobs to run (or, unsure of its list, has something to give back). */
+  boolean holdsJobs() {
+    return next < batch.size() || unsure;
+  }
+
+  /** The jobs of the batch in hand (claimed by its last claim). */
+  int batchSize() {
+    return batch.size();
+  }
+
+  /** Whether a claim that finds nothing due waits with BLMOVE (true, the default) or returns at once. */
+  void blockWhenIdle(boolean block) {
+    blockWhenIdle = block;
+  }
+
+  /**
+   * Sends the acknowledgement that would ride on this consumer's next claim with the sender now:
+   * its thread moves on to another queue, and this one's next claim may be a while.
+   */
+  void handOffAck() {
+    if (pendingAck != null) {
+      acks.report(null, pendingAck);
+      pendingAck = null;
+    }
+  }
+
+  /** Gives back every claimed job it has not started, uncounted (see {@link MultiQueueConsumer}). */
+  void giveBackUnstarted() {
+    giveBackAll();
   }
 
   /** One step: a claim, or one job. Any failure leaves the consumer unsure of its list. */
@@ -222,7 +255,7 @@ final class Consumer {
       droppedWithoutRecord(dropped);
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
-    if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
+    if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
       jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), rotation.home())
           .map(List::of).orElse(List.of());
       rotation.waited();

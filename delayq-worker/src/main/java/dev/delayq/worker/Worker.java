@@ -2,14 +2,11 @@ package dev.delayq.worker;
 
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobHandler;
-import dev.delayq.job.RetryPolicy;
-import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.ChildEnvironment;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
-import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import java.util.ArrayList;
@@ -53,19 +50,17 @@ public final class Worker implements AutoCloseable {
   private final RunningFile crashRecord;
   private final BooleanSupplier quiet;
   private final FailureListener listener;
-  private final RedisBroker broker;
+  /** One per queue served, in worker.queues's order (one: queue.name). */
+  private final List<QueueLane> lanes = new ArrayList<>();
   private final List<String> consumerIds = new ArrayList<>();
-  private final List<Consumer> consumers = new ArrayList<>();
+  /** Per lane, its consumer of each slot. */
+  private final List<List<Consumer>> consumers = new ArrayList<>();
+  /** Per slot, the thread's stuck test (one queue: its consumer's; several: any of them). */
+  private final List<BooleanSupplier> stuck = new ArrayList<>();
   private final List<Thread> consumerThreads = new ArrayList<>();
-  private final StatsRecorder stats;
-  private final Finisher finisher;
-  private final AckSender acks;
-  private final Lease lease;
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
-  private Heartbeat heartbeat;
   private Watchdog watchdog;
-  private CancelWatch cancels;
   private volatile boolean abandonResults;
   /** Set by {@link #close} and by a failure: consumers stop claiming. */
   private final AtomicBoolean closing = new AtomicBoolean();
@@ -86,14 +81,10 @@ public final class Worker implements AutoCloseable {
     this.crashRecord = crashRecord;
     this.quiet = () -> closing.get() || quiet.getAsBoolean();
     this.listener = listener;
-    this.broker = new RedisBroker(redis, Keys.of(config))
-        .withLimits(config);
-    this.stats = new StatsRecorder(broker.keys());
     this.outages = new OutageLog(name);
-    this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), () -> abandonResults);
-    this.acks = new AckSender(broker, new RedisOutage(name + "/acks", outages), () -> abandonResults);
-    this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
-        config.worker().heartbeatInterval().toNanos());
+    for (DelayqConfig queue : config.perQueue()) {
+      lanes.add(new QueueLane(name, queue, redis, outages, () -> abandonResults));
+    }
     for (int i = 1; i <= config.worker().threads(); i++) {
       consumerIds.add(consumerPrefix + i);
     }
@@ -139,18 +130,19 @@ public final class Worker implements AutoCloseable {
     return failure.get();
   }
 
-  /** Sends the first heartbeat, then starts the watchdog, the sender and the consumers. */
+  /**
+   * Sends the first heartbeat in each queue, then starts the watchdog, the cancel watches, the
+   * senders and the consumers.
+   */
   public void start() {
-    broker.prepare();
-    heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
-        config.worker().heartbeatInterval().toMillis(),
-        new RedisOutage(name + "/heartbeat", outages), stats, lease);
-    heartbeat.start(this::cannotGoOn, config.worker().heartbeatTtl());
     watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
+    for (QueueLane lane : lanes) {
+      lane.broker.prepare();
+    }
     watchdog.start(this::cannotGoOn);
-    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
-    cancels.start(() -> drained.get(), outages, name, this::cannotGoOn);
-    acks.start(this::cannotGoOn);
+    for (QueueLane lane : lanes) {
+      lane.start(consumerIds, watchdog, redis, drained::get, this::cannotGoOn);
+    }
     startConsumers();
   }
 
@@ -161,32 +153,35 @@ public final class Worker implements AutoCloseable {
    * charged). Stops the heartbeat last, so nobody takes its jobs back meanwhile.
    */
   public void drain() throws InterruptedException {
-    if (drained.getAndSet(true) || heartbeat == null) {
+    if (drained.getAndSet(true) || !lanes.get(0).started()) {
       return;  // drained already, or never started
     }
     log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", name,
         config.worker().drainTimeout().toMillis());
     awaitConsumers(System.nanoTime() + config.worker().drainTimeout().toNanos());
     abandonResults = true;
-    for (int i = 0; i < consumers.size(); i++) {
-      if (consumerThreads.get(i).isAlive() && !consumers.get(i).isStuck()) {
+    for (int i = 0; i < consumerThreads.size(); i++) {
+      if (consumerThreads.get(i).isAlive() && !stuck.get(i).getAsBoolean()) {
         consumerThreads.get(i).interrupt();
       }
     }
     awaitConsumers(System.nanoTime() + 2_000_000_000L);
     watchdog.close();
-    cancels.close();
+    lanes.forEach(QueueLane::closeCancels);
     // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
     // would run twice
-    if (!acks.flush(System.nanoTime() + 5_000_000_000L)) {
-      log.warn("{}: some acknowledgements could not be sent; those jobs may run again", name);
+    long flushBy = System.nanoTime() + 5_000_000_000L;
+    for (QueueLane lane : lanes) {
+      if (!lane.acks.flush(flushBy)) {
+        log.warn("{}: some acknowledgements could not be sent; those jobs may run again", name);
+      }
+      lane.acks.close();
     }
-    acks.close();
     Failure f = failure.get();
     requeueOwnJobs(f == Failure.STUCK_HANDLER ? "worker " + name + " exited: a handler ignored its interruption"
         : f == Failure.THREAD_FAILED ? "worker " + name + " exited: one of its threads could not go on"
         : "worker " + name + " stopped before the job finished (drain timeout)");
-    heartbeat.close();
+    lanes.forEach(QueueLane::closeHeartbeat);
   }
 
   /**
@@ -195,7 +190,10 @@ public final class Worker implements AutoCloseable {
    */
   public void takeBackAtExit(String reason) {
     try {
-      acks.flush(System.nanoTime() + 1_000_000_000L);
+      long flushBy = System.nanoTime() + 1_000_000_000L;
+      for (QueueLane lane : lanes) {
+        lane.acks.flush(flushBy);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -203,30 +201,48 @@ public final class Worker implements AutoCloseable {
   }
 
   private void startConsumers() {
-    RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(),
-        config.retry().jitter());
-    JobRunner runner = new JobRunner(handlers, stats, config.worker().jobTimeout(), retry, config.queue().name(),
-        broker::clearCancelRequest);
     Consumer.Settings settings = new Consumer.Settings(
         config.worker().pollTimeout().toMillis() / 1000.0,
         config.worker().heartbeatTtl().toMillis(), config.worker().prefetch());
-    Consumer.Shared shared = new Consumer.Shared(broker, runner, watchdog, lease, acks, finisher,
-        crashRecord, stats, new FailoverResync(broker, redis::masterEpoch));
+    // strict priority: a later queue's jobs are claimed one at a time, so that each start comes
+    // after a look at the earlier queues
+    Consumer.Settings oneByOne = new Consumer.Settings(settings.pollSeconds(), settings.heartbeatTtlMs(), 1);
+    for (int q = 0; q < lanes.size(); q++) {
+      QueueLane lane = lanes.get(q);
+      Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
+          lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync);
+      List<Consumer> ofLane = new ArrayList<>();
+      for (int slot = 0; slot < consumerIds.size(); slot++) {
+        ofLane.add(new Consumer(consumerIds.get(slot), slot, shared,
+            config.worker().strict() && q > 0 ? oneByOne : settings, quiet, () -> abandonResults));
+      }
+      consumers.add(ofLane);
+    }
+    List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
     for (int slot = 0; slot < consumerIds.size(); slot++) {
       String id = consumerIds.get(slot);
-      Consumer c = new Consumer(id, slot, shared, settings, quiet, () -> abandonResults);
       String threadName = name + "/consumer-" + id.substring(id.lastIndexOf(':') + 1);
-      consumers.add(c);
-      consumerThreads.add(RunUntilShutdown.of(threadName, c::pass).until(c::isDone)
-          .riding(new RedisOutage(threadName, outages))
+      RunUntilShutdown.Builder loop;
+      if (lanes.size() == 1) {
+        Consumer c = consumers.get(0).get(slot);
+        stuck.add(c::isStuck);
+        loop = RunUntilShutdown.of(threadName, c::pass).until(c::isDone);
+      } else {
+        int s = slot;
+        MultiQueueConsumer m = new MultiQueueConsumer(consumers.stream().map(l -> l.get(s)).toList(),
+            new QueuePicker(weights, config.worker().strict(), slot), quiet);
+        stuck.add(m::isStuck);
+        loop = RunUntilShutdown.of(threadName, m::pass).until(m::isDone);
+      }
+      consumerThreads.add(loop.riding(new RedisOutage(threadName, outages))
           .onCannotGoOn(this::cannotGoOn, config.worker().heartbeatTtl()).build().start());
     }
   }
 
   /** Waits until every consumer not lost in a stuck handler has finished, or the deadline. */
   private void awaitConsumers(long deadlineNanos) throws InterruptedException {
-    for (int i = 0; i < consumers.size(); i++) {
-      while (consumerThreads.get(i).isAlive() && !consumers.get(i).isStuck()) {
+    for (int i = 0; i < consumerThreads.size(); i++) {
+      while (consumerThreads.get(i).isAlive() && !stuck.get(i).getAsBoolean()) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           return;
@@ -267,13 +283,16 @@ public final class Worker implements AutoCloseable {
    */
   private void requeueOwnJobs(String reason) {
     try {
-      for (Consumer c : consumers) {
-        String id = c.id();
-        RedisBroker.Requeued r = broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
-            config.worker().poisonPillAfter(), c.runningNow(), List.of());
-        if (r.taken() > 0) {
-          log.warn("{}: put back {} job(s): {} unstarted, uncounted; {} that was running charged "
-              + "an attempt ({} to dead)", id, r.taken(), r.uncharged(), r.charged(), r.deadLettered());
+      for (int q = 0; q < lanes.size(); q++) {
+        for (Consumer c : consumers.get(q)) {
+          String id = c.id();
+          RedisBroker.Requeued r = lanes.get(q).broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
+              config.worker().poisonPillAfter(), c.runningNow(), List.of());
+          if (r.taken() > 0) {
+            log.warn("{}: put back {} job(s) in queue {}: {} unstarted, uncounted; {} that was running charged "
+                + "an attempt ({} to dead)", id, r.taken(), lanes.get(q).queue, r.uncharged(), r.charged(),
+                r.deadLettered());
+          }
         }
       }
     } catch (JedisException e) {

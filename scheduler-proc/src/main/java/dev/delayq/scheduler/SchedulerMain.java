@@ -11,13 +11,15 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The scheduler process: wires the lease, forwarder, recoverer, wake listener and schedule
- * ticker together.
+ * ticker of each queue it serves ({@link QueueScheduling}) together.
  * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused,
  * 72 when one of its threads could not go on (so that the supervisor restarts it).
  */
@@ -34,10 +36,13 @@ public final class SchedulerMain {
     RedisConnection redis;
     try {
       config = ProcessArgs.loadConfig(args);
-      // a wake listener per shard blocks on its own connection
-      redis = RedisConnector.connect(config, child.name(), config.queue().shards() + 4);
+      // a wake listener per shard of each queue blocks on its own connection
+      redis = RedisConnector.connect(config, child.name(),
+          config.queueNames().size() * (config.queue().shards() + 2) + 2);
       redis.checkServer(config.redis().requireNoeviction());
-      new RedisBroker(redis, Keys.of(config)).prepare();
+      for (DelayqConfig queueConfig : config.perQueue()) {
+        new RedisBroker(redis, Keys.of(queueConfig)).prepare();
+      }
     } catch (ConfigException | IllegalArgumentException | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
       System.exit(1);
@@ -48,36 +53,26 @@ public final class SchedulerMain {
       return;
     }
     ShutdownSignal shutdown = ShutdownSignal.install(child.name(), child.supervisorPid());
-    Keys keys = Keys.of(config);
-    RedisBroker broker = new RedisBroker(redis, keys).withLimits(config);
-
     String owner = leaseOwner(child);
-    ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis());
-    Waiter waiter = new Waiter();
     OutageLog outages = new OutageLog(child.name());
+    List<QueueScheduling> queues = new java.util.concurrent.CopyOnWriteArrayList<>();
     int[] exitCode = {0};
     java.util.function.Consumer<Throwable> cannotGoOn = t -> {
       exitCode[0] = EXIT_THREAD_FAILED;
       shutdown.request("a thread could not go on (" + t + ")");
-      waiter.wake();
+      wakeAll(queues);
     };
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       log.error("{}: thread {} died of an uncaught error", owner, t.getName(), e);
       cannotGoOn.accept(e);
     });
-    SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos(), outages);
-    for (int shard = 0; shard < broker.shards(); shard++) {
-      int s = shard;
-      new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
-          outages).start(cannotGoOn);
+    for (DelayqConfig queueConfig : config.perQueue()) {
+      queues.add(QueueScheduling.start(queueConfig, redis, owner, shutdown, outages, cannotGoOn));
     }
-    new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
     Thread nudge = new Thread(() -> {
       try {
         shutdown.await();
-        waiter.wake();
+        wakeAll(queues);
       } catch (InterruptedException ignored) {
         // exiting anyway
       }
@@ -85,13 +80,42 @@ public final class SchedulerMain {
     nudge.setDaemon(true);
     nudge.start();
 
-    log.info("{}: started on queue {} ({} shard{}) at {} (batch {}, pid {})", owner, config.queue().name(),
-        broker.shards(), broker.shards() == 1 ? "" : "s", redis.describe(), config.scheduler().batchSize(),
-        ProcessHandle.current().pid());
-    loop.run(cannotGoOn);
+    int shards = config.queue().shards();
+    log.info("{}: started on queue{} {} ({} shard{}) at {} (batch {}, pid {})", owner, queues.size() == 1 ? "" : "s",
+        String.join(", ", config.queueNames()), shards, shards == 1 ? "" : "s", redis.describe(),
+        config.scheduler().batchSize(), ProcessHandle.current().pid());
+    runAll(queues, cannotGoOn);
     log.info("{}: stopped ({}), exit {}", owner, shutdown.reason(), exitCode[0]);
     redis.close();
     System.exit(exitCode[0]);
+  }
+
+  /** The loop of a single queue on this thread (as ever); of several, one thread each. */
+  private static void runAll(List<QueueScheduling> queues, java.util.function.Consumer<Throwable> cannotGoOn) {
+    if (queues.size() == 1) {
+      queues.get(0).run(cannotGoOn);
+      return;
+    }
+    List<Thread> threads = new ArrayList<>();
+    for (QueueScheduling q : queues) {
+      Thread t = new Thread(() -> q.run(cannotGoOn), "scheduler/" + q.queue());
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static void wakeAll(List<QueueScheduling> queues) {
+    for (QueueScheduling q : queues) {
+      q.wake();
+    }
   }
 
   /**

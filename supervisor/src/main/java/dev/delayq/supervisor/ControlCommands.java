@@ -69,18 +69,20 @@ final class ControlCommands implements ControlServer.Handler {
     status.put("children", children);
     ObjectNode answer = ok();
     try {
-      Inspector.Depths d = supervisor.inspector().depths();
-      Map<String, Long> queue = new LinkedHashMap<>();
-      queue.put("delayed", d.delayed());
-      queue.put("ready", d.ready());
-      queue.put("inFlight", d.inFlight());
-      queue.put("dead", d.dead());
-      status.put("queue", queue);
-      Inspector.Flow flow = supervisor.inspector().flow();
-      Map<String, Object> f = new LinkedHashMap<>();
-      f.put("paused", flow.paused());
-      f.put("held", flow.held());
-      status.put("flow", f);
+      QueueInspectors queues = supervisor.queues();
+      status.put("queue", depths(queues.main()));
+      status.put("flow", flow(queues.main()));
+      if (queues.all().size() > 1) {
+        List<Map<String, Object>> each = new java.util.ArrayList<>();
+        queues.all().forEach((name, inspector) -> {
+          Map<String, Object> q = new LinkedHashMap<>();
+          q.put("name", name);
+          q.putAll(depths(inspector));
+          q.put("flow", flow(inspector));
+          each.add(q);
+        });
+        status.put("queues", each);
+      }
     } catch (RuntimeException e) {
       status.put("queue", null);
       answer.put("queueError", "Redis unreachable: " + e.getMessage());
@@ -88,6 +90,24 @@ final class ControlCommands implements ControlServer.Handler {
     answer.set("status", Protocol.JSON.valueToTree(status));
     dashboard.ifPresent(url -> answer.put("dashboard", url));
     return answer;
+  }
+
+  private static Map<String, Long> depths(Inspector inspector) {
+    Inspector.Depths d = inspector.depths();
+    Map<String, Long> queue = new LinkedHashMap<>();
+    queue.put("delayed", d.delayed());
+    queue.put("ready", d.ready());
+    queue.put("inFlight", d.inFlight());
+    queue.put("dead", d.dead());
+    return queue;
+  }
+
+  private static Map<String, Object> flow(Inspector inspector) {
+    Inspector.Flow flow = inspector.flow();
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("paused", flow.paused());
+    f.put("held", flow.held());
+    return f;
   }
 
   private ObjectNode reload(JsonNode request) throws InterruptedException, ExecutionException, TimeoutException {

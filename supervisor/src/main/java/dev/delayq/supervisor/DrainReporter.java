@@ -1,6 +1,5 @@
 package dev.delayq.supervisor;
 
-import dev.delayq.redis.Inspector;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -17,15 +16,15 @@ final class DrainReporter extends Thread {
   private static final Logger log = LoggerFactory.getLogger(DrainReporter.class);
 
   private final Supervisor supervisor;
-  private final Inspector inspector;
+  private final QueueInspectors queues;
   private final BooleanSupplier draining;
   private final List<Consumer<String>> sinks;
 
-  DrainReporter(Supervisor supervisor, Inspector inspector, BooleanSupplier draining, List<Consumer<String>> sinks) {
+  DrainReporter(Supervisor supervisor, QueueInspectors queues, BooleanSupplier draining, List<Consumer<String>> sinks) {
     super("supervisor-drain-progress");
     setDaemon(true);
     this.supervisor = supervisor;
-    this.inspector = inspector;
+    this.queues = queues;
     this.draining = draining;
     this.sinks = sinks;
   }
@@ -42,7 +41,7 @@ final class DrainReporter extends Thread {
             .filter(v -> v.role().equals("worker") && v.pid() != null).count();
         String inFlight;
         try {
-          inFlight = Long.toString(inspector.depths().inFlight());
+          inFlight = Long.toString(queues.inFlight());
         } catch (RuntimeException e) {
           inFlight = "? (Redis: " + e.getMessage() + ")";
         }

@@ -51,7 +51,7 @@ final class InstantRecovery {
     }
   }
 
-  private final Recovery recovery;
+  private final List<Recovery> recoveries;
   private final Path runDir;
   private final String host;
   private final Deque<Gone> pending = new ArrayDeque<>();
@@ -64,7 +64,15 @@ final class InstantRecovery {
    * where they keep their crash records.
    */
   InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host, Path runDir) {
-    this.recovery = new Recovery(broker, inspector, poisonAt);
+    this(List.of(new Recovery(broker, inspector, poisonAt)), host, runDir);
+  }
+
+  /**
+   * One recovery per queue the workers serve: a worker of several queues has in-flight lists in
+   * each, and the crash record's running job is charged in the queue whose list holds it.
+   */
+  InstantRecovery(List<Recovery> perQueue, String host, Path runDir) {
+    this.recoveries = List.copyOf(perQueue);
     this.host = host;
     this.runDir = runDir;
   }
@@ -114,8 +122,12 @@ final class InstantRecovery {
 
   private void recover(Gone gone) {
     long started = System.nanoTime();
-    List<Recovery.TakenBack> takenBack = recovery.processGone(gone.consumerPrefix(), gone.reason(),
-        gone.exitCode() != 0, gone.crashRecord(runDir));
+    List<Recovery.TakenBack> takenBack = new java.util.ArrayList<>();
+    Optional<Map<String, RunningFile.Slot>> crashRecord = gone.crashRecord(runDir);
+    for (Recovery recovery : recoveries) {
+      // a retry after a failure in a later queue finds the earlier queues' lists empty already
+      takenBack.addAll(recovery.processGone(gone.consumerPrefix(), gone.reason(), gone.exitCode() != 0, crashRecord));
+    }
     RunningFile.pathFor(runDir, gone.childName(), gone.pid()).toFile().delete();
     long ms = (System.nanoTime() - started) / 1_000_000;
     int uncharged = 0;

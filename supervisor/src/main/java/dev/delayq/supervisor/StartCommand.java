@@ -8,6 +8,7 @@ import dev.delayq.process.ChildEnvironment;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Recovery;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.web.WebServer;
@@ -99,11 +100,18 @@ final class StartCommand implements Callable<Integer> {
     String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
     try (RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-supervisor", 4);
         ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
-      Keys keys = Keys.of(config);
-      Inspector inspector = new Inspector(redis.client(), keys);
-      InstantRecovery recovery = new InstantRecovery(new RedisBroker(redis, keys).withLimits(config), inspector,
-          config.worker().poisonPillAfter(), host, home.runDir(config));
-      Supervisor supervisor = new Supervisor(specs, launcher, recovery, inspector, count, Ticker.SYSTEM);
+      List<Recovery> perQueue = new java.util.ArrayList<>();
+      Map<String, Inspector> inspectors = new java.util.LinkedHashMap<>();
+      for (DelayqConfig queue : config.perQueue()) {
+        Keys k = Keys.of(queue);
+        Inspector inspector = new Inspector(redis.client(), k);
+        inspectors.put(queue.queue().name(), inspector);
+        perQueue.add(new Recovery(new RedisBroker(redis, k).withLimits(queue), inspector,
+            config.worker().poisonPillAfter()));
+      }
+      InstantRecovery recovery = new InstantRecovery(perQueue, host, home.runDir(config));
+      Supervisor supervisor = new Supervisor(specs, launcher, recovery,
+          new QueueInspectors(config.queue().name(), inspectors), count, Ticker.SYSTEM);
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
       Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));
       if (web.isPresent()) {
@@ -114,8 +122,8 @@ final class StartCommand implements Callable<Integer> {
           web.map(w -> w.url() + "#token=" + webToken)));
       control.start();
       Signals.onStop(why -> supervisor.stop(config.supervisor().stopTimeout(), why, null));
-      log.info("delayq supervisor {} starting: home {}, queue {}, Redis {}{}, {} worker(s); control socket {}",
-          self, home.home(), config.queue().name(), redis.describe(),
+      log.info("delayq supervisor {} starting: home {}, queue(s) {}, Redis {}{}, {} worker(s); control socket {}",
+          self, home.home(), String.join(", ", config.queueNames()), redis.describe(),
           config.redis().embedded() ? " (embedded)" : "", count, home.socket(config));
       try {
         supervisor.run();

@@ -9,9 +9,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code status}: every child's state, and the queue's depths. */
+/** {@code status}: every child's state, and each queue's depths. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = "Show each child (name, role, PID, state, uptime, restarts, last exit code) and the queue depths.")
+    description = "Show each child (name, role, PID, state, uptime, restarts, last exit code) and the depths of each queue.")
 final class StatusCommand implements Callable<Integer> {
   @Mixin
   Location where;

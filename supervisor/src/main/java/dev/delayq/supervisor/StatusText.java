@@ -7,6 +7,24 @@ import java.util.Locale;
 final class StatusText {
   private StatusText() {}
 
+  /** "queue: 3 delayed, ...", then its pauses and held jobs, if any. */
+  private static void queueLines(StringBuilder out, String label, JsonNode q, JsonNode flow) {
+    out.append(String.format("%s: %d delayed, %d ready, %d in flight, %d dead%n", label,
+        q.path("delayed").asLong(), q.path("ready").asLong(), q.path("inFlight").asLong(), q.path("dead").asLong()));
+    StringBuilder f = new StringBuilder();
+    flow.path("paused").fieldNames().forEachRemaining(scope ->
+        f.append(f.length() == 0 ? "" : ", ").append(scope.equals("*") ? "the whole queue" : dev.delayq.process.LogText.escape(scope)));
+    if (f.length() > 0) {
+      out.append("paused: ").append(f).append('\n');
+    }
+    StringBuilder h = new StringBuilder();
+    flow.path("held").fields().forEachRemaining(e ->
+        h.append(h.length() == 0 ? "" : ", ").append(dev.delayq.process.LogText.escape(e.getKey())).append(' ').append(e.getValue().asLong()));
+    if (h.length() > 0) {
+      out.append("held: ").append(h).append('\n');
+    }
+  }
+
   static String format(JsonNode answer) {
     JsonNode status = answer.path("status");
     StringBuilder out = new StringBuilder();
@@ -20,22 +38,12 @@ final class StatusText {
           c.path("lastExitCode").isNull() ? "-" : c.path("lastExitCode").asText()));
     }
     JsonNode q = status.path("queue");
-    if (q.isObject()) {
-      out.append(String.format("queue: %d delayed, %d ready, %d in flight, %d dead%n",
-          q.path("delayed").asLong(), q.path("ready").asLong(), q.path("inFlight").asLong(), q.path("dead").asLong()));
-      JsonNode flow = status.path("flow");
-      StringBuilder f = new StringBuilder();
-      flow.path("paused").fieldNames().forEachRemaining(scope ->
-          f.append(f.length() == 0 ? "" : ", ").append(scope.equals("*") ? "the whole queue" : dev.delayq.process.LogText.escape(scope)));
-      if (f.length() > 0) {
-        out.append("paused: ").append(f).append('\n');
+    if (status.path("queues").isArray()) {
+      for (JsonNode each : status.path("queues")) {
+        queueLines(out, "queue " + dev.delayq.process.LogText.escape(each.path("name").asText()), each, each.path("flow"));
       }
-      StringBuilder h = new StringBuilder();
-      flow.path("held").fields().forEachRemaining(e ->
-          h.append(h.length() == 0 ? "" : ", ").append(dev.delayq.process.LogText.escape(e.getKey())).append(' ').append(e.getValue().asLong()));
-      if (h.length() > 0) {
-        out.append("held: ").append(h).append('\n');
-      }
+    } else if (q.isObject()) {
+      queueLines(out, "queue", q, status.path("flow"));
     } else {
       out.append("queue: unknown (").append(answer.path("queueError").asText("Redis unreachable")).append(")\n");
     }

@@ -40,7 +40,7 @@ final class Supervisor {
   private final ChildSpecs specs;
   private final ChildLauncher launcher;
   private final InstantRecovery recovery;
-  private final Inspector inspector;
+  private final QueueInspectors queues;
   private final long selfPid = ProcessHandle.current().pid();
 
   // owned by the control thread
@@ -59,12 +59,12 @@ final class Supervisor {
   private final List<Consumer<String>> progressSinks = new CopyOnWriteArrayList<>();
   private volatile boolean draining;
 
-  Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, Inspector inspector,
+  Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
       int workers, Ticker ticker) {
     this.specs = specs;
     this.launcher = launcher;
     this.recovery = recovery;
-    this.inspector = inspector;
+    this.queues = queues;
     this.initialWorkers = workers;
     this.ticker = ticker;
   }
@@ -116,8 +116,9 @@ final class Supervisor {
     return done;
   }
 
-  Inspector inspector() {
-    return inspector;
+  /** The read side of every queue served. */
+  QueueInspectors queues() {
+    return queues;
   }
 
   // ---- the control thread ------------------------------------------------------------------
@@ -377,7 +378,7 @@ final class Supervisor {
     stopTimeout = s.timeout();
     phase = Phase.WORKERS;
     draining = true;
-    new DrainReporter(this, inspector, () -> draining, progressSinks).start();
+    new DrainReporter(this, queues, () -> draining, progressSinks).start();
     beginPhase();
     advanceStop();
   }

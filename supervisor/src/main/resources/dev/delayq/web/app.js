@@ -21,6 +21,8 @@
     history.replaceState(null, '', location.pathname + location.search);
   }
   let token = sessionStorage.getItem('delayq-token') || '';
+  // The queue the page shows and acts on (the picker, with several queues); '' is queue.name's.
+  let queue = sessionStorage.getItem('delayq-queue') || '';
   let lastStatus = null;
 
   // ---- API -----------------------------------------------------------------------------------
@@ -28,7 +30,13 @@
   async function call(path, options) {
     options.headers = options.headers || {};
     if (token) options.headers.Authorization = 'Bearer ' + token;
+    if (queue) path += (path.includes('?') ? '&' : '?') + 'queue=' + encodeURIComponent(queue);
     const r = await fetch(path, options);
+    if (r.status === 404 && queue) {
+      // a queue the system no longer serves (the config changed): back to its main queue
+      queue = '';
+      sessionStorage.removeItem('delayq-queue');
+    }
     let body;
     try { body = await r.json(); } catch (e) { body = { ok: false, error: 'HTTP ' + r.status }; }
     if (r.status === 401) {
@@ -114,9 +122,30 @@
 
   // ---- rendering -----------------------------------------------------------------------------
 
+  /** With several queues, a picker in place of the name; its options change only with the list. */
+  function renderQueuePicker(names, shown) {
+    const picker = $('queue-picker');
+    const several = names.length > 1;
+    picker.hidden = !several;
+    $('queue-name').hidden = several;
+    if (!several) return;
+    if (picker.dataset.names !== names.join('\n')) {
+      picker.textContent = '';
+      names.forEach(n => {
+        const o = document.createElement('option');
+        o.value = n;
+        o.textContent = n;
+        picker.appendChild(o);
+      });
+      picker.dataset.names = names.join('\n');
+    }
+    picker.value = shown;
+  }
+
   function renderStatus(s) {
     lastStatus = s;
     $('queue-name').textContent = s.queue;
+    renderQueuePicker(s.queues || [s.queue], s.queue);
     $('supervisor-pid').textContent = s.supervisorPid;
     const workers = s.children.filter(c => c.role === 'worker');
     $('worker-count').textContent = workers.filter(c => c.state === 'RUNNING').length;
@@ -389,6 +418,15 @@
 
   // ---- wiring --------------------------------------------------------------------------------
 
+  $('queue-picker').addEventListener('change', e => {
+    queue = e.target.value;
+    sessionStorage.setItem('delayq-queue', queue);
+    jobsOffset = 0;
+    refreshFast().catch(err => setLive(false, 'offline: ' + err.message));
+    refreshSlow().catch(err => setLive(false, 'offline: ' + err.message));
+    refreshJobs().catch(err => setLive(false, 'offline: ' + err.message));
+    refreshSchedules().catch(err => setLive(false, 'offline: ' + err.message));
+  });
   $('workers-input').addEventListener('input', e => { e.target.dataset.touched = 'yes'; });
   $('resize-button').addEventListener('click', e => {
     const n = Number($('workers-input').value);

@@ -9,13 +9,11 @@ import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
-import dev.delayq.cli.DelayqCli;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisCluster;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +22,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -239,17 +236,7 @@ class ShardedClusterProcessTest {
   }
 
   private static Cli delayq(Map<String, String> env, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), DelayqCli.class.getName()));
-    command.addAll(List.of(args));
-    Path out = Files.createTempFile(home, "cli", ".out");
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("DELAYQ_"));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-    return new Cli(p.exitValue(), Files.readString(out));
+    SupervisorProcess.CliResult r = SupervisorProcess.delayq(home, env, args);
+    return new Cli(r.code(), r.output());
   }
 }

@@ -121,6 +121,28 @@ final class SupervisorProcess implements AutoCloseable {
     return new SupervisorProcess(home, config, env, p);
   }
 
+  /**
+   * {@code bin/delayq ARGS} as its own JVM, same classpath as this test, on the DELAYQ_* variables
+   * of {@code env} only; its output (stdout and stderr) goes through a file in {@code home}.
+   */
+  static CliResult delayq(Path home, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), dev.delayq.cli.DelayqCli.class.getName()));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(home, "cli", ".out");
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("DELAYQ_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("delayq " + String.join(" ", args) + " did not end within 60 s");
+    }
+    return new CliResult(p.exitValue(), Files.readString(out));
+  }
+
   /** The CLI with {@code args}, same classpath as this test, state in {@code home}. */
   static ProcessBuilder cli(Path home, Map<String, String> env, List<String> args) {
     List<String> command = new ArrayList<>(List.of(

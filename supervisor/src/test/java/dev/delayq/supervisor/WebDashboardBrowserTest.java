@@ -46,12 +46,7 @@ class WebDashboardBrowserTest {
 
   @Test
   void dashboardShowsTheSystemResizesItRetriesADeadJobAndRunsAListedJobNow() throws Exception {
-    String node = onPath("node");
-    Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
-    Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
-        "playwright-core is not installed: run `npm ci` in " + BROWSER_DIR + " (.ci/run does)");
-    Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
-        CHROMIUM + " is missing: `apt-get install chromium` (.ci/run does)");
+    String node = nodeWithBrowser();
     SupervisorProcess.requireChildJars();
     long began = System.nanoTime();
 
@@ -138,6 +133,61 @@ class WebDashboardBrowserTest {
       System.out.printf("dashboard browser test: browser script %.1fs (steps %s), whole test %.1fs%n",
           browserSeconds, result.path("steps"), (System.nanoTime() - began) / 1e9);
     }
+  }
+
+  /**
+   * A system of two queues: the page shows a queue picker with both, queue.name's depths first,
+   * the other queue's once picked, and its whole-queue pause pauses the picked queue only.
+   */
+  @Test
+  void theQueuePickerShowsAndActsOnThePickedQueue() throws Exception {
+    String node = nodeWithBrowser();
+    SupervisorProcess.requireChildJars();
+    JobsJar.install(home);
+    Map<String, String> env = new java.util.HashMap<>(SupervisorProcess.testRedisEnv());
+    String main = env.get("DELAYQ_QUEUE");
+    String other = main + "-low";
+    env.put("DELAYQ_WORKER_QUEUES", main + ":3," + other + ":1");
+    Keys mainKeys = new Keys("delayq", main);
+    Keys otherKeys = new Keys("delayq", other);
+    DelayQueue mainQueue = new DelayQueue(RedisFixture.get().broker(mainKeys), 1 << 20, 5);
+    DelayQueue otherQueue = new DelayQueue(RedisFixture.get().broker(otherKeys), 1 << 20, 5);
+    for (int i = 0; i < 2; i++) {
+      mainQueue.delay("test_sleep", Map.of("ms", 0), Duration.ofHours(1));
+    }
+    for (int i = 0; i < 5; i++) {
+      otherQueue.delay("test_sleep", Map.of("ms", 0), Duration.ofHours(1));
+    }
+    try (SupervisorProcess sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env)) {
+      WebClient web = new WebClient(sup.webUrl());
+      await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(web::up);
+      Path out = home.resolve("picker.out");
+      Process p = new ProcessBuilder(node, "queue-picker.js", sup.webUrl() + "/#token=" + sup.webToken(), other, "2", "5")
+          .directory(BROWSER_DIR.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("the browser script did not end within 120s: " + Files.readString(out));
+      }
+      String output = Files.readString(out);
+      assertEquals(0, p.exitValue(), output);
+      List<String> lines = output.lines().filter(l -> l.startsWith("{")).toList();
+      JsonNode result = new ObjectMapper().readTree(lines.get(lines.size() - 1));
+      assertEquals(0, result.path("consoleErrors").size(), "console errors: " + result.path("consoleErrors"));
+      assertEquals(List.of(main, other), new ObjectMapper().convertValue(result.path("options"), List.class));
+      assertTrue(RedisFixture.get().redis().hexists(otherKeys.paused(), "*"), "the picked queue is paused");
+      assertTrue(!RedisFixture.get().redis().hexists(mainKeys.paused(), "*"), "queue.name's is not");
+    }
+  }
+
+  /** The node binary, skipping the test (saying why) where node, playwright-core or Chromium is missing. */
+  private static String nodeWithBrowser() {
+    String node = onPath("node");
+    Assumptions.assumeTrue(node != null, "node is not on PATH: the dashboard's browser test needs Node.js");
+    Assumptions.assumeTrue(Files.isDirectory(BROWSER_DIR.resolve("node_modules/playwright-core")),
+        "playwright-core is not installed: run `npm ci` in " + BROWSER_DIR + " (.ci/run does)");
+    Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
+        CHROMIUM + " is missing: `apt-get install chromium` (.ci/run does)");
+    return node;
   }
 
   private static String onPath(String program) {

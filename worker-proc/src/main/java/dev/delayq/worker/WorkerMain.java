@@ -47,9 +47,13 @@ public final class WorkerMain {
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
       // a consumer blocked in BLMOVE holds its connection; the claims, starts, acknowledgements,
       // heartbeats and stats of the others (and the cancel subscription, 2 more) must never wait for one to come back
-      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads() + 6);
+      // (per queue served: its heartbeat, sender, finisher and cancel subscription)
+      redis = RedisConnector.connect(config, child.name(),
+          2 * config.worker().threads() + 6 * config.queueNames().size());
       redis.checkServer(config.redis().requireNoeviction());
-      new RedisBroker(redis, Keys.of(config)).prepare();
+      for (DelayqConfig queue : config.perQueue()) {
+        new RedisBroker(redis, Keys.of(queue)).prepare();
+      }
     } catch (ConfigException | IllegalArgumentException | IllegalStateException
         | ServerCheck.UnfitServerException e) {
       log.error("{}: cannot start: {}", child.name(), e.getMessage());
@@ -61,6 +65,17 @@ public final class WorkerMain {
       return;
     }
     new WorkerMain.Run(child, config, redis, handlers).run();
+  }
+
+  /** "default", or "critical:6, default:3, low:1 (weighted)" / "(strict)". */
+  static String describeQueues(DelayqConfig config) {
+    if (!config.severalQueues()) {
+      return config.queue().name();
+    }
+    StringBuilder out = new StringBuilder();
+    config.worker().queues().forEach((q, w) -> out.append(out.length() == 0 ? "" : ", ").append(q)
+        .append(config.worker().strict() ? "" : ":" + w));
+    return out.append(config.worker().strict() ? " (strict order)" : " (weighted)").toString();
   }
 
   /** One worker run, from the first heartbeat to the exit. */
@@ -104,8 +119,8 @@ public final class WorkerMain {
       });
       Runtime.getRuntime().addShutdownHook(new Thread(this::onUnexpectedExit, "unexpected-exit"));
       worker.start();
-      log.info("{}: started {} consumers on queue {} at {} (pid {}); job types: {}", child.name(),
-          threads, config.queue().name(), redis.describe(), pid, handlers.types());
+      log.info("{}: started {} consumers on queue{} {} at {} (pid {}); job types: {}", child.name(),
+          threads, config.severalQueues() ? "s" : "", describeQueues(config), redis.describe(), pid, handlers.types());
 
       shutdown.await();
       worker.drain();

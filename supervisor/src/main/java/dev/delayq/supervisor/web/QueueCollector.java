@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The queue's metrics, read from Redis at scrape time: job counters per type and the lateness
+ * The metrics of every queue served, read from Redis at scrape time, each series labelled with
+ * its queue: job counters per type and the lateness
  * and duration histograms from the stats hash every worker adds to once a second, and the
  * depths of the queue's structures. One scrape covers every worker on every host. Per-type
  * series are bounded by {@link TypeCap}, and every type's counters are there from its first
@@ -47,20 +48,23 @@ final class QueueCollector implements MultiCollector {
   static final List<String> EVENT_ORDER = List.of("enqueued", "started", "succeeded", "failed", "retried", "dead",
       "rescheduled", "cancelled", "rate_limited");
 
-  private final UnifiedJedis redis;
-  private final Keys keys;
-  private final Admin admin;
-  private final TypeCap typeCap;
-  private final Labels queue;
+  /** One queue's readers: its keys, its admin gateway and its cap on per-type series. */
+  record Source(Keys keys, Admin admin, TypeCap typeCap) {}
+
+  /** What one scrape read of one queue. */
+  private record Reading(Labels queue, Admin.Stats stats, Inspector.Flow flow, StatsHash hash) {}
+
+  private final List<Source> sources;
   private final double[] bounds;
   private volatile boolean redisDown;
 
   QueueCollector(UnifiedJedis redis, Keys keys, Admin admin, TypeCap typeCap) {
-    this.redis = redis;
-    this.keys = keys;
-    this.admin = admin;
-    this.typeCap = typeCap;
-    this.queue = Labels.of("queue", keys.queue());
+    this(List.of(new Source(keys, admin, typeCap)));
+  }
+
+  /** The metrics of every queue in {@code sources}, each series labelled with its queue. */
+  QueueCollector(List<Source> sources) {
+    this.sources = List.copyOf(sources);
     bounds = new double[LatencyBuckets.BOUNDS_MS.length + 1];
     for (int i = 0; i < LatencyBuckets.BOUNDS_MS.length; i++) {
       bounds[i] = LatencyBuckets.BOUNDS_MS[i] / 1000.0;
@@ -70,69 +74,82 @@ final class QueueCollector implements MultiCollector {
 
   @Override
   public MetricSnapshots collect() {
-    Admin.Stats stats;
-    StatsHash hash;
-    Inspector.Flow flow;
-    try {
-      stats = admin.stats();
-      flow = admin.flow();
-      hash = typeCap.apply(StatsHash.parse(admin.statsFields()), EVENT_ORDER);
-      if (redisDown) {
-        redisDown = false;
-        log.info("web: Redis answers again; /metrics has the queue's metrics again");
+    List<Reading> readings = new java.util.ArrayList<>();
+    GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("delayq_redis_up")
+        .help("1 when the supervisor could read the queue from Redis at this scrape.");
+    RuntimeException failure = null;
+    for (Source source : sources) {
+      Labels queue = Labels.of("queue", source.keys().queue());
+      try {
+        readings.add(new Reading(queue, source.admin().stats(), source.admin().flow(),
+            source.typeCap().apply(StatsHash.parse(source.admin().statsFields()), EVENT_ORDER)));
+        up.dataPoint(point(queue, 1));
+      } catch (RuntimeException e) {
+        failure = e;
+        up.dataPoint(point(queue, 0));
       }
-    } catch (RuntimeException e) {
-      if (!redisDown) {
-        redisDown = true;
-        log.warn("web: Redis unreachable ({}): /metrics shows delayq_redis_up 0 until it is back", e.toString());
-      }
-      return MetricSnapshots.of(gauge("delayq_redis_up", "1 when the supervisor could read the queue from Redis at this scrape.", 0));
+    }
+    if (failure != null && !redisDown) {
+      redisDown = true;
+      log.warn("web: Redis unreachable ({}): /metrics shows delayq_redis_up 0 until it is back", failure.toString());
+    } else if (failure == null && redisDown) {
+      redisDown = false;
+      log.info("web: Redis answers again; /metrics has the queue's metrics again");
     }
     MetricSnapshots.Builder out = MetricSnapshots.builder();
-    out.metricSnapshot(gauge("delayq_redis_up", "1 when the supervisor could read the queue from Redis at this scrape.", 1));
+    out.metricSnapshot(up.build());
+    if (readings.isEmpty()) {
+      return out.build();
+    }
     for (String event : EVENT_ORDER) {
       CounterSnapshot.Builder c = CounterSnapshot.builder().name("delayq_jobs_" + event).help(EVENTS.get(event));
-      hash.counts().getOrDefault(event, Map.of()).forEach((type, n) ->
-          c.dataPoint(CounterDataPointSnapshot.builder().labels(queue.add("type", type)).value(n).build()));
+      for (Reading r : readings) {
+        r.hash().counts().getOrDefault(event, Map.of()).forEach((type, n) ->
+            c.dataPoint(CounterDataPointSnapshot.builder().labels(r.queue().add("type", type)).value(n).build()));
+      }
       out.metricSnapshot(c.build());
     }
-    out.metricSnapshot(HistogramSnapshot.builder().name("delayq_job_lateness_seconds").unit(Unit.SECONDS)
-        .help("How late jobs started: handler start minus due time.")
-        .dataPoint(histogram(queue, hash.lateness())).build());
-    out.metricSnapshot(HistogramSnapshot.builder().name("delayq_job_held_lateness_seconds").unit(Unit.SECONDS)
-        .help("How late jobs that a pause held started (kept apart from delayq_job_lateness_seconds).")
-        .dataPoint(histogram(queue, hash.heldLateness())).build());
+    HistogramSnapshot.Builder lateness = HistogramSnapshot.builder().name("delayq_job_lateness_seconds")
+        .unit(Unit.SECONDS).help("How late jobs started: handler start minus due time.");
+    HistogramSnapshot.Builder heldLateness = HistogramSnapshot.builder().name("delayq_job_held_lateness_seconds")
+        .unit(Unit.SECONDS).help("How late jobs that a pause held started (kept apart from delayq_job_lateness_seconds).");
     GaugeSnapshot.Builder paused = GaugeSnapshot.builder().name("delayq_paused")
         .help("1 for each paused scope: type=\"*\" is the whole queue, else one job type.");
-    flow.paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
-    out.metricSnapshot(paused.build());
     GaugeSnapshot.Builder held = GaugeSnapshot.builder().name("delayq_held_jobs")
         .help("Due jobs held per type: taken from ready while paused or at its concurrency cap.");
-    flow.held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
-    out.metricSnapshot(held.build());
     HistogramSnapshot.Builder durations = HistogramSnapshot.builder().name("delayq_job_duration_seconds")
         .unit(Unit.SECONDS).help("How long handlers ran, per job type.");
-    hash.durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));
-    out.metricSnapshot(durations.build());
-
     GaugeSnapshot.Builder depths = GaugeSnapshot.builder().name("delayq_queue_jobs")
         .help("Jobs in each place of the queue: delayed (waiting for their due time), ready (due, "
             + "waiting for a worker), in_flight (claimed by a consumer), dead.");
-    depths.dataPoint(point(queue.add("state", "delayed"), stats.depths().delayed()));
-    depths.dataPoint(point(queue.add("state", "ready"), stats.depths().ready()));
-    depths.dataPoint(point(queue.add("state", "in_flight"), stats.depths().inFlight()));
-    depths.dataPoint(point(queue.add("state", "dead"), stats.depths().dead()));
+    GaugeSnapshot.Builder backlog = GaugeSnapshot.builder().name("delayq_queue_backlog_jobs")
+        .help("Jobs due and not yet started (due in delayed, plus ready).");
+    GaugeSnapshot.Builder overdue = GaugeSnapshot.builder().name("delayq_queue_oldest_overdue_seconds")
+        .unit(Unit.SECONDS).help("How long the longest-waiting due job has been due; 0 when none waits.");
+    for (Reading r : readings) {
+      Labels queue = r.queue();
+      lateness.dataPoint(histogram(queue, r.hash().lateness()));
+      heldLateness.dataPoint(histogram(queue, r.hash().heldLateness()));
+      r.flow().paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
+      r.flow().held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
+      r.hash().durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));
+      Inspector.Depths d = r.stats().depths();
+      depths.dataPoint(point(queue.add("state", "delayed"), d.delayed()));
+      depths.dataPoint(point(queue.add("state", "ready"), d.ready()));
+      depths.dataPoint(point(queue.add("state", "in_flight"), d.inFlight()));
+      depths.dataPoint(point(queue.add("state", "dead"), d.dead()));
+      backlog.dataPoint(point(queue, r.stats().backlog()));
+      overdue.dataPoint(point(queue, r.stats().oldestOverdueMs() / 1000.0));
+    }
+    out.metricSnapshot(lateness.build());
+    out.metricSnapshot(heldLateness.build());
+    out.metricSnapshot(paused.build());
+    out.metricSnapshot(held.build());
+    out.metricSnapshot(durations.build());
     out.metricSnapshot(depths.build());
-    out.metricSnapshot(gauge("delayq_queue_backlog_jobs",
-        "Jobs due and not yet started (due in delayed, plus ready).", stats.backlog()));
-    out.metricSnapshot(GaugeSnapshot.builder().name("delayq_queue_oldest_overdue_seconds").unit(Unit.SECONDS)
-        .help("How long the longest-waiting due job has been due; 0 when none waits.")
-        .dataPoint(point(queue, stats.oldestOverdueMs() / 1000.0)).build());
+    out.metricSnapshot(backlog.build());
+    out.metricSnapshot(overdue.build());
     return out.build();
-  }
-
-  private GaugeSnapshot gauge(String name, String help, double value) {
-    return GaugeSnapshot.builder().name(name).help(help).dataPoint(point(queue, value)).build();
   }
 
   private static GaugeDataPointSnapshot point(Labels labels, double value) {

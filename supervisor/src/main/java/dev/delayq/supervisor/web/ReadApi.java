@@ -21,8 +21,16 @@ final class ReadApi {
   private final Series series;
   private final DepthHistory depths;
   private final LongSupplier clockMs;
+  private final List<String> queues;
 
   ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs) {
+    this(steering, admin, series, depths, clockMs, List.of(admin.keys().queue()));
+  }
+
+  /** {@code queues}: every queue the system serves, which the dashboard's picker offers. */
+  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs,
+      List<String> queues) {
+    this.queues = List.copyOf(queues);
     this.steering = steering;
     this.admin = admin;
     this.series = series;
@@ -37,6 +45,7 @@ final class ReadApi {
     ObjectNode out = Http.ok().put("time", now).put("queue", admin.keys().queue())
         .put("supervisorPid", p.supervisorPid()).put("workers", p.workers());
     out.set("children", Http.JSON.valueToTree(p.children()));
+    out.set("queues", Http.JSON.valueToTree(queues));
     try {
       Admin.Stats s = admin.stats();
       depths.add(now / 1000, s.depths());

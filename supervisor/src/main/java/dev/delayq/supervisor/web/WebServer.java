@@ -45,30 +45,33 @@ public final class WebServer implements AutoCloseable {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final ExpositionFormats formats = ExpositionFormats.init();
   private final StaticFiles files = new StaticFiles();
-  private final ReadApi reads;
-  private final ActionApi actions;
-  private final JobApi jobs;
-  private final ScheduleApi scheduleApi;
-  private final DelayQueue producer;
+  /** Per queue served, in order: its reads, actions, job browser, schedules and producer. */
+  private final Map<String, QueueApis> queues = new java.util.LinkedHashMap<>();
+  private final String mainQueue;
   private final String url;
 
   private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
     this.server = server;
     this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
-    Keys keys = Keys.of(config);
-    Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(config), config.worker().poisonPillAfter());
     this.guard = new Guard(token, config.web().loopback());
-    this.reads = new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(),
-        System::currentTimeMillis);
-    this.actions = new ActionApi(steering, admin);
-    this.producer = new DelayQueue(new RedisBroker(redis, keys), config.queue().maxPayloadBytes(),
-        config.retry().maxAttempts());
-    this.jobs = new JobApi(producer, new JobBrowser(redis.client(), keys), admin);
-    this.scheduleApi = new ScheduleApi(producer, config.retry().maxAttempts());
+    this.mainQueue = config.queue().name();
+    List<QueueCollector.Source> sources = new java.util.ArrayList<>();
+    for (DelayqConfig queue : config.perQueue()) {
+      Keys keys = Keys.of(queue);
+      Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(queue), queue.worker().poisonPillAfter());
+      DelayQueue producer = new DelayQueue(new RedisBroker(redis, keys), queue.queue().maxPayloadBytes(),
+          queue.retry().maxAttempts());
+      queues.put(queue.queue().name(), new QueueApis(
+          new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(), System::currentTimeMillis,
+              config.queueNames()),
+          new ActionApi(steering, admin), new JobApi(producer, new JobBrowser(redis.client(), keys), admin),
+          new ScheduleApi(producer, queue.retry().maxAttempts()), producer));
+      sources.add(new QueueCollector.Source(keys, admin, new TypeCap(config.web().maxMetricTypes())));
+    }
     String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
         ? "[" + config.web().bind() + "]" : config.web().bind();
     this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
-    registry.register(new QueueCollector(redis.client(), keys, admin, new TypeCap(config.web().maxMetricTypes())));
+    registry.register(new QueueCollector(sources));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
     AtomicInteger n = new AtomicInteger();
@@ -160,6 +163,11 @@ public final class WebServer implements AutoCloseable {
 
   private void api(HttpExchange ex, String method, List<String> path) throws IOException {
     Map<String, String> q = Http.query(ex);
+    QueueApis apis = queueOf(q);
+    ReadApi reads = apis.reads();
+    ActionApi actions = apis.actions();
+    JobApi jobs = apis.jobs();
+    ScheduleApi scheduleApi = apis.schedules();
     String route = path.isEmpty() ? "" : path.get(0);
     int n = path.size();
     if (method.equals("GET") || method.equals("HEAD")) {
@@ -204,6 +212,20 @@ public final class WebServer implements AutoCloseable {
     }
   }
 
+  /** The queue a request names with {@code ?queue=} (the dashboard's picker), else queue.name's. */
+  private QueueApis queueOf(Map<String, String> query) {
+    String name = query.getOrDefault("queue", "");
+    QueueApis apis = queues.get(name.isEmpty() ? mainQueue : name);
+    if (apis == null) {
+      throw new Http.Failure(404, "no queue " + LogText.escape(name) + " here (this system serves "
+          + String.join(", ", queues.keySet()) + ")");
+    }
+    return apis;
+  }
+
+  /** One queue's part of the API. */
+  private record QueueApis(ReadApi reads, ActionApi actions, JobApi jobs, ScheduleApi schedules, DelayQueue producer) {}
+
   /** 405 when the path exists for the other method, else 404. */
   private static int notFoundOr405(List<String> path, String otherMethod) {
     List<String> gets = List.of("status", "series", "dead", "forecast", "jobs", "schedules");
@@ -233,7 +255,7 @@ public final class WebServer implements AutoCloseable {
   public void close() {
     server.stop(1);
     threads.shutdownNow();
-    producer.close();
+    queues.values().forEach(q -> q.producer().close());
     redis.close();
   }
 }

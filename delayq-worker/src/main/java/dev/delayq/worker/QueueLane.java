@@ -1,0 +1,81 @@
+package dev.delayq.worker;
+
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.RetryPolicy;
+import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.process.OutageLog;
+import dev.delayq.process.RedisOutage;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * What a worker keeps per queue it serves: the queue's broker (its own key slot), stats,
+ * heartbeat and lease, acknowledgement sender, outcome finisher, cancel watch and job runner
+ * (with the queue's own retry policy and job time limit). A worker of one queue has one lane,
+ * which is everything a worker had before there were several queues; the consumers of a worker of
+ * several queues have an in-flight list in each lane's queue, so each queue keeps its whole
+ * invariant and is recovered by its own scheduler loop.
+ */
+final class QueueLane {
+  final String queue;
+  final DelayqConfig config;
+  final RedisBroker broker;
+  final StatsRecorder stats;
+  final Finisher finisher;
+  final AckSender acks;
+  final Lease lease;
+  final FailoverResync resync;
+  private final String name;
+  private final OutageLog outages;
+  private Heartbeat heartbeat;
+  private CancelWatch cancels;
+
+  /** The lane of {@code config}'s queue ({@link DelayqConfig#forQueue}) in worker {@code name}. */
+  QueueLane(String name, DelayqConfig config, RedisConnection redis, OutageLog outages, BooleanSupplier abandon) {
+    this.queue = config.queue().name();
+    this.name = name;
+    this.config = config;
+    this.outages = outages;
+    this.broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
+    this.stats = new StatsRecorder(broker.keys());
+    this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), abandon);
+    this.acks = new AckSender(broker, new RedisOutage(name + "/acks", outages), abandon);
+    this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
+        config.worker().heartbeatInterval().toNanos());
+    this.resync = new FailoverResync(broker, redis::masterEpoch);
+  }
+
+  /** The runner of this queue's jobs: its job time limit and retry backoff. */
+  JobRunner runner(HandlerRegistry handlers) {
+    RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(), config.retry().jitter());
+    return new JobRunner(handlers, stats, config.worker().jobTimeout(), retry, queue, broker::clearCancelRequest);
+  }
+
+  /** Sends the first heartbeat of {@code consumerIds} in this queue, then starts its loops. */
+  void start(List<String> consumerIds, Watchdog watchdog, RedisConnection redis, BooleanSupplier drained,
+      Consumer<Throwable> cannotGoOn) {
+    broker.prepare();
+    heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
+        config.worker().heartbeatInterval().toMillis(), new RedisOutage(name + "/heartbeat", outages), stats, lease);
+    heartbeat.start(cannotGoOn, config.worker().heartbeatTtl());
+    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
+    cancels.start(drained, outages, name, cannotGoOn);
+    acks.start(cannotGoOn);
+  }
+
+  boolean started() {
+    return heartbeat != null;
+  }
+
+  void closeCancels() {
+    cancels.close();
+  }
+
+  void closeHeartbeat() {
+    heartbeat.close();
+  }
+}

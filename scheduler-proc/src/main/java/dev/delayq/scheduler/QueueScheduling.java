@@ -1,0 +1,65 @@
+package dev.delayq.scheduler;
+
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.process.OutageLog;
+import dev.delayq.process.ShutdownSignal;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
+import java.util.function.Consumer;
+
+/**
+ * The scheduling of one queue: its lease, forwarder, recoverer, id-retention trimmer, wake
+ * listeners and schedule ticker, wired from that queue's own configuration. A scheduler serving
+ * several queues runs one of these per queue, each in its own key slot and with its own lease,
+ * exactly as a system of that one queue would.
+ */
+final class QueueScheduling {
+  private final String queue;
+  private final int shards;
+  private final SchedulerLoop loop;
+  private final Waiter waiter;
+
+  private QueueScheduling(String queue, int shards, SchedulerLoop loop, Waiter waiter) {
+    this.queue = queue;
+    this.shards = shards;
+    this.loop = loop;
+    this.waiter = waiter;
+  }
+
+  /** Wires {@code config}'s queue (a config of one queue: {@link DelayqConfig#forQueue}) and starts its listeners. */
+  static QueueScheduling start(DelayqConfig config, RedisConnection redis, String owner, ShutdownSignal shutdown,
+      OutageLog outages, Consumer<Throwable> cannotGoOn) {
+    RedisBroker broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
+    ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis());
+    Waiter waiter = new Waiter();
+    SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
+        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
+        config.scheduler().recoverInterval().toNanos(), outages);
+    for (int shard = 0; shard < broker.shards(); shard++) {
+      int s = shard;
+      new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
+          outages).start(cannotGoOn);
+    }
+    new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
+    return new QueueScheduling(config.queue().name(), broker.shards(), loop, waiter);
+  }
+
+  String queue() {
+    return queue;
+  }
+
+  int shards() {
+    return shards;
+  }
+
+  /** Runs the queue's loop on this thread until shutdown. */
+  void run(Consumer<Throwable> cannotGoOn) {
+    loop.run(cannotGoOn);
+  }
+
+  /** Wakes the loop early (a shutdown, a thread that cannot go on). */
+  void wake() {
+    waiter.wake();
+  }
+}
