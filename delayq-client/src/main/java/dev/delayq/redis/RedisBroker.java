@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 import redis.clients.jedis.resps.Tuple;
@@ -503,9 +504,17 @@ public final class RedisBroker {
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
+    return moveDueToReady(shard, limit, 0);
+  }
+
+  /**
+   * Moves up to {@code limit} ids of one shard that are due at least {@code graceMs} ago (a hot
+   * standby's pass: what the lease holder left overdue) from its delayed to its ready.
+   */
+  public Forwarded moveDueToReady(int shard, int limit, long graceMs) {
     Keys keys = this.keys.shard(shard);
     List<?> r = (List<?>) scripts.eval(Script.MOVE_DUE_TO_READY,
-        List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+        List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit), Long.toString(graceMs)));
     long next = (Long) r.get(1);
     return new Forwarded(((Long) r.get(0)).intValue(),
         next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(2));
@@ -519,6 +528,29 @@ public final class RedisBroker {
   /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
   public boolean awaitWake(int shard, double timeoutSeconds) {
     return redis.blpop(timeoutSeconds, keys.shard(shard).wake()) != null;
+  }
+
+  /**
+   * Subscribes {@code listener} to the wake channels of all shards, blocking for as long as the
+   * subscription lasts (until it is unsubscribed or the connection drops). Each message names the
+   * channel, which {@link #shardOfWakeChannel} turns back into its shard.
+   */
+  public void subscribeToWakes(JedisPubSub listener) {
+    String[] channels = new String[keys.shards()];
+    for (int s = 0; s < channels.length; s++) {
+      channels[s] = keys.shard(s).wakeChannel();
+    }
+    redis.subscribe(listener, channels);
+  }
+
+  /** The shard whose wake channel {@code channel} is, or -1. */
+  public int shardOfWakeChannel(String channel) {
+    for (int s = 0; s < keys.shards(); s++) {
+      if (keys.shard(s).wakeChannel().equals(channel)) {
+        return s;
+      }
+    }
+    return -1;
   }
 
   public boolean holdLease(String owner, long ttlMs) {

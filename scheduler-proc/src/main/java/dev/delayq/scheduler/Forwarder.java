@@ -33,11 +33,20 @@ final class Forwarder {
 
   /** One pass over one shard. */
   Pass tick(int shard) {
-    RedisBroker.Forwarded f = broker.moveDueToReady(shard, batchSize);
+    return tick(shard, 0);
+  }
+
+  /**
+   * One hot-standby pass over a shard whose lease another scheduler holds: it moves only the ids
+   * due at least {@code graceMs} ago, which the holder should have moved, and its next pass is due
+   * when the next id is that overdue. Moving nothing is the normal outcome.
+   */
+  Pass tick(int shard, long graceMs) {
+    RedisBroker.Forwarded f = broker.moveDueToReady(shard, batchSize, graceMs);
     long received = System.nanoTime();
     long next = Long.MAX_VALUE;
     if (f.nextDueAt().isPresent()) {
-      long waitMs = Math.max(0, f.nextDueAt().getAsLong() - f.redisNow());
+      long waitMs = Math.max(0, f.nextDueAt().getAsLong() + graceMs - f.redisNow());
       next = received + waitMs * 1_000_000;
     }
     return new Pass(f.moved(), f.moved() == batchSize, next, f.redisNow());

@@ -16,9 +16,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * at once while batches come back full, so there is no per-second ceiling), recovers silent
  * consumers every recover interval, and otherwise sleeps until the earliest next due time of its
  * shards, a wake-up or the next lease renewal. Each shard keeps its own deadline: a pass forwards
- * only the shards that are due or were woken, so one shard's jobs never wait on another's. It runs under {@link RunUntilShutdown}: every error is logged once and
- * survived, a Redis outage is retried with backoff, and should the loop not go on the scheduler
- * exits non-zero so that it is restarted.
+ * only the shards that are due or were woken, so one shard's jobs never wait on another's.
+ * For every shard whose lease another scheduler holds it is a hot standby: it forwards only what
+ * is overdue by the standby grace, so that when the holder dies due jobs are late by about the
+ * grace instead of the lease TTL (while the holder is on time such a pass moves nothing).
+ * Recovery and id retention trimming stay with the lease holder. It runs under
+ * {@link RunUntilShutdown}: every error is logged once and survived, a Redis outage is retried
+ * with backoff, and should the loop not go on the scheduler exits non-zero so that it is restarted.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -30,19 +34,21 @@ final class SchedulerLoop {
   private final Waiter waiter;
   private final ShutdownSignal shutdown;
   private final long recoverIntervalNanos;
+  private final long standbyGraceMs;
   private final RedisOutage outage;
   private long nextRecoverNanos = System.nanoTime();
   /** Per shard: when it is due next (System.nanoTime); a shard just taken is due at once. */
   private final long[] nextDueNanos;
   private final boolean[] wasHeld;
-  /** Per shard: its wake listener saw a new earliest job. */
+  /** Per shard: its wake listener (or, as a standby, the wake channel) saw a new earliest job. */
   private final AtomicBoolean[] woken;
+  /** Per shard: its last standby pass moved jobs that the lease holder left overdue. */
+  private final boolean[] covering;
 
   private boolean moreToForget;
 
   SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer,
-      Waiter waiter,
-      ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
+      Waiter waiter, ShutdownSignal shutdown, long recoverIntervalNanos, long standbyGraceMs, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
     this.forwarder = forwarder;
@@ -51,16 +57,19 @@ final class SchedulerLoop {
     this.waiter = waiter;
     this.shutdown = shutdown;
     this.recoverIntervalNanos = recoverIntervalNanos;
+    this.standbyGraceMs = standbyGraceMs;
     int shards = forwarder.shards();
     this.nextDueNanos = new long[shards];
     this.wasHeld = new boolean[shards];
     this.woken = new AtomicBoolean[shards];
+    this.covering = new boolean[shards];
+    java.util.Arrays.fill(nextDueNanos, System.nanoTime());
     for (int i = 0; i < shards; i++) {
       woken[i] = new AtomicBoolean();
     }
   }
 
-  /** What the wake listener of {@code shard} calls before it wakes the waiter. */
+  /** What the wake listener of {@code shard} (or the standby's wake channel) calls before it wakes the waiter. */
   Runnable wakeOf(int shard) {
     return () -> woken[shard].set(true);
   }
@@ -78,36 +87,49 @@ final class SchedulerLoop {
 
   /** One pass; returns when to run the next one (System.nanoTime; now or earlier = at once). */
   long tick() {
-    if (!lease.tick()) {
-      java.util.Arrays.fill(wasHeld, false);
-      return lease.nextTickNanos();
-    }
     long now = System.nanoTime();
-    boolean recover = now - nextRecoverNanos >= 0;
-    long next = Math.min(lease.nextTickNanos(), recover ? now + recoverIntervalNanos : nextRecoverNanos);
-    for (int shard : lease.heldShards()) {
+    // the lease is looked at when its renewal is due (a standby's passes in between cost no lease call)
+    boolean leads = now - lease.nextTickNanos() >= 0 ? lease.tick() : lease.isHeld();
+    now = System.nanoTime();
+    boolean recover = leads && now - nextRecoverNanos >= 0;
+    long next = lease.nextTickNanos();
+    if (leads) {
+      next = Math.min(next, recover ? now + recoverIntervalNanos : nextRecoverNanos);
+    }
+    for (int shard = 0; shard < nextDueNanos.length; shard++) {
+      boolean held = lease.holds(shard);
       boolean woke = woken[shard].getAndSet(false);
-      if (!wasHeld[shard] || woke || recover || nextDueNanos[shard] - now <= 0) {
-        wasHeld[shard] = true;
-        Forwarder.Pass pass = forwarder.tick(shard);
-        nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
-        if (recover) {
+      if (held != wasHeld[shard] || woke || (held && recover) || nextDueNanos[shard] - now <= 0) {
+        wasHeld[shard] = held;
+        Forwarder.Pass pass = held ? forwarder.tick(shard) : standbyPass(shard);
+        nextDueNanos[shard] = pass.moreDue() ? System.nanoTime()
+            // a standby also looks at each lease renewal, should it have missed a wake message
+            : held ? pass.nextDueNanos() : Math.min(pass.nextDueNanos(), lease.nextTickNanos());
+        if (held && recover) {
           recoverer.tick(shard, pass.redisNowMs());
         }
       }
       next = Math.min(next, nextDueNanos[shard]);
     }
-    for (int shard = 0; shard < wasHeld.length; shard++) {
-      wasHeld[shard] &= lease.holds(shard);
-    }
     if (recover) {
       nextRecoverNanos = now + recoverIntervalNanos;
       moreToForget = true;
     }
-    if (moreToForget) {
+    if (moreToForget && leads) {
       // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
       moreToForget = trimmer.tick();
     }
-    return moreToForget ? System.nanoTime() : next;
+    return moreToForget && leads ? System.nanoTime() : next;
+  }
+
+  /** A hot-standby pass over a shard another scheduler holds: it moves only what that one left overdue. */
+  private Forwarder.Pass standbyPass(int shard) {
+    Forwarder.Pass pass = forwarder.tick(shard, standbyGraceMs);
+    if (pass.moved() > 0 && !covering[shard]) {
+      log.info("scheduler: forwarded {} job(s) of {} overdue by more than {} ms: its lease holder is late or gone",
+          pass.moved(), forwarder.shards() == 1 ? "the queue" : "shard " + shard, standbyGraceMs);
+    }
+    covering[shard] = pass.moved() > 0;
+    return pass;
   }
 }

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The scheduler process: wires the lease, forwarder, recoverer, wake listener and schedule
- * ticker together.
+ * The scheduler process: wires the lease, forwarder, recoverer, wake listeners (the lease
+ * holder's, and the hot standby's) and schedule ticker together.
  * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused,
  * 72 when one of its threads could not go on (so that the supervisor restarts it).
  */
@@ -34,8 +34,8 @@ public final class SchedulerMain {
     RedisConnection redis;
     try {
       config = ProcessArgs.loadConfig(args);
-      // a wake listener per shard blocks on its own connection
-      redis = RedisConnector.connect(config, child.name(), config.queue().shards() + 4);
+      // a wake listener per shard blocks on its own connection, and so does the standby's subscription
+      redis = RedisConnector.connect(config, child.name(), config.queue().shards() + 5);
       redis.checkServer(config.redis().requireNoeviction());
       new RedisBroker(redis, Keys.of(config)).prepare();
     } catch (ConfigException | IllegalArgumentException | ServerCheck.UnfitServerException e) {
@@ -67,12 +67,14 @@ public final class SchedulerMain {
     });
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos(), outages);
+        config.scheduler().recoverInterval().toNanos(), config.scheduler().standbyGrace().toMillis(), outages);
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;
       new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
           outages).start(cannotGoOn);
     }
+    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter);
+    standbyWakes.start(shutdown::isRequested, outages, cannotGoOn);
     new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
     Thread nudge = new Thread(() -> {
       try {
@@ -89,6 +91,7 @@ public final class SchedulerMain {
         broker.shards(), broker.shards() == 1 ? "" : "s", redis.describe(), config.scheduler().batchSize(),
         ProcessHandle.current().pid());
     loop.run(cannotGoOn);
+    standbyWakes.close();
     log.info("{}: stopped ({}), exit {}", owner, shutdown.reason(), exitCode[0]);
     redis.close();
     System.exit(exitCode[0]);
