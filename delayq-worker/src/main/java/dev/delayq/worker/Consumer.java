@@ -27,14 +27,8 @@ import org.slf4j.LoggerFactory;
  * the worker's crash record, so that after a crash only that job is charged. The acknowledgement
  * of a batch's last job rides on the next claim.
  *
- * <p>On a queue of several shards it claims from one shard at a time, and has a home shard (its
- * place among its worker's consumers, modulo the shard count), where it blocks with BLMOVE when
- * it finds nothing: so the idle consumers wait spread over the shards, and a new job is taken at
- * once from any shard that has a waiter. A claim tries every shard in turn, from the one after
- * the shard that served it last, and takes its batch from the first that has due jobs: a busy
- * shard cannot starve the others, and a shard whose waiters are busy is still served. Only when
- * its last claim came back empty does it try its home shard alone before it blocks there again:
- * an idle consumer makes one pass over the shards, then blocks; it never polls them in a loop.
+ * <p>On a queue of several shards it claims from one shard at a time: its {@link ClaimRotation}
+ * says which shards a claim tries and where it blocks when none has due jobs.
  *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
@@ -77,10 +71,7 @@ final class Consumer {
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
   private boolean unsure;
-  /** The shard the next claim tries first. */
-  private int nextShard;
-  /** The next claim tries every shard (false after a claim that found nothing: then the home shard). */
-  private boolean scanShards = true;
+  private final ClaimRotation rotation;
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
@@ -97,6 +88,7 @@ final class Consumer {
     this.acks = shared.acks().channel(id);
     this.seenMasterEpoch = shared.resync().epoch();
     this.batchMasterEpoch = seenMasterEpoch;
+    this.rotation = new ClaimRotation(slot, broker.shards());
   }
 
   String id() {
@@ -215,17 +207,15 @@ final class Consumer {
     int epoch = shared.lease().epoch();
     boolean leaseHeld = shared.lease().holds(System.nanoTime());
     long masterEpoch = shared.resync().epoch();
-    int home = slot % broker.shards();
-    int first = Math.floorMod(scanShards ? nextShard : home, broker.shards());
+    int first = rotation.first();
     if (pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != first) {
       // it cannot ride on a claim in another shard's slot: the sender takes it with the others'
       acks.report(null, pendingAck);
       pendingAck = null;
     }
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
-        pendingAck, first, scanShards ? broker.shards() : 1);
-    nextShard = claimed.shard() + 1;
-    scanShards = !claimed.jobs().isEmpty();
+        pendingAck, first, rotation.tries());
+    rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
     for (String dropped : claimed.dropped()) {
@@ -233,9 +223,9 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty()) {
-      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), home)
+      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), rotation.home())
           .map(List::of).orElse(List.of());
-      scanShards = true;
+      rotation.waited();
       if (jobs.size() == 1 && jobs.get(0).dropped()) {
         droppedWithoutRecord(jobs.get(0).id());
         jobs = List.of();
