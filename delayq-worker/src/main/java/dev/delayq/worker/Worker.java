@@ -148,7 +148,8 @@ public final class Worker implements AutoCloseable {
     heartbeat.start(this::cannotGoOn, config.worker().heartbeatTtl());
     watchdog = new Watchdog(config.worker().interruptGrace().toNanos(), this::onStuckHandler);
     watchdog.start(this::cannotGoOn);
-    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
+    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval(),
+        config.redis().socketTimeout().dividedBy(2));
     cancels.start(() -> drained.get(), outages, name, this::cannotGoOn);
     acks.start(this::cannotGoOn);
     startConsumers();

@@ -73,7 +73,8 @@ public final class SchedulerMain {
       new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
           outages).start(cannotGoOn);
     }
-    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter);
+    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter,
+        config.redis().socketTimeout().dividedBy(2));
     standbyWakes.start(shutdown::isRequested, outages, cannotGoOn);
     new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
     Thread nudge = new Thread(() -> {
