@@ -39,12 +39,7 @@ class LeaderKilledTest {
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
           && q.broker.consumers().size() == 8);
 
-      // warm the worker and both forwarders up first (a fresh JVM's first jobs run slower)
-      String warmLog = q.log.key() + ":warm-up";
-      for (int i = 0; i < 30; i++) {
-        q.producer.delay("test_record", "{\"log\":\"" + warmLog + "\"}", Duration.ofMillis(50L * i));
-      }
-      await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().llen(warmLog) == 30);
+      q.warmUp();
 
       List<JobRequest> jobs = new ArrayList<>(JOBS);
       String payload = q.payload();
@@ -55,8 +50,7 @@ class LeaderKilledTest {
       q.producer.enqueueAll(jobs);
       await().atMost(10, TimeUnit.SECONDS).until(() -> System.currentTimeMillis() >= enqueuedAt + 2_500);
       String leader = q.redis.redis().get(q.keys.leader());
-      Process killed = leader.endsWith(":" + a.pid()) ? a : b;
-      JvmProcesses.sigkill(killed);
+      JvmProcesses.sigkill(q.leaderOf(a, b));
       long killedAt = System.currentTimeMillis();
 
       await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100))

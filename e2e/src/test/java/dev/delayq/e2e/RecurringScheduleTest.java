@@ -41,12 +41,7 @@ class RecurringScheduleTest {
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
           && !q.broker.consumers().isEmpty());
 
-      // warm the worker and the forwarder up first (a fresh JVM's first jobs run slower)
-      String warmLog = q.log.key() + ":warm-up";
-      for (int i = 0; i < 30; i++) {
-        q.producer.delay("test_record", "{\"log\":\"" + warmLog + "\"}", Duration.ofMillis(50L * i));
-      }
-      await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().llen(warmLog) == 30);
+      q.warmUp();
 
       Schedules schedules = q.producer.schedules();
       Schedules.View view = schedules.upsert(new Schedule("every-second", new Cadence.Every(Duration.ofSeconds(1)),
@@ -55,9 +50,7 @@ class RecurringScheduleTest {
       long last = first + (TICKS - 1) * 1_000L;
 
       await().atMost(10, TimeUnit.SECONDS).until(() -> System.currentTimeMillis() >= first + 4_500);
-      String leader = q.redis.redis().get(q.keys.leader());
-      Process killed = leader.endsWith(":" + a.pid()) ? a : b;
-      JvmProcesses.sigkill(killed);
+      JvmProcesses.sigkill(q.leaderOf(a, b));
       long killedAt = System.currentTimeMillis();
 
       await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100))
