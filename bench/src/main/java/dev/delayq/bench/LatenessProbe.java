@@ -15,7 +15,7 @@ import redis.clients.jedis.UnifiedJedis;
  * bench_probe: a no-op handler that records how late it started and which job it was
  * ("<start - due ms>,<id>") in the Redis list the payload names ("log"; the id lets
  * bench/scripts/lateness-trace.sh follow each job through a MONITOR of the Redis); with "marker": true it records "<id>,<start epoch ms>"
- * instead, with "seq": n (the soak's ledger) "<n>,<start epoch ms>,<due epoch ms>", and with
+ * instead, with "seq": n (the soak's ledger) "<n>,<start epoch ms>,<due epoch ms>,<attempt>", and with
  * "tick": true how late it started against its schedule tick
  * (start - {@code ctx.tickAt()}, ms); with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
@@ -34,7 +34,7 @@ public final class LatenessProbe implements JobHandler {
     long due = ctx.dueAt().toEpochMilli();
     String entry;
     if (ctx.payload().has("seq")) {
-      entry = ctx.payload().path("seq").asLong() + "," + now + "," + due;
+      entry = ctx.payload().path("seq").asLong() + "," + now + "," + due + "," + ctx.attempt();
     } else if (ctx.payload().path("marker").asBoolean()) {
       entry = ctx.id() + "," + now;
     } else if (ctx.payload().path("tick").asBoolean()) {

@@ -103,8 +103,10 @@ final class Report {
         ((Number) mem.get("without_clients_and_stats_seconds_change_pct")).doubleValue(),
         Boolean.TRUE.equals(mem.get("back_to_baseline")) ? "back to baseline (within 5 %)" : "NOT back to baseline",
         mem.get("queue_keys_left")));
-    out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s, dead %s, invariant breaches %s%n",
-        s.get("enqueued"), s.get("ran"), s.get("lost"), s.get("duplicates"), s.get("dead"),
+    out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s (%s re-run at a higher "
+        + "attempt after a kill, %s at the same attempt), dead %s, invariant breaches %s%n",
+        s.get("enqueued"), s.get("ran"), s.get("lost"), s.get("duplicates"),
+        s.get("duplicates_at_a_higher_attempt"), s.get("duplicates_at_the_same_attempt"), s.get("dead"),
         s.get("consistency_breaches")));
   }
 

@@ -116,6 +116,8 @@ final class SoakRun {
       out.put("ran", ledger.ran());
       out.put("lost", total - ledger.ran());
       out.put("duplicates", ledger.duplicates());
+      out.put("duplicates_at_a_higher_attempt", ledger.duplicates() - ledger.sameAttemptTwice());
+      out.put("duplicates_at_the_same_attempt", ledger.sameAttemptTwice());
       out.put("dead", dead);
       out.put("consistency_breaches", breaches);
       out.put("drain_s", Measures.round2((drainedAt - t0 - duration.toMillis()) / 1000.0));

@@ -29,6 +29,9 @@ class SoakSmokeTest {
     assertEquals(4000, soak.path("enqueued").asLong(), "jobs enqueued in " + soak);
     assertEquals(0, soak.path("lost").asLong(), "lost jobs in " + soak);
     assertEquals(4000, soak.path("ran").asLong(), "distinct jobs run in " + soak);
+    // the kill may re-run what its worker had started (charged, at a higher attempt); a job that
+    // started twice at one attempt ran again without being charged, which must never happen
+    assertEquals(0, soak.path("duplicates_at_the_same_attempt").asLong(), "uncharged re-runs in " + soak);
     assertEquals(1, soak.path("kill_log").size(), "one worker killed in " + soak.path("kill_log"));
     assertTrue(soak.path("kill_log").get(0).has("pid"), "the kill hit a worker: " + soak.path("kill_log"));
     assertEquals(0, soak.path("consistency_breaches").asInt(), "invariant after the drain");
