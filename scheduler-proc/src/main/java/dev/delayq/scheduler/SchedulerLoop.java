@@ -26,6 +26,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
+  private static final long LOG_COVER_EVERY_NANOS = 60_000_000_000L;
 
   private final ShardLeases lease;
   private final Forwarder forwarder;
@@ -42,8 +43,9 @@ final class SchedulerLoop {
   private final boolean[] wasHeld;
   /** Per shard: its wake listener (or, as a standby, the wake channel) saw a new earliest job. */
   private final AtomicBoolean[] woken;
-  /** Per shard: its last standby pass moved jobs that the lease holder left overdue. */
-  private final boolean[] covering;
+  /** Per shard: jobs its standby passes moved since that was last logged, and when that was. */
+  private final long[] coveredSinceLog;
+  private final long[] coverLoggedNanos;
 
   private boolean moreToForget;
 
@@ -62,7 +64,8 @@ final class SchedulerLoop {
     this.nextDueNanos = new long[shards];
     this.wasHeld = new boolean[shards];
     this.woken = new AtomicBoolean[shards];
-    this.covering = new boolean[shards];
+    this.coveredSinceLog = new long[shards];
+    this.coverLoggedNanos = new long[shards];
     java.util.Arrays.fill(nextDueNanos, System.nanoTime());
     for (int i = 0; i < shards; i++) {
       woken[i] = new AtomicBoolean();
@@ -122,14 +125,22 @@ final class SchedulerLoop {
     return moreToForget && leads ? System.nanoTime() : next;
   }
 
-  /** A hot-standby pass over a shard another scheduler holds: it moves only what that one left overdue. */
+  /**
+   * A hot-standby pass over a shard another scheduler holds: it moves only what that one left
+   * overdue. That it had to is logged at most once a minute per shard (a holder on a loaded host
+   * may be late often), with the count since.
+   */
   private Forwarder.Pass standbyPass(int shard) {
     Forwarder.Pass pass = forwarder.tick(shard, standbyGraceMs);
-    if (pass.moved() > 0 && !covering[shard]) {
+    coveredSinceLog[shard] += pass.moved();
+    long now = System.nanoTime();
+    boolean quietLongEnough = coverLoggedNanos[shard] == 0 || now - coverLoggedNanos[shard] >= LOG_COVER_EVERY_NANOS;
+    if (coveredSinceLog[shard] > 0 && quietLongEnough) {
       log.info("scheduler: forwarded {} job(s) of {} overdue by more than {} ms: its lease holder is late or gone",
-          pass.moved(), forwarder.shards() == 1 ? "the queue" : "shard " + shard, standbyGraceMs);
+          coveredSinceLog[shard], forwarder.shards() == 1 ? "the queue" : "shard " + shard, standbyGraceMs);
+      coveredSinceLog[shard] = 0;
+      coverLoggedNanos[shard] = now;
     }
-    covering[shard] = pass.moved() > 0;
     return pass;
   }
 }
