@@ -23,8 +23,11 @@ class LeaderKilledTest {
   private static final int JOBS = 2_000;
   /** Without the hot standby the jobs due in the first 10 s after the kill would wait for this. */
   private static final String LEASE_TTL = "10s";
-  /** What a job due after the kill may start late: the grace plus a loaded machine's scheduling noise. */
-  private static final long BOUND_MS = 300;
+  /**
+   * What a job due after the kill may start late: the grace plus a loaded machine's scheduling
+   * noise (under a load average of 6 the worst was 59 ms), far below the lease it would wait out.
+   */
+  private static final long BOUND_MS = 1_000;
 
   @Test
   void jobsDueAfterTheLeaderIsKilledAreForwardedByTheStandbyOnceEachWithinTheGraceNotTheLeaseTtl()

@@ -31,7 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SharedShardsProcessTest {
   private static final int SHARDS = 3;
-  private static final long LEASE_TTL_MS = 2000;
+  /** Long enough that most jobs fall due before the dead scheduler's leases lapse. */
+  private static final long LEASE_TTL_MS = 5000;
+  /**
+   * What a job due after the kill may reach ready late: the grace plus a loaded machine's noise
+   * (these polls included), far below the lease, which the jobs would otherwise wait out.
+   */
+  private static final long BOUND_MS = 1_000;
 
   @TempDir
   Path dir;
@@ -83,11 +89,11 @@ class SharedShardsProcessTest {
     Map<String, Long> lateMs = new HashMap<>();
     long killedAt = 0;
     double takeover = -1;
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while ((lateMs.size() < ids.size() || takeover < 0) && System.nanoTime() < deadline) {
       long seen = System.nanoTime();
       if (killedAt == 0 && seen - enqueuedAt >= 800_000_000L) {
-        a.destroyForcibly().waitFor();
+        a.destroyForcibly(); // SIGKILL; no wait for the exit, which would pause these polls
         killedAt = System.nanoTime();
       }
       for (String id : readyIds()) {
@@ -120,7 +126,7 @@ class SharedShardsProcessTest {
     System.out.printf("scheduler killed: the other held all %d shards after %.2fs (lease ttl %.1fs); the jobs due"
         + " since forwarded at most %d ms late (%s, as seen by 10 ms polls)%n", SHARDS, takeover, LEASE_TTL_MS / 1000.0,
         worst, worstId);
-    assertTrue(worst <= 300, "a job due after the kill reached ready " + worst + " ms late (" + worstId
+    assertTrue(worst <= BOUND_MS, "a job due after the kill reached ready " + worst + " ms late (" + worstId
         + "), as if it waited for the lease (" + LEASE_TTL_MS + " ms) and not only the standby grace");
   }
 
