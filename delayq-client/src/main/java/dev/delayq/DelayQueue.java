@@ -1,9 +1,8 @@
 package dev.delayq;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
@@ -34,7 +33,6 @@ import java.util.regex.Pattern;
 public final class DelayQueue implements AutoCloseable {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Tracing TRACING = Tracing.get();
 
   private final RedisBroker broker;
@@ -245,12 +243,8 @@ public final class DelayQueue implements AutoCloseable {
     String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
     String id = r.options().id() == null ? newId() : r.options().id();
-    String head = "{\"type\":\"" + r.type() + "\",\"maxAttempts\":" + maxAttempts;
-    if (r.options().id() != null) {
-      head += ",\"keepId\":true"; // stays taken for queue.idRetention once the job ended
-    }
-    // header values are JSON strings, so no header can spell the keepId flag above
-    head += headers(r.options());
+    // a caller-chosen id stays taken for queue.idRetention once the job ended
+    String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
     if (r.delay() != null) {
       if (r.delay().isNegative()) {
         throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
@@ -261,24 +255,17 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   /**
-   * The record's headers member: the caller's headers and the trace context of the span this
-   * enqueue runs in (when OpenTelemetry is on the classpath); nothing at all when there are none,
-   * so records stay as they were before headers existed.
+   * The record's headers: the caller's headers and the trace context of the span this enqueue
+   * runs in (when OpenTelemetry is on the classpath); none at all when there are none, so such
+   * records carry no headers member.
    */
-  private static String headers(JobOptions options) {
+  private static Map<String, String> headers(JobOptions options) {
     if (options.headers().isEmpty() && !TRACING.enabled()) {
-      return "";  // the hot path without headers or tracing allocates nothing for them
+      return Map.of();  // the hot path without headers or tracing allocates nothing for them
     }
     Map<String, String> headers = new TreeMap<>(options.headers());
     TRACING.inject(headers);
-    if (headers.isEmpty()) {
-      return "";
-    }
-    try {
-      return ",\"headers\":" + JSON.writeValueAsString(headers);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("headers cannot be written as JSON: " + e.getOriginalMessage(), e);
-    }
+    return headers;
   }
 
   private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {

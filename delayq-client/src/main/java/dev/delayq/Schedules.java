@@ -1,5 +1,6 @@
 package dev.delayq;
 
+import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.schedule.Cadence;
 import dev.delayq.schedule.Schedule;
@@ -7,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -158,8 +160,8 @@ public final class Schedules {
    * the one job run for missed ticks, how many it stands for ({@code missedTicks}, else 0).
    */
   public static String tickRecordHead(Schedule s, long tickMs, int missedTicks) {
-    return "{\"type\":\"" + s.type() + "\",\"maxAttempts\":" + s.maxAttempts() + ",\"schedule\":\"" + s.id()
-        + "\",\"tickAt\":" + tickMs + (missedTicks > 0 ? ",\"missedTicks\":" + missedTicks : "");
+    return JobRecord.newHead(s.type(), s.maxAttempts(), false, Map.of(), ",\"schedule\":\"" + s.id()
+        + "\",\"tickAt\":" + tickMs + (missedTicks > 0 ? ",\"missedTicks\":" + missedTicks : ""));
   }
 
   /** Cadence helper for callers that build schedules from text (the CLI, the dashboard). */

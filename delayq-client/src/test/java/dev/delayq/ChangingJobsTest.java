@@ -52,7 +52,7 @@ class ChangingJobsTest {
     String id = queue.delay("t", "{\"n\":1}", Duration.ofHours(1)).id();
 
     assertEquals(ChangeResult.Status.DELAYED, queue.editPayload(id, Map.of("n", 2)).status());
-    assertTrue(probe.rawRecord(id).endsWith(",\"payload\":{\"n\":2}}"));
+    assertTrue(probe.rawRecord(id).endsWith(",\"p\":{\"n\":2}}"));
 
     IllegalArgumentException notJson = assertThrows(IllegalArgumentException.class,
         () -> queue.editPayload(id, "{broken"));
@@ -60,7 +60,7 @@ class ChangingJobsTest {
     IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class,
         () -> queue.editPayload(id, "\"" + "x".repeat(2_000) + "\""));
     assertTrue(tooBig.getMessage().contains("queue.maxPayloadBytes"), tooBig.getMessage());
-    assertTrue(probe.rawRecord(id).endsWith(",\"payload\":{\"n\":2}}"), "a refused edit changes nothing");
+    assertTrue(probe.rawRecord(id).endsWith(",\"p\":{\"n\":2}}"), "a refused edit changes nothing");
   }
 
   @Test

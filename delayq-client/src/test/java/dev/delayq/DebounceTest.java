@@ -64,7 +64,7 @@ class DebounceTest {
 
     assertEquals(1, runs.size(), "exactly one run: " + runs);
     Run run = runs.get(0);
-    assertTrue(run.record().endsWith(",\"payload\":{\"comment\":50}}"), run.record());
+    assertTrue(run.record().endsWith(",\"p\":{\"comment\":50}}"), run.record());
     long after = run.redisMs() - (lastDue - 1_000);
     assertTrue(after >= 1_000 && after < 1_300, "ran " + after + " ms after the last enqueue");
     assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());

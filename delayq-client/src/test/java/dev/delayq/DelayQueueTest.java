@@ -42,7 +42,7 @@ class DelayQueueTest {
 
   private String payloadOf(String id) {
     String raw = probe.rawRecord(id);
-    String marker = ",\"payload\":";
+    String marker = ",\"p\":";
     return raw.substring(raw.indexOf(marker) + marker.length(), raw.length() - 1);
   }
 
@@ -55,9 +55,9 @@ class DelayQueueTest {
     String without = queue.delay("order_close", Map.of("order_id", 2), Duration.ofMinutes(1)).id();
 
     assertTrue(probe.rawRecord(with).startsWith(
-        "{\"type\":\"order_close\",\"maxAttempts\":5,\"headers\":{\"request-id\":\"r-17\",\"tenant\":\"acme\"},"),
+        "{\"t\":\"order_close\",\"m\":5,\"h\":[\"request-id\",\"r-17\",\"tenant\",\"acme\"],"),
         probe.rawRecord(with));
-    assertFalse(probe.rawRecord(without).contains("headers"), probe.rawRecord(without));
+    assertFalse(probe.rawRecord(without).contains("\"h\""), probe.rawRecord(without));
   }
 
   @ParameterizedTest

@@ -501,16 +501,61 @@ final class Measures {
     for (int i = 0; i < n; i++) {
       jobs.add(JobRequest.delay("noop", payload, Duration.ofMillis(3_600_000L + i)));
     }
+    Map<String, Object> out = new LinkedHashMap<>(pendingMemory(q, jobs));
+    out.put("payload_bytes", payload.length());
+    out.put("jobs", n);
+    // dense: every job due within one second (1 ms apart over n ms when n < 1,000)
+    Queue dense = freshQueue();
+    List<JobRequest> same = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      same.add(JobRequest.delay("noop", payload, Duration.ofMillis(3_600_000L + i % 1000)));
+    }
+    Map<String, Object> d = pendingMemory(dense, same);
+    out.put("dense_bytes_per_job", d.get("bytes_per_job"));
+    out.put("dense_delayed_bytes_per_job", d.get("delayed_bytes_per_job"));
+    out.put("bytes_per_remembered_id", rememberedIdBytes(Math.min(n, 20_000)));
+    return out;
+  }
+
+  /**
+   * Enqueues the jobs into q and reads what they cost: used_memory's growth per job (the slow log
+   * emptied first, else its copies of batched calls would count), then each structure's own MEMORY
+   * USAGE (every element sampled) per job, and one record's length; clears q after.
+   */
+  private Map<String, Object> pendingMemory(Queue q, List<JobRequest> jobs) {
+    int n = jobs.size();
+    // a warm-up job first, as the anchors measured: the script cache and the keys' own headers
+    // are not a job's cost
+    q.producer().delay("noop", "{}", Duration.ofHours(2));
+    redis.memoryInfo();
     long before = redis.usedMemory();
     q.producer().enqueueAll(jobs);
     long after = redis.usedMemory();
+    long delayed = 0;
+    long records = 0;
+    String record = null;
+    for (Keys k : q.keys().allShards()) {
+      delayed += memoryUsage(k.delayed());
+      records += memoryUsage(k.jobs());
+      if (record == null) {
+        String id = redis.redis().hrandfield(k.jobs());
+        record = id == null ? null : redis.redis().hget(k.jobs(), id);
+      }
+    }
     clear(q);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("bytes_per_job", Math.round((after - before) / (double) n));
-    out.put("payload_bytes", payload.length());
-    out.put("jobs", n);
-    out.put("bytes_per_remembered_id", rememberedIdBytes(Math.min(n, 20_000)));
+    out.put("delayed_bytes_per_job", Math.round(delayed / (double) n));
+    out.put("jobs_hash_bytes_per_job", Math.round(records / (double) n));
+    out.put("record_bytes", record == null ? 0 : record.length());
+    // its head: what the record adds to the payload
+    out.put("record_head", record == null ? "" : record.substring(0, Math.min(record.length(), 90)));
     return out;
+  }
+
+  private long memoryUsage(String key) {
+    Long bytes = redis.redis().memoryUsage(key, 0);
+    return bytes == null ? 0 : bytes;
   }
 
   /**

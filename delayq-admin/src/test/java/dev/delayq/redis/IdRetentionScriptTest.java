@@ -22,10 +22,16 @@ class IdRetentionScriptTest {
   private final QueueProbe probe = new QueueProbe(broker);
   private final Admin admin = new Admin(broker, 3);
 
-  /** A job whose id the caller chose: its head carries keepId, as DelayQueue writes it. */
+  /** A job whose id the caller chose: its head carries keepId ("k":1), as DelayQueue writes it. */
   private static RedisBroker.NewJob kept(String id, long delayMs) {
-    return new RedisBroker.NewJob(id, QueueProbe.head(QueueProbe.TYPE, 5) + ",\"keepId\":true", "{\"n\":1}",
-        delayMs, false);
+    return new RedisBroker.NewJob(id, JobRecord.newHead(QueueProbe.TYPE, 5, true, java.util.Map.of(), ""),
+        "{\"n\":1}", delayMs, false);
+  }
+
+  /** The same job as an older producer wrote it, with full names ("keepId":true). */
+  private static RedisBroker.NewJob keptFullNames(String id, long delayMs) {
+    return new RedisBroker.NewJob(id, QueueProbe.fullNamesHead(QueueProbe.TYPE, 5) + ",\"keepId\":true",
+        "{\"n\":1}", delayMs, false);
   }
 
   private Delivery claimOne(RedisBroker b, String consumer) {
@@ -51,6 +57,22 @@ class IdRetentionScriptTest {
     assertEquals(Admin.State.ENDED, view.state());
     assertEquals("done", view.ended().outcome());
     assertEquals(again.value(), view.ended().freeAt());
+  }
+
+  @Test
+  void aRecordWrittenWithFullNamesKeepsItsIdTooAndAGeneratedOneInEitherFormatDoesNot() {
+    broker.enqueue(keptFullNames("old-kept", 0));
+    broker.enqueue(new RedisBroker.NewJob("old-plain", QueueProbe.fullNamesHead(QueueProbe.TYPE, 5), "{}", 0, false));
+    broker.enqueue(QueueProbe.delayed("new-plain", "{}", 0));
+    assertTrue(probe.rawRecord("old-kept").startsWith("{\"type\":"), probe.rawRecord("old-kept"));
+
+    for (int i = 0; i < 3; i++) {
+      Delivery d = claimOne(broker, "c1");
+      assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d)))).get(0)[0]);
+    }
+
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(keptFullNames("old-kept", 0)).code());
+    assertEquals(1, broker.redis().hlen(broker.keys().ended()), "only the kept id is remembered");
   }
 
   @Test

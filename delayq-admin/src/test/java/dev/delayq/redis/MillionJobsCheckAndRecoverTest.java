@@ -142,7 +142,7 @@ class MillionJobsCheckAndRecoverTest {
         for (int i = from; i < from + CHUNK; i++) {
           String id = "job-" + i;
           long dueAt = 4_000_000_000_000L + i;
-          records.put(id, head + ",\"attempt\":1,\"createdAt\":1,\"dueAt\":" + dueAt + ",\"payload\":{\"order_id\":" + i + "}}");
+          records.put(id, head + ",\"c\":1,\"d\":" + (dueAt - 1) + ",\"p\":{\"order_id\":" + i + "}}");
           if (i < IN_FLIGHT) {
             deliveries.add((i + 1) + "|" + id);
           } else {

@@ -24,7 +24,7 @@ class RequeueOrphanScriptTest {
 
     assertEquals(List.of("waiting", "orphan"), probe.readyIds());
     assertEquals("orphan record (delayq recover)", probe.record("orphan").get("recoveredFrom").asText());
-    assertTrue(probe.rawRecord("orphan").endsWith(",\"payload\":{\"n\":1.10}}"));
+    assertTrue(probe.rawRecord("orphan").endsWith(",\"p\":{\"n\":1.10}}"));
   }
 
   @Test

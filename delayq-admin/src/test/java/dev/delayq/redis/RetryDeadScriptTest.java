@@ -35,7 +35,7 @@ class RetryDeadScriptTest {
     assertFalse(record.has("lastError"));
     assertFalse(record.has("deadAt"));
     assertTrue(record.get("dueAt").asLong() >= before);
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
   }
 
   @Test

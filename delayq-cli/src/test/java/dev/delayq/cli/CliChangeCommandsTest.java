@@ -57,7 +57,7 @@ class CliChangeCommandsTest {
     Cli.Result bad = cli.run("edit", "j1", "--payload", "{oops");
 
     assertEquals(0, ok.exit(), ok.toString());
-    assertTrue(cli.probe.rawRecord("j1").endsWith(",\"payload\":{\"order_id\":7}}"));
+    assertTrue(cli.probe.rawRecord("j1").endsWith(",\"p\":{\"order_id\":7}}"));
     assertEquals(2, bad.exit(), bad.toString());
     assertTrue(bad.err().startsWith("delayq: --payload is not JSON"), bad.err());
   }
@@ -136,7 +136,7 @@ class CliChangeCommandsTest {
     assertEquals(0, first.exit(), first.toString());
     assertEquals(0, replaced.exit(), replaced.toString());
     assertTrue(replaced.err().contains("the pending job d1 was changed"), replaced.toString());
-    assertTrue(cli.probe.rawRecord("d1").endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(cli.probe.rawRecord("d1").endsWith(",\"p\":{\"v\":2}}"));
     assertTrue(cli.probe.dueAt("d1") < cli.probe.redisNowMs() + 300_001);
 
     cli.probe.seedInFlight("worker-1:1:1", "running");

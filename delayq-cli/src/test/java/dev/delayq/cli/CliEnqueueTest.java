@@ -105,7 +105,7 @@ class CliEnqueueTest {
     assertEquals("  line 8: not a JSON object", lines.get(5));
     assertEquals(3, cli.probe.recordCount());
     assertEquals(3, cli.probe.record("b").get("maxAttempts").asInt());
-    assertTrue(cli.probe.rawRecord("c").endsWith("\"payload\":{\"exact\":0.10}}"), cli.probe.rawRecord("c"));
+    assertTrue(cli.probe.rawRecord("c").endsWith(",\"p\":{\"exact\":0.10}}"), cli.probe.rawRecord("c"));
     assertEquals("", r.err(), "no progress lines for a file of one batch");
   }
 

@@ -3,13 +3,19 @@ package dev.delayq.redis;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * A job's record as stored in the {@code jobs} hash: a JSON object whose last member is the
- * payload. Optional fields are 0 or null when absent ({@code tickAt}: the tick of the schedule
+ * payload. Two formats are read (docs/redis-layout.md): the compact one every writer writes,
+ * {@code {"t":type,"m":maxAttempts,"c":createdAt,"d":dueAt - createdAt,"p":payload}} with
+ * {@code "a"} (attempt, absent: 1), {@code "k":1} (the id stays taken) and {@code "h"} (headers,
+ * a flat array of names and values) when set, and the full-names one written before it
+ * ({@code "type"}, {@code "maxAttempts"}, ..., {@code "payload"}), which any script that changes
+ * a record rewrites compact. Optional fields are 0 or null when absent ({@code tickAt}: the tick of the schedule
  * that created the job, epoch ms; 0 for a job no schedule created). {@code heldAt}: when a pause
  * held the job (flow control), so its lateness is counted apart.
  */
@@ -35,6 +41,38 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
 
   private static final JsonFactory JSON = new JsonFactory();
   private static final String PAYLOAD = ",\"payload\":";
+  private static final String COMPACT = "{\"t\":";
+  private static final String COMPACT_PAYLOAD = ",\"p\":";
+
+  /**
+   * The head of a new record, compact, as enqueue.lua completes it (with createdAt, the due time
+   * and the payload): {@code {"t":"order_close","m":5}, then {@code ,"k":1} when the id stays
+   * taken, {@code ,"h":[name,value,...]} when there are headers, and {@code extra} (members
+   * with their leading comma, such as a tick's schedule). The type is a checked name and the
+   * headers are JSON strings, so nothing here can spell the payload's key.
+   */
+  public static String newHead(String type, int maxAttempts, boolean keepsId, Map<String, String> headers,
+      String extra) {
+    StringBuilder head = new StringBuilder(64).append(COMPACT).append('"').append(type).append("\",\"m\":")
+        .append(maxAttempts);
+    if (keepsId) {
+      head.append(",\"k\":1");
+    }
+    if (!headers.isEmpty()) {
+      head.append(",\"h\":[");
+      boolean first = true;
+      for (Map.Entry<String, String> h : new TreeMap<>(headers).entrySet()) {
+        head.append(first ? "" : ",").append(jsonString(h.getKey())).append(',').append(jsonString(h.getValue()));
+        first = false;
+      }
+      head.append(']');
+    }
+    return head.append(extra).toString();
+  }
+
+  private static String jsonString(String s) {
+    return '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"';
+  }
 
   /** Thrown for a record that is not a JSON object with a type and a payload. */
   public static final class MalformedRecordException extends Exception {
@@ -44,22 +82,24 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
   }
 
   /**
-   * Reads a record. The payload is taken as the exact text it was stored with (the record's
-   * last member: inside a JSON string every quote is escaped, so the first ',"payload":' starts
-   * it), and only the small head before it is parsed; the payload itself is checked to be JSON
-   * when the handler reads it.
+   * Reads a record, in either format. The payload is taken as the exact text it was stored with
+   * (the record's last member: inside a JSON string every quote is escaped, and the compact head
+   * holds no object, so the first payload key starts it), and only the small head before it is
+   * parsed; the payload itself is checked to be JSON when the handler reads it.
    */
   public static JobRecord parse(String id, String raw) throws MalformedRecordException {
-    int at = raw.indexOf(PAYLOAD);
-    if (!raw.startsWith("{") || at < 0 || !raw.endsWith("}") || at + PAYLOAD.length() >= raw.length() - 1) {
+    String key = payloadKey(raw);
+    int at = raw.indexOf(key);
+    if (!raw.startsWith("{") || at < 0 || !raw.endsWith("}") || at + key.length() >= raw.length() - 1) {
       throw new MalformedRecordException("record of " + id + " is not a JSON object with a type and a payload");
     }
-    String payload = raw.substring(at + PAYLOAD.length(), raw.length() - 1).strip();
+    String payload = raw.substring(at + key.length(), raw.length() - 1).strip();
     String type = null;
     int attempt = 1;
     int maxAttempts = 1;
     long createdAt = 0;
     long dueAt = 0;
+    Long dueAfterCreated = null;
     String lastError = null;
     int lost = 0;
     long deadAt = 0;
@@ -74,17 +114,19 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
         String field = p.currentName();
         JsonToken value = p.nextToken();
         switch (field) {
-          case "type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : null;
-          case "attempt" -> attempt = p.getValueAsInt(1);
-          case "maxAttempts" -> maxAttempts = p.getValueAsInt(1);
-          case "createdAt" -> createdAt = p.getValueAsLong(0);
+          case "t", "type" -> type = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "a", "attempt" -> attempt = p.getValueAsInt(1);
+          case "m", "maxAttempts" -> maxAttempts = p.getValueAsInt(1);
+          case "c", "createdAt" -> createdAt = p.getValueAsLong(0);
+          case "d" -> dueAfterCreated = p.getValueAsLong(0);
           case "dueAt" -> dueAt = p.getValueAsLong(0);
           case "lastError" -> lastError = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
           case "lost" -> lost = p.getValueAsInt(0);
           case "deadAt" -> deadAt = p.getValueAsLong(0);
           case "tickAt" -> tickAt = p.getValueAsLong(0);
           case "heldAt" -> heldAt = p.getValueAsLong(0);
-          case "headers" -> headers = readHeaders(p, value, id);
+          case "headers" -> headers = readHeaders(p, value, id, false);
+          case "h" -> headers = readHeaders(p, value, id, true);
           default -> p.skipChildren();
         }
       }
@@ -95,23 +137,54 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     if (type == null) {
       throw new MalformedRecordException("record of " + id + " has no type");
     }
+    if (dueAfterCreated != null) {
+      dueAt = createdAt + dueAfterCreated;
+    }
     return new JobRecord(id, type, attempt, maxAttempts, createdAt, dueAt, lastError, lost, deadAt, payload,
         headers, tickAt, heldAt);
   }
 
-  /** An object of strings; anything else there makes the record malformed, naming the header. */
-  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id)
+  /** The payload's JSON text of a record in either format, as stored, or null when it has none. */
+  public static String payloadOf(String raw) {
+    int at = payloadAt(raw);
+    return at < 0 || !raw.endsWith("}") ? null : raw.substring(at + payloadKey(raw).length(), raw.length() - 1);
+  }
+
+  /** The record without its payload (its head, closed), or the whole text when it has none. */
+  public static String headOf(String raw) {
+    int at = payloadAt(raw);
+    return at < 0 ? raw : raw.substring(0, at) + "}";
+  }
+
+  private static String payloadKey(String raw) {
+    return raw.startsWith(COMPACT) ? COMPACT_PAYLOAD : PAYLOAD;
+  }
+
+  /** Where the payload member starts (its comma), or -1. */
+  private static int payloadAt(String raw) {
+    return raw.indexOf(payloadKey(raw));
+  }
+
+  /**
+   * Headers: an object of strings ({@code headers}, full names) or a flat array of names and
+   * values ({@code h}, compact); anything else there makes the record malformed, naming it.
+   */
+  private static Map<String, String> readHeaders(JsonParser p, JsonToken value, String id, boolean flat)
       throws IOException, MalformedRecordException {
-    if (value != JsonToken.START_OBJECT) {
-      throw new MalformedRecordException("record of " + id + ": headers is not an object");
+    if (value != (flat ? JsonToken.START_ARRAY : JsonToken.START_OBJECT)) {
+      throw new MalformedRecordException("record of " + id + (flat ? ": h (headers) is not an array"
+          : ": headers is not an object"));
     }
     Map<String, String> headers = new TreeMap<>();
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
+    for (JsonToken t = p.nextToken(); t == (flat ? JsonToken.VALUE_STRING : JsonToken.FIELD_NAME); t = p.nextToken()) {
+      String name = flat ? p.getText() : p.currentName();
       if (p.nextToken() != JsonToken.VALUE_STRING) {
         throw new MalformedRecordException("record of " + id + ": header '" + name + "' is not a string");
       }
       headers.put(name, p.getText());
+    }
+    if (p.currentToken() != (flat ? JsonToken.END_ARRAY : JsonToken.END_OBJECT)) {
+      throw new MalformedRecordException("record of " + id + ": headers hold a value that is not a string");
     }
     return headers;
   }

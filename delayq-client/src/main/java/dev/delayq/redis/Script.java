@@ -6,13 +6,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The Lua scripts, one per state change, kept as resources under {@code dev/delayq/lua/}.
- * A line {@code --@include name} is replaced by {@code include/name.lua}. The SHA-1 is computed
+ * A line {@code --@include name} is replaced by {@code include/name.lua} (once per script). The SHA-1 is computed
  * here, so a call goes straight to EVALSHA and loads the script only on NOSCRIPT.
  */
 public enum Script {
@@ -67,11 +69,21 @@ public enum Script {
   }
 
   private static String expandIncludes(String text) {
+    return expandIncludes(text, new HashSet<>());
+  }
+
+  /**
+   * Includes may include others (record and ended both need recordFormat); each is put in once,
+   * where it is first named, so a script that names two includes sharing one gets one copy.
+   */
+  private static String expandIncludes(String text, Set<String> included) {
     // compiled here, not in a static field: enum constants are built before the enum's statics
     Matcher m = Pattern.compile("(?m)^--@include (\\w+)$").matcher(text);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(read("include/" + m.group(1) + ".lua")));
+      String name = m.group(1);
+      String body = included.add(name) ? expandIncludes(read("include/" + name + ".lua"), included) : "";
+      m.appendReplacement(out, Matcher.quoteReplacement(body));
     }
     m.appendTail(out);
     return out.toString();

@@ -11,7 +11,8 @@
   ARGV, from ARGV[2], five per job:
     id
     record head: the record's JSON object up to, not including, its closing brace and without
-      attempt, createdAt, dueAt and payload, e.g. {"type":"order_close","maxAttempts":5
+      createdAt, dueAt and payload, compact (include/recordFormat), e.g. {"t":"order_close","m":5
+      (a head with full names, {"type":...,"maxAttempts":5, makes a record with full names)
     payload, a JSON text
     delay in ms from Redis TIME when mode is "delay"; due time in epoch ms when "at"
     mode: "delay" | "at", then the if-pending option for an id whose job is pending
@@ -66,8 +67,7 @@ local function enqueueOne(id, head, payload, when, mode)
   if freeAt then return 2, freeAt end
   local dueAt = when
   if mode == 'delay' then dueAt = now + when end
-  local record = head .. ',"attempt":1,"createdAt":' .. now .. ',"dueAt":' .. dueAt
-    .. ',"payload":' .. payload .. '}'
+  local record = newRecord(head, now, dueAt, payload)
   if redis.call('HSETNX', jobsKey, id, record) == 0 then
     local deadAt = redis.call('ZSCORE', deadKey, id)
     if deadAt then return 3, tonumber(deadAt) end
@@ -79,7 +79,7 @@ local function enqueueOne(id, head, payload, when, mode)
     redis.call('ZADD', delayedKey, dueAt, id)
     if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
   end
-  local jobType = string.match(head, '^{"type":"([^"]+)"') or '?'
+  local jobType = recordType(head)
   acceptedPerType[jobType] = (acceptedPerType[jobType] or 0) + 1
   return 1, dueAt
 end

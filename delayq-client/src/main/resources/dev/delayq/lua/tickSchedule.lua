@@ -14,7 +14,7 @@
   ARGV[3] the definition the caller read from schedules (compared byte for byte)
   ARGV[4] the tick whose job to create, epoch ms, or "" to create none (ticks missed, skipped)
   ARGV[5] that job's id, <schedule id>@<tick ms>
-  ARGV[6] its record head, {"type":...,"maxAttempts":N,"schedule":...,"tickAt":<tick>
+  ARGV[6] its record head, {"t":...,"m":N,"schedule":...,"tickAt":<tick> (compact)
   ARGV[7] its payload, a JSON text
   ARGV[8] the schedule's new next tick, epoch ms, or "" when it has none (the schedule ends)
   Returns {code, now}: code 1 the job was created and the schedule moved on; 2 moved on without a
@@ -24,6 +24,7 @@
   written together, in the same step as the schedule moves past that tick.
 ]]
 --@include now
+--@include recordFormat
 --@include wake
 local schedulesKey, nextKey, lastKey, jobsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local delayedKey, readyKey, wakeKey, statsKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -38,8 +39,7 @@ end
 local code = 2
 if tick ~= '' then
   local dueAt = tonumber(tick)
-  local record = head .. ',"attempt":1,"createdAt":' .. now .. ',"dueAt":' .. dueAt
-    .. ',"payload":' .. payload .. '}'
+  local record = newRecord(head, now, dueAt, payload)
   if redis.call('HSETNX', jobsKey, jobId, record) == 1 then
     if dueAt <= now then
       redis.call('LPUSH', readyKey, jobId)
@@ -47,7 +47,7 @@ if tick ~= '' then
       redis.call('ZADD', delayedKey, dueAt, jobId)
       wakeIfHead(delayedKey, wakeKey, jobId)
     end
-    local jobType = string.match(head, '^{"type":"([^"]+)"') or '?'
+    local jobType = recordType(head)
     redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, 1)
     code = 1
   end

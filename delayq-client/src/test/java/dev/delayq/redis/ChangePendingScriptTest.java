@@ -56,7 +56,7 @@ class ChangePendingScriptTest {
     assertEquals(2, after.get("attempt").asInt());
     assertEquals("boom", after.get("lastError").asText());
     assertEquals(before.get("createdAt"), after.get("createdAt"));
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
   }
 
   @Test
@@ -109,9 +109,9 @@ class ChangePendingScriptTest {
     PendingChange r = broker.changePending("j2", DueChange.KEEP, 0, MoveToDelayedScriptTest.TRICKY_PAYLOAD);
 
     assertEquals("ready", r.place());
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"n\":2}}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"n\":2}}"));
     assertEquals(due, probe.dueAt("j1"));
-    assertTrue(probe.rawRecord("j2").endsWith(",\"payload\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j2").endsWith(",\"p\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
     assertEquals(List.of("ready"), probe.placesOf("j2"));
     assertEquals(1, probe.record("j2").get("attempt").asInt());
   }

@@ -44,7 +44,7 @@ class ClaimBoundsScriptTest {
   @Test
   void aRecordPastTheLimitIsClaimedByItsLengthAndNeverPulled() {
     RedisBroker limited = broker.withLimits(Duration.ZERO, 100, 1 << 20);
-    String planted = QueueProbe.head(QueueProbe.TYPE, 5) + ",\"attempt\":1,\"createdAt\":1,\"dueAt\":1,\"payload\":"
+    String planted = QueueProbe.fullNamesHead(QueueProbe.TYPE, 5) + ",\"attempt\":1,\"createdAt\":1,\"dueAt\":1,\"payload\":"
         + payloadOf(70_000) + "}";
     broker.redis().hset(keys.jobs(), "big", planted);
     broker.redis().lpush(keys.ready(), "big");
@@ -55,7 +55,7 @@ class ClaimBoundsScriptTest {
     assertEquals("big", jobs.get(0).id());
     assertNull(jobs.get(0).rawRecord());
     assertEquals(planted.length(), jobs.get(0).tooLongBytes());
-    assertTrue(jobs.get(1).rawRecord().contains("\"payload\":{}"), "a small one behind it comes whole");
+    assertTrue(jobs.get(1).rawRecord().contains(",\"p\":{}"), "a small one behind it comes whole");
     assertTrue(limited.deadLetter("c1", jobs.get(0).delivery(), "too long"));
     assertEquals(List.of("dead"), probe.placesOf("big"));
     assertTrue(probe.rawRecord("big").endsWith(payloadOf(70_000) + "}"), "its payload is kept as stored");

@@ -34,7 +34,7 @@ class DeadLetterScriptTest {
     assertEquals(before.get("attempt"), after.get("attempt"));
     assertEquals(before.get("dueAt"), after.get("dueAt"));
     assertEquals(before.get("createdAt"), after.get("createdAt"));
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
     assertEquals(List.of(), probe.inFlightIds("c1"));
   }
 

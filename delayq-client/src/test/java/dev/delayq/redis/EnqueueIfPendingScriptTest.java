@@ -37,7 +37,7 @@ class EnqueueIfPendingScriptTest {
     RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.REPLACE_PAYLOAD));
 
     assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.CHANGED, due), r);
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
     assertEquals(due, probe.dueAt("j1"));
   }
 
@@ -52,7 +52,7 @@ class EnqueueIfPendingScriptTest {
     assertTrue(r.value() >= t0 + 60_000, "due a minute after this enqueue");
     assertEquals(r.value(), probe.dueAt("j1"));
     assertEquals(r.value(), probe.record("j1").get("dueAt").asLong());
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":1}}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":1}}"));
   }
 
   @Test
@@ -63,7 +63,7 @@ class EnqueueIfPendingScriptTest {
 
     assertEquals(RedisBroker.EnqueueCode.CHANGED, r.code());
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
   }
 
   @Test
@@ -101,7 +101,7 @@ class EnqueueIfPendingScriptTest {
 
     assertEquals(List.of(RedisBroker.EnqueueCode.ACCEPTED, RedisBroker.EnqueueCode.CHANGED),
         r.stream().map(RedisBroker.Enqueued::code).toList());
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
   }
 }

@@ -41,7 +41,7 @@ class EnqueueScriptTest {
     assertTrue(createdAt >= before && createdAt <= after, "createdAt comes from Redis TIME");
     assertEquals(e.dueAt(), r.get("dueAt").asLong());
     assertEquals(1001, r.get("payload").get("order_id").asInt());
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":{\"order_id\":1001}}"), "payload is the last member");
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"order_id\":1001}}"), "payload is the last member");
     assertEquals(1, probe.recordCount());
     assertEquals(List.of(), probe.readyIds());
     assertEquals(List.of(), probe.deadIds());
@@ -204,7 +204,7 @@ class EnqueueScriptTest {
 
     broker.enqueue(delayed("j1", payload, 60_000));
 
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + payload + "}"), probe.rawRecord("j1"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + payload + "}"), probe.rawRecord("j1"));
     assertEquals("12345678901234567890", probe.record("j1").get("payload").get("big").bigIntegerValue().toString());
   }
 

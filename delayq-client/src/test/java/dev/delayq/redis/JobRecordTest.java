@@ -23,6 +23,34 @@ class JobRecordTest {
   }
 
   @Test
+  void aCompactRecordReadsAsTheSameJobAsItsFullNamesForm() throws Exception {
+    JobRecord compact = JobRecord.parse("j1", "{\"t\":\"order_close\",\"m\":5,\"a\":2,\"c\":1700000000000,"
+        + "\"d\":60000,\"k\":1,\"h\":[\"tenant\",\"acme\",\"traceparent\",\"00-abc\"],\"lastError\":\"boom\","
+        + "\"lost\":1,\"deadAt\":1700000070000,\"p\":{\"order_id\":1001,\"p\":{\"payload\":1}}}");
+    JobRecord full = JobRecord.parse("j1", "{\"type\":\"order_close\",\"maxAttempts\":5,\"attempt\":2,"
+        + "\"createdAt\":1700000000000,\"dueAt\":1700000060000,\"keepId\":true,"
+        + "\"headers\":{\"tenant\":\"acme\",\"traceparent\":\"00-abc\"},\"lastError\":\"boom\",\"lost\":1,"
+        + "\"deadAt\":1700000070000,\"payload\":{\"order_id\":1001,\"p\":{\"payload\":1}}}");
+
+    assertEquals(full, compact);
+    assertEquals(1_700_000_060_000L, compact.dueAt(), "d is the due time in ms after c");
+    assertEquals("{\"order_id\":1001,\"p\":{\"payload\":1}}", compact.payloadJson());
+  }
+
+  @Test
+  void aNewHeadIsCompactAndAHeaderNamedPCannotPassForThePayload() throws Exception {
+    String head = JobRecord.newHead("t", 3, true, java.util.Map.of("p", "x\"y", "a", "1"), "");
+    String raw = head + ",\"c\":1700000000000,\"d\":5,\"p\":{\"n\":1}}";
+
+    assertEquals("{\"t\":\"t\",\"m\":3,\"k\":1,\"h\":[\"a\",\"1\",\"p\",\"x\\\"y\"]", head);
+    JobRecord r = JobRecord.parse("j", raw);
+    assertEquals(java.util.Map.of("p", "x\"y", "a", "1"), r.headers());
+    assertEquals("{\"n\":1}", r.payloadJson());
+    assertEquals("{\"n\":1}", JobRecord.payloadOf(raw));
+    assertEquals(head + ",\"c\":1700000000000,\"d\":5}", JobRecord.headOf(raw));
+  }
+
+  @Test
   void absentOptionalFieldsAreZeroOrNull() throws Exception {
     JobRecord r = JobRecord.parse("j1", "{\"type\":\"t\",\"payload\":[1,2]}");
 
@@ -56,7 +84,8 @@ class JobRecordTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"{\"type\":\"t\",\"headers\":[1],\"payload\":{}}",
-      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}"})
+      "{\"type\":\"t\",\"headers\":{\"a\":1},\"payload\":{}}", "{\"t\":\"t\",\"h\":{\"a\":\"1\"},\"p\":{}}",
+      "{\"t\":\"t\",\"h\":[\"a\",1],\"p\":{}}", "{\"t\":\"t\",\"h\":[\"a\"],\"p\":{}}", "{\"t\":\"t\",\"h\":[1,\"a\"],\"p\":{}}"})
   void headersThatAreNotStringsMakeTheRecordMalformedSayingSo(String raw) {
     JobRecord.MalformedRecordException e =
         assertThrows(JobRecord.MalformedRecordException.class, () -> JobRecord.parse("j1", raw));

@@ -55,7 +55,7 @@ class MoveToDelayedScriptTest {
   @Test
   void retryKeepsThePayloadByteForByte() throws Exception {
     Delivery d = probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
-    String tail = ",\"payload\":" + TRICKY_PAYLOAD + "}";
+    String tail = ",\"p\":" + TRICKY_PAYLOAD + "}";
     assertTrue(probe.rawRecord("j1").endsWith(tail));
 
     String error = "IllegalStateException: \"quoted\" ,\"payload\": a/b ✗";
@@ -99,7 +99,7 @@ class MoveToDelayedScriptTest {
 
     broker.reschedule("c1", d, 1_000);
 
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + TRICKY_PAYLOAD + "}"));
   }
 
   @Test

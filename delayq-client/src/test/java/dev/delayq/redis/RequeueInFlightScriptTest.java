@@ -166,7 +166,7 @@ class RequeueInFlightScriptTest {
 
     assertEquals(new Requeued(0, 1, 0, false), gone("c1"));
 
-    assertTrue(probe.rawRecord("j1").endsWith(",\"payload\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
+    assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + MoveToDelayedScriptTest.TRICKY_PAYLOAD + "}"));
     assertEquals(List.of(), probe.inFlightIds("c1"));
     assertEquals(List.of(), probe.deadIds());
   }

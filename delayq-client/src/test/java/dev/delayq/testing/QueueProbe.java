@@ -3,7 +3,9 @@ package dev.delayq.testing;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.redis.Delivery;
+import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +42,13 @@ public final class QueueProbe {
 
   // ---- seeds -------------------------------------------------------------------------------
 
-  /** The record head DelayQueue would build, e.g. {"type":"test_job","maxAttempts":5 */
+  /** The record head DelayQueue would build, compact, e.g. {"t":"test_job","m":5 */
   public static String head(String type, int maxAttempts) {
+    return JobRecord.newHead(type, maxAttempts, false, java.util.Map.of(), "");
+  }
+
+  /** The head an older producer built, with full names: its records are written with full names. */
+  public static String fullNamesHead(String type, int maxAttempts) {
     return "{\"type\":\"" + type + "\",\"maxAttempts\":" + maxAttempts;
   }
 
@@ -168,16 +175,52 @@ public final class QueueProbe {
     return redis.hget(keys.jobs(), id);
   }
 
+  /**
+   * The record as a JSON tree under the full names (type, maxAttempts, attempt, createdAt, dueAt,
+   * keepId, headers as an object, payload), whichever format it is stored in: a compact record's
+   * attempt is 1 when absent, and its due time is c + d.
+   */
   public JsonNode record(String id) {
     String raw = rawRecord(id);
     if (raw == null) {
       throw new AssertionError("no record for " + id);
     }
     try {
-      return JSON.readTree(raw);
+      return fullNames(JSON.readTree(raw));
     } catch (JsonProcessingException e) {
       throw new AssertionError("record of " + id + " is not JSON: " + raw, e);
     }
+  }
+
+  /** A compact record's tree under the full names (see {@link #record}); any other as it is. */
+  public static JsonNode fullNames(JsonNode record) {
+    if (!record.has("t")) {
+      return record;
+    }
+    ObjectNode out = JSON.createObjectNode();
+    record.fields().forEachRemaining(e -> {
+      JsonNode v = e.getValue();
+      switch (e.getKey()) {
+        case "t" -> out.set("type", v);
+        case "m" -> out.set("maxAttempts", v);
+        case "a" -> out.set("attempt", v);
+        case "c" -> out.set("createdAt", v);
+        case "d" -> out.put("dueAt", record.path("c").asLong() + v.asLong());
+        case "k" -> out.put("keepId", true);
+        case "h" -> {
+          ObjectNode headers = out.putObject("headers");
+          for (int i = 0; i + 1 < v.size(); i += 2) {
+            headers.set(v.get(i).asText(), v.get(i + 1));
+          }
+        }
+        case "p" -> out.set("payload", v);
+        default -> out.set(e.getKey(), v);
+      }
+    });
+    if (!out.has("attempt")) {
+      out.put("attempt", 1);
+    }
+    return out;
   }
 
   public long recordCount() {

@@ -39,10 +39,14 @@ final class QueueUnderTest {
     return redis.redis().hget(keys.jobs(), id);
   }
 
-  /** A field of the job's record as text ("" when absent); the record is parsed as JSON. */
+  /**
+   * A field of the job's record as text ("" when absent), by its full name (attempt, dueAt, ...)
+   * whichever format the record is in; the record is parsed as JSON.
+   */
   String recordField(String id, String field) {
     try {
-      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(record(id)).path(field).asText();
+      return dev.delayq.testing.QueueProbe.fullNames(new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(record(id))).path(field).asText();
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new AssertionError("record of " + id + " is not JSON: " + record(id), e);
     }

@@ -53,7 +53,7 @@ class ScheduleTickerTest {
     assertEquals(3, r.get("maxAttempts").asInt());
     assertEquals("s1", r.get("schedule").asText());
     assertEquals(tick, r.get("tickAt").asLong());
-    assertTrue(probe.rawRecord(id).endsWith(",\"payload\":{\"n\":1}}"));
+    assertTrue(probe.rawRecord(id).endsWith(",\"p\":{\"n\":1}}"));
     assertEquals(tick + 1_000, stored("s1").nextTick());
     assertEquals(tick, stored("s1").lastTick());
   }
@@ -165,7 +165,7 @@ class ScheduleTickerTest {
 
     assertEquals(0, next % 2_000);
     assertTrue(next >= tick - 1_000);
-    assertTrue(probe.rawRecord("s1@" + next).endsWith(",\"payload\":{\"v\":2}}"));
+    assertTrue(probe.rawRecord("s1@" + next).endsWith(",\"p\":{\"v\":2}}"));
     assertEquals(Schedule.Missed.RUN_ONCE, v.schedule().missed());
     assertEquals(1, schedules.list().size());
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.process.RunningFile;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.RedisFixture;
@@ -44,8 +45,11 @@ class InstantRecoveryTest {
   }
 
   private String attemptOf(String id) {
-    String record = redis.hget(keys.jobs(), id);
-    return record.replaceAll(".*\"attempt\":(\\d+).*", "$1");
+    try {
+      return Integer.toString(JobRecord.parse(id, redis.hget(keys.jobs(), id)).attempt());
+    } catch (JobRecord.MalformedRecordException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
   }
 
   private List<String> idsIn(String consumer) {

@@ -96,7 +96,7 @@ class PauseProcessTest {
           stats.out());
       assertEquals(List.of(), inspector.check(), "held jobs are in their place");
       DelayqLauncher.Run inspected = cli.run(cliEnv, "inspect", results.get(0).id());
-      assertTrue(inspected.out().contains("HELD"), inspected.out());
+      assertTrue(inspected.out().contains("HELD"), inspected.toString());
     }
 
     try (SupervisorProcess sup = SupervisorProcess.start(home, CONFIG, env)) {

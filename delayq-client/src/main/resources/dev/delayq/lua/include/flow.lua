@@ -40,13 +40,6 @@ local function parseLimits(spec)
   return limits
 end
 
--- The job type from a record's head (before the payload, which may hold any text).
-local function typeOfRecord(raw)
-  local at = string.find(raw, ',"payload":', 1, true)
-  local head = at and string.sub(raw, 1, at) or raw
-  return string.match(head, '"type":"([^"]*)"') or '?'
-end
-
 -- Live cap holders of a type: stale ones (their delivery left its in-flight list) are dropped.
 local function capHeld(capKey)
   local pairs_ = redis.call('HGETALL', capKey)
@@ -124,8 +117,7 @@ end
 -- The rate limiter's key for a job: its type, and the payload's keyField when set.
 local function rateSuffix(t, limit, raw)
   if not limit.keyField then return t end
-  local at = string.find(raw, ',"payload":', 1, true)
-  local ok, payload = pcall(cjson.decode, at and string.sub(raw, at + 11, -2) or 'null')
+  local ok, payload = pcall(cjson.decode, payloadOf(raw) or 'null')
   local key = ok and type(payload) == 'table' and payload[limit.keyField]
   if key == nil or type(key) == 'table' then key = '' end
   key = tostring(key)
@@ -159,7 +151,7 @@ end
 -- first of a batch: the batch ends before it, it stays in ready). The caller removes the id
 -- from where it took it unless the answer is 'run' or 'later'.
 local function admit(f, jobsKey, id, raw, delivery, inflightKey, first)
-  local t = typeOfRecord(raw)
+  local t = recordType(raw)
   if isPaused(f, t) then
     park(f, jobsKey, id, raw, t, true)
     return 'held'

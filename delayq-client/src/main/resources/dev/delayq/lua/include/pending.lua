@@ -39,7 +39,7 @@ end
 local function changePending(jobsKey, delayedKey, readyKey, wakeKey, id, from, dueAt, payload, now, first)
   local head, tail = splitRecord(redis.call('HGET', jobsKey, id) or '')
   if not head then return nil, 'its record is not a JSON object with a payload' end
-  if payload then tail = ',"payload":' .. payload .. '}' end
+  if payload then tail = payload end
   if dueAt then head.dueAt = dueAt end
   local record, why = joinRecord(head, tail)
   if not record then return nil, why end

@@ -9,6 +9,7 @@ import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.JobBrowser;
+import dev.delayq.redis.JobRecord;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -85,10 +86,10 @@ final class JobApi {
           .put("attempt", j.attempt()).put("maxAttempts", j.maxAttempts()).put("lastError", j.lastError())
           .put("state", j.state().name()).put("consumer", j.consumer());
       String raw = j.rawRecord();
-      int at = raw == null ? -1 : raw.indexOf(",\"payload\":");
-      preview(o, at < 0 ? raw : raw.substring(at + ",\"payload\":".length(), raw.length() - 1));
+      String payload = raw == null ? null : JobRecord.payloadOf(raw);
+      preview(o, payload == null ? raw : payload);
       // what the dashboard's Inspect shows besides the row: the record's head and how it ended
-      o.put("recordHead", at < 0 ? raw : raw.substring(0, at) + "}");
+      o.put("recordHead", raw == null ? null : JobRecord.headOf(raw));
       if (j.ended() != null) {
         o.put("ended", j.ended().outcome()).put("endedAt", j.ended().endedAt()).put("idFreeAt", j.ended().freeAt());
       }

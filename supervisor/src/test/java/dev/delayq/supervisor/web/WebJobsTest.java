@@ -130,7 +130,7 @@ class WebJobsTest {
     assertEquals(200, rescheduled.status(), rescheduled.body().toString());
     assertTrue(probe.dueAt("j2") < probe.redisNowMs() + 600_001);
     assertEquals(200, edited.status(), edited.body().toString());
-    assertTrue(probe.rawRecord("j2").endsWith(",\"payload\":{\"n\":12345678901234567890}}"), probe.rawRecord("j2"));
+    assertTrue(probe.rawRecord("j2").endsWith(",\"p\":{\"n\":12345678901234567890}}"), probe.rawRecord("j2"));
 
     Reply cancelled = post("/api/jobs/j2/cancel", "");
     assertEquals(200, cancelled.status(), cancelled.body().toString());
