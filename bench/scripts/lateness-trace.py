@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Splits the lateness of a traced `bench precision` run (see lateness-trace.sh) job by job.
+"""Splits the lateness of a traced `bench precision` or `bench ticks` run (see lateness-trace.sh)
+job by job.
 
 For every job of the spread part (2,000 over 10 s), or of the sustained part (5,000/s) when
-PART is 'sustained', it takes from the MONITOR:
-  due      the score of enqueue.lua's ZADD on the delayed set,
+PART is 'sustained', or every tick's job of `bench ticks`, it takes from the MONITOR:
+  due      the score of enqueue.lua's (or tickSchedule.lua's) ZADD on the delayed set, and when
+           that ZADD ran (how far ahead of its due time the job was created),
   forward  when moveDueToReady.lua's LPUSH put the id on ready (Redis clock),
   claim    when a claim script's LPUSH put the delivery "<token>|<id>" on an in-flight list,
 and from the probe's own RPUSH ("<late ms>,<id>") the handler's start (due + late). Then
@@ -26,7 +28,7 @@ SAFEPOINT = re.compile(r'^\[([^\]]+)\]\[[^\]]+\] Safepoint "([^"]+)".*Reaching s
 
 
 def parse_monitor(path, part):
-    due, forward, claim, start, late = {}, {}, {}, {}, {}
+    due, created, forward, claim, start, late = {}, {}, {}, {}, {}, {}
     calls = {}  # the part's top-level commands by name (EVALSHA by its first key's suffix)
     spread_log = None
     spread_done = False
@@ -51,13 +53,14 @@ def parse_monitor(path, part):
                 calls[name] = calls.get(name, 0) + 1
             if lua and cmd == 'ZADD' and args[1].endswith(':delayed') and len(args) == 4:
                 due.setdefault(args[3], float(args[2]))
+                created.setdefault(args[3], t_ms)
             elif lua and cmd == 'LPUSH' and args[1].endswith(':ready'):
                 for i in args[2:]:
                     forward.setdefault(i, t_ms)
             elif lua and cmd == 'LPUSH' and ':inflight:' in args[1]:
                 for d in args[2:]:
                     claim.setdefault(d.split('|', 1)[-1], t_ms)
-            elif not lua and cmd == 'RPUSH' and args[1].startswith('bench:lateness:'):
+            elif not lua and cmd == 'RPUSH' and args[1].startswith(('bench:lateness:', 'bench:ticks:')):
                 spread_log = spread_log or args[1]
                 if spread_done != want_sustained:
                     continue
@@ -67,7 +70,7 @@ def parse_monitor(path, part):
                     start.setdefault(job, t_ms)
             elif not lua and cmd == 'DEL' and spread_log and spread_log in args[1:]:
                 spread_done = True  # the sustained part follows on the same list name
-    return due, forward, claim, late, calls
+    return due, created, forward, claim, late, calls
 
 
 def parse_pauses(out):
@@ -98,14 +101,14 @@ def pct(values, p):
 
 def main(out):
     part = sys.argv[2] if len(sys.argv) > 2 else 'spread'
-    due, forward, claim, late, calls = parse_monitor(os.path.join(out, 'monitor.txt'), part)
+    due, created, forward, claim, late, calls = parse_monitor(os.path.join(out, 'monitor.txt'), part)
     pauses = parse_pauses(out)
     jobs = []
     for job, l in late.items():
         if job in due and job in forward and job in claim:
             d = due[job]
             jobs.append(dict(id=job, due=d, late=l, sched=forward[job] - d, claim=claim[job] - forward[job],
-                             start=d + l - claim[job]))
+                             start=d + l - claim[job], ahead=d - created[job]))
     jobs.sort(key=lambda j: j['due'])
     for rank, j in enumerate(jobs):
         j['rank'] = rank
@@ -115,9 +118,12 @@ def main(out):
     for part in ('sched', 'claim', 'start'):
         v = [j[part] for j in jobs]
         print(f"  {part:6} part p50/p99/max: {pct(v, 50):.1f}/{pct(v, 99):.1f}/{max(v):.1f} ms")
+    ahead = [j['ahead'] for j in jobs]
+    print(f"  created ahead of its due time min/p50: {min(ahead):.1f}/{pct(ahead, 50):.1f} ms")
     first = [j['late'] for j in jobs if j['rank'] < 100]
     rest = [j['late'] for j in jobs if j['rank'] >= 100]
-    print(f"first 100 due (cold code): p99 {pct(first, 99)} max {max(first)} ms; the rest: p99 {pct(rest, 99)} max {max(rest)} ms")
+    if rest:
+        print(f"first 100 due (cold code): p99 {pct(first, 99)} max {max(first)} ms; the rest: p99 {pct(rest, 99)} max {max(rest)} ms")
     worst = sorted(jobs, key=lambda j: -j['late'])[:12]
     print(f"\n{'rank':>5} {'late':>5} {'sched':>7} {'claim':>7} {'start':>7}  overlapping safepoints (role name total/reach ms)")
     for j in worst:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Where the tail of `bench precision` (2,000 jobs over 10 s) comes from. Runs it on a throw-away
+# Where the tail of `bench precision` (2,000 jobs over 10 s), or of `bench ticks` (MEASURE=ticks:
+# an every-1s schedule for TICKS s), comes from. Runs it on a throw-away
 # Redis under MONITOR, with GC and safepoint logs of the worker and scheduler JVMs and the
 # machine's CPU pressure (/proc/pressure/cpu) around it, then lateness-trace.py follows every
 # job through the MONITOR (due in enqueue's ZADD, forwarded in moveDueToReady's LPUSH, claimed
@@ -10,8 +11,9 @@
 # Env: JVM_WORKER, JVM_SCHEDULER (the child JVMs' options; the defaults are conf/delayq.yml's),
 #      N (2000), MONITOR (1; 0: no MONITOR and no per-job split, for before/after figures),
 #      SHARDS (1: queue.shards of the bench queue, on the same one Redis), SUSTAIN (3: seconds of
-#      the sustained 5,000/s part), PART (spread: which part the trace splits; or sustained).
-# Writes OUT_DIR/{monitor.txt,precision.json,gc-*.log,pressure-*.txt,trace.txt}.
+#      the sustained 5,000/s part), PART (spread: which part the trace splits; or sustained),
+#      MEASURE (precision; or ticks), TICKS (60).
+# Writes OUT_DIR/{monitor.txt,<MEASURE>.json,gc-*.log,pressure-*.txt,trace.txt}.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/lateness-trace}" && cd "${1:-$root/target/lateness-trace}" && pwd)"
@@ -35,8 +37,9 @@ fi
 log="-Xlog:gc,safepoint:file=$out/gc-%r-%p.log:time,uptime"
 { cat /proc/loadavg; cat /proc/pressure/cpu 2>/dev/null || true; } > "$out/pressure-before.txt"
 DELAYQ_JVM_WORKER="$JVM_WORKER ${log/\%r/worker}" DELAYQ_JVM_SCHEDULER="$JVM_SCHEDULER ${log/\%r/scheduler}" \
-  "$root/bin/delayq" bench precision --n "$N" --sustain-seconds "$SUSTAIN" --shards "$SHARDS" --redis "redis://127.0.0.1:$port" \
-  --json "$out/precision.json" > "$out/bench.txt"
+  "$root/bin/delayq" bench ${MEASURE:-precision} $(if [ "${MEASURE:-precision}" = ticks ]; then
+    echo --seconds "${TICKS:-60}"; else echo --n "$N" --sustain-seconds "$SUSTAIN" --shards "$SHARDS"; fi) \
+  --redis "redis://127.0.0.1:$port" --json "$out/${MEASURE:-precision}.json" > "$out/bench.txt"
 { cat /proc/loadavg; cat /proc/pressure/cpu 2>/dev/null || true; } > "$out/pressure-after.txt"
 if [ -n "$monitor_pid" ]; then
   kill "$monitor_pid"; wait "$monitor_pid" 2>/dev/null || true

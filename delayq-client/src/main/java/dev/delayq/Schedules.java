@@ -20,9 +20,10 @@ import java.util.Optional;
  */
 public final class Schedules {
   /**
-   * How soon after a save a schedule's first tick may be: the tickers create a tick's job about
-   * this long ahead, so a nearer tick could not fire on time. Created ticks due this soon also
-   * keep the definition they were created with (the forwarder may be moving them right now).
+   * How soon after a save a schedule's first tick may be: the tickers create a tick's job at
+   * least this long ahead (1.5 s), so a nearer tick could not fire on time. Created ticks due this
+   * soon also keep the definition they were created with (the forwarder may be moving them right
+   * now); those due later are withdrawn and created again from the new definition.
    */
   static final long KEEP_WITHIN_MS = 1_000;
   private static final int RETRIES = 20;

@@ -68,8 +68,8 @@ final class Report {
     }
     if (r.get("ticks") instanceof Map<?, ?> t) {
       Map<?, ?> l = (Map<?, ?>) t.get("lateness_ms");
-      out.append(String.format("%-44s %14s%n", "every-1s schedule, " + t.get("ticks") + " ticks: late ms p50/p99/max",
-          l.get("p50") + "/" + l.get("p99") + "/" + l.get("max")));
+      out.append(String.format("%-44s %14s%n", "every-1s schedule, " + t.get("ticks") + " ticks: late ms p50/p90/p99/max",
+          l.get("p50") + "/" + l.get("p90") + "/" + l.get("p99") + "/" + l.get("max")));
       out.append(String.format("%-44s %14s%n", "  load average (1 min) at the end", t.get("load_average_1m")));
     }
     line(out, r, "supervisor", "kill -9 worker -> replacement RUNNING ms", "restart_ms", 0);

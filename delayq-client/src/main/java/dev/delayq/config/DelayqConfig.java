@@ -143,12 +143,23 @@ public record DelayqConfig(
     }
   }
 
-  public record Scheduler(int batchSize, Duration leaseTtl, Duration recoverInterval) {
+  /**
+   * {@code standbyGrace}: how overdue a job must be before a scheduler that does not hold its
+   * shard's lease (a hot standby) forwards it itself; so a dead lease holder makes due jobs late
+   * by about this much, not by the lease TTL.
+   */
+  public record Scheduler(int batchSize, Duration leaseTtl, Duration recoverInterval, Duration standbyGrace) {
     public Scheduler {
       // Lua's unpack() takes at most a few thousand values.
       Check.between("batchSize", batchSize, 1, 5000);
       Check.atLeastDuration("leaseTtl", leaseTtl, Duration.ofSeconds(1));
       Check.positive("recoverInterval", recoverInterval);
+      Check.atLeastDuration("standbyGrace", standbyGrace, Duration.ofMillis(1));
+      if (standbyGrace.compareTo(leaseTtl) > 0) {
+        // past the lease TTL a standby takes the lease over anyway
+        throw new IllegalArgumentException("standbyGrace: must be at most leaseTtl (" + Durations.format(leaseTtl)
+            + "), got " + Durations.format(standbyGrace));
+      }
     }
   }
 

@@ -1,7 +1,10 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -16,10 +19,14 @@ import redis.clients.jedis.resps.Tuple;
  * at a time, never a read of the whole queue, so it stays quick with millions of jobs. (A deep
  * offset costs what ZRANGEBYSCORE's LIMIT offset costs: it walks the ids before it.) Filters by type and id prefix apply to the ids looked
  * at; a page that looked at its most without filling says where to go on ({@code nextOffset}).
+ * On a sharded queue a page spans the shards (see each view), its records read in their shards.
  */
 public final class JobBrowser {
   /** Most ids one page reads from Redis, matching or not. */
   public static final int MOST_LOOKED_AT = 2_000;
+
+  /** How deep a page of a sharded queue's delayed jobs may start (each shard reads that many). */
+  public static final int MOST_SHARDED_OFFSET = 100_000;
 
   /** Consumers whose in-flight lists one round trip reads. */
   private static final int CONSUMERS_A_TRIP = 100;
@@ -58,10 +65,28 @@ public final class JobBrowser {
   /** A page: the rows, and the offset to ask for next, or -1 when the window holds no more. */
   public record Page(List<Row> rows, long nextOffset) {}
 
-  /** Delayed jobs due in [fromMs, toMs] (epoch ms), earliest first. */
+  /**
+   * Delayed jobs due in [fromMs, toMs] (epoch ms), earliest first. On a sharded queue each shard
+   * gives its first offset + page ids of the window and the page is cut from their merge, so a
+   * deep page costs K times its depth: pages start at most {@value #MOST_SHARDED_OFFSET} in.
+   */
   public Page delayed(long fromMs, long toMs, Query q) {
-    requireOneShard();
-    List<Tuple> ids = redis.zrangeByScoreWithScores(keys.delayed(), fromMs, toMs, (int) q.offset(), lookAt(q));
+    List<Tuple> ids;
+    if (keys.shards() == 1) {
+      ids = redis.zrangeByScoreWithScores(keys.delayed(), fromMs, toMs, (int) q.offset(), lookAt(q));
+    } else {
+      if (q.offset() > MOST_SHARDED_OFFSET) {
+        throw new IllegalArgumentException("offset " + q.offset() + " is too deep for a sharded queue (at most "
+            + MOST_SHARDED_OFFSET + "): narrow the window instead (a later from)");
+      }
+      int upTo = (int) q.offset() + lookAt(q);
+      List<Tuple> merged = new ArrayList<>();
+      for (Keys shard : keys.allShards()) {
+        merged.addAll(redis.zrangeByScoreWithScores(shard.delayed(), fromMs, toMs, 0, upTo));
+      }
+      merged.sort(Comparator.comparingDouble(Tuple::getScore).thenComparing(Tuple::getElement));
+      ids = merged.subList((int) Math.min(merged.size(), q.offset()), Math.min(merged.size(), upTo));
+    }
     List<String> idList = new ArrayList<>(ids.size());
     List<Long> due = new ArrayList<>(ids.size());
     for (Tuple t : ids) {
@@ -71,66 +96,96 @@ public final class JobBrowser {
     return page(idList, due, null, null, q);
   }
 
-  /** Ready jobs, the one workers take next first. */
+  /** Ready jobs, the one workers take next first (on a sharded queue: shard by shard). */
   public Page ready(Query q) {
-    requireOneShard();
-    // consumers take from the right end: read from it, newest index first
-    long end = -1 - q.offset();
-    List<String> raw = redis.lrange(keys.ready(), end - lookAt(q) + 1, end);
-    List<String> idList = new ArrayList<>(raw.size());
-    for (int i = raw.size() - 1; i >= 0; i--) {
-      idList.add(raw.get(i));
+    long toSkip = q.offset();
+    int budget = lookAt(q);
+    List<String> idList = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      long length = keys.shards() == 1 ? Long.MAX_VALUE : redis.llen(shard.ready());
+      if (toSkip >= length) {
+        toSkip -= length;
+        continue;
+      }
+      // consumers take from the right end: read from it, newest index first
+      long end = -1 - toSkip;
+      List<String> raw = redis.lrange(shard.ready(), end - (budget - idList.size()) + 1, end);
+      for (int i = raw.size() - 1; i >= 0; i--) {
+        idList.add(raw.get(i));
+      }
+      toSkip = 0;
+      if (idList.size() == budget) {
+        break;
+      }
     }
     return page(idList, null, null, null, q);
   }
 
   /**
    * In-flight jobs: claimed by a consumer, running or waiting in its batch; consumers by name,
-   * each one's jobs in claim order (oldest first), a running one marked from the running hash.
+   * each one's jobs in claim order (oldest first), a running one marked from the running hash
+   * (on a sharded queue: shard by shard, each with its own consumers and running hash).
    * The consumer names are read whole (one per worker thread: the queue's consumers set, not its
    * jobs); their in-flight lists (each at most a batch) {@value #CONSUMERS_A_TRIP} to a round
    * trip, only until the page is full. The offset counts deliveries looked at, as for the other
    * views; consumers that come or go between two pages shift it.
    */
   public Page inFlight(Query q) {
-    requireOneShard();
-    List<String> consumers = new ArrayList<>(redis.zrange(keys.consumers(), 0, -1));
-    consumers.sort(null);
-    int budget = lookAt(q);
-    long toSkip = q.offset();
-    List<String> ids = new ArrayList<>();
-    List<String> holders = new ArrayList<>();
-    List<Boolean> running = new ArrayList<>();
-    boolean full = false;
-    for (int from = 0; from < consumers.size() && !full; from += CONSUMERS_A_TRIP) {
-      List<String> trip = consumers.subList(from, Math.min(consumers.size(), from + CONSUMERS_A_TRIP));
-      List<Response<List<String>>> lists = new ArrayList<>(trip.size());
-      Response<List<String>> marks;
-      try (AbstractPipeline p = Pipelines.open(redis)) {
-        for (String c : trip) {
-          lists.add(p.lrange(keys.inFlight(c), -MOST_LOOKED_AT, -1));
-        }
-        marks = p.hmget(keys.running(), trip.toArray(String[]::new));
-        p.sync();
+    InFlightWalk walk = new InFlightWalk(q.offset(), lookAt(q));
+    for (Keys shard : keys.allShards()) {
+      if (!walk.shard(shard)) {
+        break;
       }
-      for (int i = 0; i < trip.size() && !full; i++) {
-        List<String> elements = lists.get(i).get();
-        String mark = marks.get().get(i);
-        for (int k = elements.size() - 1; k >= 0; k--) { // claimed on the left: the oldest is on the right
-          if (toSkip > 0) {
-            toSkip--;
-          } else if (ids.size() == budget) {
-            full = true;
-            break;
-          } else {
-            ids.add(Delivery.idOf(elements.get(k)));
-            holders.add(trip.get(i));
-            running.add(elements.get(k).equals(mark));
+    }
+    return page(walk.ids, null, walk.holders, walk.running, q);
+  }
+
+  /** Walks the in-flight lists of one shard after another, skipping and collecting deliveries. */
+  private final class InFlightWalk {
+    private long toSkip;
+    private final int budget;
+    private final List<String> ids = new ArrayList<>();
+    private final List<String> holders = new ArrayList<>();
+    private final List<Boolean> running = new ArrayList<>();
+
+    InFlightWalk(long toSkip, int budget) {
+      this.toSkip = toSkip;
+      this.budget = budget;
+    }
+
+    /** Walks one shard's consumers; false once the page is full. */
+    boolean shard(Keys shard) {
+      List<String> consumers = new ArrayList<>(redis.zrange(shard.consumers(), 0, -1));
+      consumers.sort(null);
+      for (int from = 0; from < consumers.size(); from += CONSUMERS_A_TRIP) {
+        List<String> trip = consumers.subList(from, Math.min(consumers.size(), from + CONSUMERS_A_TRIP));
+        List<Response<List<String>>> lists = new ArrayList<>(trip.size());
+        Response<List<String>> marks;
+        try (AbstractPipeline p = Pipelines.open(redis)) {
+          for (String c : trip) {
+            lists.add(p.lrange(shard.inFlight(c), -MOST_LOOKED_AT, -1));
+          }
+          marks = p.hmget(shard.running(), trip.toArray(String[]::new));
+          p.sync();
+        }
+        for (int i = 0; i < trip.size(); i++) {
+          List<String> elements = lists.get(i).get();
+          String mark = marks.get().get(i);
+          for (int k = elements.size() - 1; k >= 0; k--) { // claimed on the left: the oldest is on the right
+            if (toSkip > 0) {
+              toSkip--;
+            } else if (ids.size() == budget) {
+              return false;
+            } else {
+              ids.add(Delivery.idOf(elements.get(k)));
+              holders.add(trip.get(i));
+              running.add(elements.get(k).equals(mark));
+            }
           }
         }
       }
+      return true;
     }
-    return page(ids, null, holders, running, q);
   }
 
   /** Ids to read for one page: the page itself, or the most when a filter may drop some. */
@@ -157,7 +212,7 @@ public final class JobBrowser {
     int step = q.type() == null ? q.limit() : Math.max(q.limit(), 500);
     for (int from = 0; from < candidates.size() && rows.size() < q.limit(); from += step) {
       List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + step));
-      List<String> records = redis.hmget(keys.jobs(), chunk.toArray(String[]::new));
+      List<String> records = records(chunk);
       for (int k = 0; k < chunk.size(); k++) {
         int i = at.get(from + k);
         Row row = row(chunk.get(k), due == null ? -1 : due.get(i), records.get(k),
@@ -188,11 +243,22 @@ public final class JobBrowser {
     }
   }
 
-  /** A page is one range of one shard's delayed set or ready list; merging K shards' pages is not built yet. */
-  private void requireOneShard() {
-    if (keys.shards() > 1) {
-      throw new IllegalStateException("listing jobs is not supported on a sharded queue yet (queue.shards is "
-          + keys.shards() + "); inspect ID still finds any job");
+  /** The records of {@code ids}, in order (null where missing): one HMGET per shard they live in. */
+  private List<String> records(List<String> ids) {
+    if (keys.shards() == 1) {
+      return redis.hmget(keys.jobs(), ids.toArray(String[]::new));
     }
+    Map<Integer, List<Integer>> byShard = new TreeMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      byShard.computeIfAbsent(keys.shardIndexOf(ids.get(i)), k -> new ArrayList<>()).add(i);
+    }
+    List<String> out = new ArrayList<>(java.util.Collections.nCopies(ids.size(), (String) null));
+    byShard.forEach((shard, at) -> {
+      List<String> got = redis.hmget(keys.shard(shard).jobs(), at.stream().map(ids::get).toArray(String[]::new));
+      for (int k = 0; k < at.size(); k++) {
+        out.set(at.get(k), got.get(k));
+      }
+    });
+    return out;
   }
 }

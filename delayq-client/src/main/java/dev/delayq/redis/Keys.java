@@ -157,6 +157,15 @@ public record Keys(String prefix, String queue, int shards, int shard) {
   }
 
   /**
+   * Pub/sub channel, named like {@link #wake()} (the scripts publish on the name of the wake key
+   * they are given): the due time of each job that becomes the earliest due, for the hot
+   * standbys, which must not take the lease holder's token.
+   */
+  public String wakeChannel() {
+    return wake();
+  }
+
+  /**
    * HASH: counters since the queue began, for metrics: {@code count:<event>:<type>},
    * {@code lateness:<bucket>}, {@code duration:<type>:<bucket>} and their sums (see
    * {@link dev.delayq.metrics.StatsRecorder}).

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
@@ -505,22 +506,30 @@ public final class RedisBroker {
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
-    Scripts.Call call = moveDueToReadyCall(shard, limit);
+    return moveDueToReady(shard, limit, 0);
+  }
+
+  /**
+   * Moves up to {@code limit} ids of one shard that are due at least {@code graceMs} ago (a hot
+   * standby's pass: what the lease holder left overdue) from its delayed to its ready.
+   */
+  public Forwarded moveDueToReady(int shard, int limit, long graceMs) {
+    Scripts.Call call = moveDueToReadyCall(shard, limit, graceMs);
     return forwarded(scripts.eval(Script.MOVE_DUE_TO_READY, call.keys(), call.args()));
   }
 
   /**
-   * As {@link #moveDueToReady(int, int)} on several shards in one round trip (a pipeline; on a
-   * cluster each call goes to the master of its shard), the answers in the order of {@code shards}:
-   * a shard that falls due beside others does not wait for their calls.
+   * As {@link #moveDueToReady(int, int, long)} on several shards in one round trip (a pipeline; on
+   * a cluster each call goes to the master of its shard), the answers in the order of
+   * {@code shards}: a shard that falls due beside others does not wait for their calls.
    */
-  public List<Forwarded> moveDueToReady(List<Integer> shards, int limit) {
+  public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
     if (shards.size() == 1) {
-      return List.of(moveDueToReady(shards.get(0), limit));
+      return List.of(moveDueToReady(shards.get(0), limit, graceMs));
     }
     List<Scripts.Call> calls = new ArrayList<>(shards.size());
     for (int shard : shards) {
-      calls.add(moveDueToReadyCall(shard, limit));
+      calls.add(moveDueToReadyCall(shard, limit, graceMs));
     }
     List<Forwarded> out = new ArrayList<>(shards.size());
     for (Object reply : scripts.evalPipelined(Script.MOVE_DUE_TO_READY, calls)) {
@@ -529,9 +538,10 @@ public final class RedisBroker {
     return out;
   }
 
-  private Scripts.Call moveDueToReadyCall(int shard, int limit) {
+  private Scripts.Call moveDueToReadyCall(int shard, int limit, long graceMs) {
     Keys keys = this.keys.shard(shard);
-    return new Scripts.Call(List.of(keys.delayed(), keys.ready()), List.of(Integer.toString(limit)));
+    return new Scripts.Call(List.of(keys.delayed(), keys.ready()),
+        List.of(Integer.toString(limit), Long.toString(graceMs)));
   }
 
   private static Forwarded forwarded(Object reply) {
@@ -549,6 +559,29 @@ public final class RedisBroker {
   /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
   public boolean awaitWake(int shard, double timeoutSeconds) {
     return redis.blpop(timeoutSeconds, keys.shard(shard).wake()) != null;
+  }
+
+  /**
+   * Subscribes {@code listener} to the wake channels of all shards, blocking for as long as the
+   * subscription lasts (until it is unsubscribed or the connection drops). Each message names the
+   * channel, which {@link #shardOfWakeChannel} turns back into its shard.
+   */
+  public void subscribeToWakes(JedisPubSub listener) {
+    String[] channels = new String[keys.shards()];
+    for (int s = 0; s < channels.length; s++) {
+      channels[s] = keys.shard(s).wakeChannel();
+    }
+    redis.subscribe(listener, channels);
+  }
+
+  /** The shard whose wake channel {@code channel} is, or -1. */
+  public int shardOfWakeChannel(String channel) {
+    for (int s = 0; s < keys.shards(); s++) {
+      if (keys.shard(s).wakeChannel().equals(channel)) {
+        return s;
+      }
+    }
+    return -1;
   }
 
   public boolean holdLease(String owner, long ttlMs) {

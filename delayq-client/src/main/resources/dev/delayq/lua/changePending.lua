@@ -4,7 +4,7 @@
   KEYS[3] ready   (LIST)  due ids; a promoted job goes on the right end (consumers take it
                           next), a job rescheduled to a past time on the left, behind those waiting
   KEYS[4] dead    (ZSET)  id -> time it was dead-lettered (read only: a dead job is refused)
-  KEYS[5] wake    (LIST)  the scheduler's wake-up token
+  KEYS[5] wake    (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   ARGV[1] job id
   ARGV[2] when: "now" (promote), "delay" (ARGV[3] ms from Redis TIME), "at" (ARGV[3] epoch ms),
           or "keep" (edit only: the due time stays)

@@ -10,7 +10,7 @@
   KEYS[7] paused     (HASH)   flow control (include/flow.lua): '*' or a type -> paused since, ms
   KEYS[8] held       (SET)    types whose held:<type> list holds jobs
   KEYS[9] delayed    (ZSET)   where a job over its rate limit waits, due when the window allows
-  KEYS[10] wake      (LIST)   the scheduler's wake-up token
+  KEYS[10] wake      (LIST)   the scheduler's wake-up token, and the name of the standbys' wake channel
   ARGV[1] job id
   ARGV[2] consumer id
   ARGV[3] heartbeat ttl in ms

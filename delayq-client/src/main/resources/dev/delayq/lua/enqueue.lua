@@ -2,7 +2,7 @@
   KEYS[1] jobs     (HASH)  id -> record
   KEYS[2] delayed  (ZSET)  id -> due time, epoch ms
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
-  KEYS[4] wake     (LIST)  the scheduler's wake-up token
+  KEYS[4] wake     (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
   KEYS[6] ended    (HASH)  caller-chosen id -> how its job ended (id retention)
   KEYS[7] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
@@ -94,9 +94,8 @@ for jobType, n in pairs(acceptedPerType) do
   redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, n)
 end
 
--- A new earliest job: wake the scheduler (at most one token waits).
-if earliestAdded ~= nil and (headBefore == nil or earliestAdded < headBefore)
-    and redis.call('LLEN', wakeKey) == 0 then
-  redis.call('RPUSH', wakeKey, '1')
+-- A new earliest job: wake the scheduler (at most one token waits) and the hot standbys.
+if earliestAdded ~= nil and (headBefore == nil or earliestAdded < headBefore) then
+  wakeOnNewHead(wakeKey, earliestAdded)
 end
 return out

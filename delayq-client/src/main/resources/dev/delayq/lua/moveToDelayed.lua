@@ -3,7 +3,7 @@
   KEYS[1] in-flight (LIST)  the consumer's deliveries '<token>|<id>'
   KEYS[2] jobs      (HASH)  id -> record
   KEYS[3] delayed   (ZSET)  id -> due time, epoch ms
-  KEYS[4] wake      (LIST)  the scheduler's wake-up token
+  KEYS[4] wake      (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[5] dead      (ZSET)  id -> time it was dead-lettered, epoch ms
   ARGV[1] delivery '<token>|<id>'
   ARGV[2] delay in ms from Redis TIME

@@ -18,7 +18,8 @@
           was; '' when there is no record, and the running mark (KEYS[6]) decides
   ARGV[7] queue.idRetention in ms (0: off)
   ARGV[8…] the deliveries the crash record shows finished: their handler returned done, and their
-          acknowledgement may not have left the process before it died
+          acknowledgement may not have left the process before it died; one written
+          '!<delivery>' ended as cancelled (its kept id records that, as ack.lua would have)
   Returns {uncharged, charged, deadLettered, left in the list, acknowledged}, or
   {-1, 0, 0, 0, 0} when the consumer is alive.
   The charging rule: the delivery that was running (its handler had started, and its outcome had
@@ -41,7 +42,13 @@ local consumer, limit, mode, reason, poisonAt = ARGV[1], tonumber(ARGV[2]), ARGV
 local recorded = ARGV[6] or ''
 local retain = retention(KEYS[7], KEYS[8], ARGV[7])
 local finished = {}
-for i = 8, #ARGV do finished[ARGV[i]] = true end
+for i = 8, #ARGV do
+  if string.byte(ARGV[i], 1) == 33 then -- '!': no job id holds it
+    finished[string.sub(ARGV[i], 2)] = 'cancelled'
+  else
+    finished[ARGV[i]] = 'done'
+  end
+end
 
 local now = nowMs()
 if mode == 'expired' then
@@ -87,7 +94,7 @@ for _ = 1, limit do
     redis.call('LPOP', inflightKey) -- an id without a record: nothing could ever run it
   elseif finished[delivery] then
     redis.call('LPOP', inflightKey)
-    rememberEnded(retain, id, raw, 'done')
+    rememberEnded(retain, id, raw, finished[delivery])
     redis.call('HDEL', jobsKey, id)
     acknowledged = acknowledged + 1
   elseif delivery == running then

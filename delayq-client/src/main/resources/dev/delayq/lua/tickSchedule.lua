@@ -7,7 +7,7 @@
   KEYS[4] jobs           (HASH)  id -> record
   KEYS[5] delayed        (ZSET)  id -> due time, epoch ms
   KEYS[6] ready          (LIST)  due ids
-  KEYS[7] wake           (LIST)  the scheduler's wake-up token
+  KEYS[7] wake           (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[8] stats          (HASH)  count:enqueued:<type> grows by the jobs created
   ARGV[1] schedule id
   ARGV[2] the next tick the caller read from schedules:next (the compare of compare-and-set)

@@ -11,7 +11,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPubSub;
 
 /** enqueue.lua through {@link RedisBroker#enqueue} and {@link RedisBroker#enqueueAll}. */
 class EnqueueScriptTest {
@@ -146,6 +151,41 @@ class EnqueueScriptTest {
 
     broker.enqueue(delayed("five", "{}", 300_000));
     assertEquals(1, probe.wakeTokens(), "an earlier job is the new head");
+  }
+
+  @Test
+  void everyNewHeadIsPublishedOnTheWakeChannelEvenWhileATokenWaits() throws Exception {
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    CountDownLatch subscribed = new CountDownLatch(1);
+    JedisPubSub standby = new JedisPubSub() {
+      @Override
+      public void onMessage(String channel, String dueAt) {
+        heard.add(channel + " " + dueAt);
+      }
+
+      @Override
+      public void onSubscribe(String channel, int count) {
+        subscribed.countDown();
+      }
+    };
+    Thread listener = new Thread(() -> broker.subscribeToWakes(standby));
+    listener.start();
+    try {
+      assertTrue(subscribed.await(10, TimeUnit.SECONDS));
+      long ten = broker.enqueue(delayed("ten", "{}", 600_000)).dueAt();
+      broker.enqueue(delayed("twenty", "{}", 1_200_000));
+      long five = broker.enqueue(delayed("five", "{}", 300_000)).dueAt();
+
+      String channel = broker.keys().wakeChannel();
+      assertEquals(channel + " " + ten, heard.poll(5, TimeUnit.SECONDS));
+      assertEquals(channel + " " + five, heard.poll(5, TimeUnit.SECONDS), "published though the token of 'ten' waits");
+      assertNull(heard.poll(200, TimeUnit.MILLISECONDS), "a later job changes no head: " + heard);
+      assertEquals(1, probe.wakeTokens());
+      assertEquals(0, broker.shardOfWakeChannel(channel));
+    } finally {
+      standby.unsubscribe();
+      listener.join(5_000);
+    }
   }
 
   @Test

@@ -79,6 +79,18 @@ class MoveDueToReadyScriptTest {
   }
 
   @Test
+  void withAGraceOnlyJobsOverdueByItMove() {
+    Map<String, Long> due = enqueueDueSoon(offsets("past", 0, "recent", 1_100));
+
+    RedisBroker.Forwarded f = broker.moveDueToReady(0, 1000, 1_000);
+
+    assertEquals(1, f.moved());
+    assertEquals(List.of("ready"), probe.placesOf("past"));
+    assertEquals(List.of("delayed"), probe.placesOf("recent"), "due, but not overdue by the grace: the holder's");
+    assertEquals(OptionalLong.of(due.get("recent")), f.nextDueAt(), "already past: the caller adds its grace");
+  }
+
+  @Test
   void jobsNotYetDueStayDelayed() {
     long due = probe.seedDelayed("later", 60_000);
 

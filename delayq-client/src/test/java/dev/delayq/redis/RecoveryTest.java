@@ -108,6 +108,27 @@ class RecoveryTest {
   }
 
   @Test
+  void aJobTheCrashRecordShowsEndedCancelledKeepsItsIdAsCancelledNotDone() {
+    for (String id : List.of("order-1", "order-2")) {
+      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5,\"keepId\":true", "{}", 0, false));
+    }
+    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:6:1", 30_000, 2, null).jobs();
+    // both had finished before the crash, order-1 cancelled by an operator: as the consumer writes them
+    Map<String, RunningFile.Slot> record = Map.of("worker-1:6:1", new RunningFile.Slot(null, List.of(
+        batch.get(0).delivery().endedCancelled().ackElement(), batch.get(1).delivery().ackElement())));
+
+    List<Recovery.TakenBack> taken = recovery.processGone("worker-1:6:", "worker-1 killed", true, Optional.of(record));
+
+    assertEquals(new RedisBroker.Requeued(0, 0, 0, false, 2), taken.get(0).result());
+    String first = batch.get(0).id();
+    String second = batch.get(1).id();
+    assertTrue(broker.redis().hget(keys.ended(), first).startsWith("cancelled:"), broker.redis().hget(keys.ended(), first));
+    assertTrue(broker.redis().hget(keys.ended(), second).startsWith("done:"), broker.redis().hget(keys.ended(), second));
+    assertEquals(List.of(), probe.placesOf(first));
+    assertEquals(List.of(), probe.placesOf(second));
+  }
+
+  @Test
   void aCrashRecordSayingNothingRanChargesNothing() {
     probe.seedInFlight("worker-1:8:1", "finished");
 

@@ -2,6 +2,7 @@ package dev.delayq.worker;
 
 import dev.delayq.process.LogText;
 import dev.delayq.process.OutageLog;
+import dev.delayq.process.PubSubListener;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.RedisBroker;
@@ -10,7 +11,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -22,35 +22,27 @@ import redis.clients.jedis.UnifiedJedis;
 final class CancelWatch {
   private static final Logger log = LoggerFactory.getLogger(CancelWatch.class);
 
-  private final UnifiedJedis redis;
   private final RedisBroker broker;
   private final Watchdog watchdog;
   private final long sweepEveryNanos;
-  private final Subscription subscription = new Subscription();
-  private volatile RedisOutage listenerOutage;
+  private final PubSubListener listener;
 
-  CancelWatch(UnifiedJedis redis, RedisBroker broker, Watchdog watchdog, Duration sweepEvery) {
-    this.redis = redis;
+  /** {@code pingEvery}: how often the subscription is pinged, well inside the connection's read timeout. */
+  CancelWatch(UnifiedJedis redis, RedisBroker broker, Watchdog watchdog, Duration sweepEvery, Duration pingEvery) {
     this.broker = broker;
     this.watchdog = watchdog;
     this.sweepEveryNanos = sweepEvery.toNanos();
+    this.listener = new PubSubListener("cancel-listener",
+        s -> redis.subscribe(s, broker.keys().cancelChannel()), (channel, id) -> delivered(id),
+        channel -> sweepOnSubscribe(), pingEvery);
   }
 
   /** Starts the subscription and the sweep on their own threads until {@code stopping}. */
   void start(BooleanSupplier stopping, OutageLog outages, String worker, Consumer<Throwable> onCannotGoOn) {
-    listenerOutage = new RedisOutage(worker + "/cancel-listener", outages);
-    RunUntilShutdown.of("cancel-listener", this::listen).until(stopping)
-        .riding(listenerOutage)
-        .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
+    listener.start(stopping, new RedisOutage(worker + "/cancel-listener", outages), onCannotGoOn);
     RunUntilShutdown.of("cancel-sweep", this::sweep).until(stopping)
         .riding(new RedisOutage(worker + "/cancel-sweep", outages))
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
-  }
-
-  /** Blocks in the subscription until it ends (close, or the connection drops); then at once again. */
-  long listen() {
-    redis.subscribe(subscription, broker.keys().cancelChannel());
-    return System.nanoTime();
   }
 
   /** One look at the standing cancel requests of the running jobs. */
@@ -62,32 +54,20 @@ final class CancelWatch {
   }
 
   void close() {
-    if (subscription.isSubscribed()) {
-      subscription.unsubscribe();
+    listener.close();
+  }
+
+  private void delivered(String id) {
+    if (watchdog.cancel(id)) {
+      log.debug("cancel of {} delivered", LogText.escape(id));
     }
   }
 
-  private final class Subscription extends JedisPubSub {
-    @Override
-    public void onMessage(String channel, String id) {
-      if (watchdog.cancel(id)) {
-        log.debug("cancel of {} delivered", LogText.escape(id));
-      }
-    }
-
-    @Override
-    public void onSubscribe(String channel, int count) {
-      // the subscription blocks for as long as it lasts: being in it is this role's success
-      // (else the process's outage log would never see it come back)
-      RedisOutage outage = listenerOutage;
-      if (outage != null) {
-        outage.succeeded();
-      }
-      try {
-        sweep(); // a cancel asked while the subscription was down
-      } catch (RuntimeException e) {
-        log.debug("cancel sweep on subscribe failed: {}", e.toString());
-      }
+  private void sweepOnSubscribe() {
+    try {
+      sweep(); // a cancel asked while the subscription was down
+    } catch (RuntimeException e) {
+      log.debug("cancel sweep on subscribe failed: {}", e.toString());
     }
   }
 }

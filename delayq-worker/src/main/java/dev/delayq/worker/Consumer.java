@@ -220,19 +220,25 @@ final class Consumer {
       outcome = shared.runner().run(watchdogSlot, job);
     } finally {
       if (shared.crashRecord() != null) {
-        if (outcome instanceof Outcome.Ack) {
-          // its acknowledgement leaves a moment later: a crash before then acknowledges it
-          shared.crashRecord().finished(slot, job.delivery().element());
+        if (outcome instanceof Outcome.Ack ack) {
+          // its acknowledgement leaves a moment later: a crash before then acknowledges it, as
+          // cancelled when it was ('!<delivery>', as the acknowledgement itself would say)
+          shared.crashRecord().finished(slot, ackOf(job, ack).ackElement());
         }
         shared.crashRecord().idle(slot);
       }
       running = null;
     }
     if (outcome instanceof Outcome.Ack ack) {
-      pendingAck = ack.cancelled() ? job.delivery().endedCancelled() : job.delivery();
+      pendingAck = ackOf(job, ack);
     } else {
       apply(job, outcome);
     }
+  }
+
+  /** The delivery an acknowledgement sends: this one, marked when the job ended cancelled. */
+  private static Delivery ackOf(RedisBroker.Claimed job, Outcome.Ack ack) {
+    return ack.cancelled() ? job.delivery().endedCancelled() : job.delivery();
   }
 
   private void claim() {

@@ -62,7 +62,8 @@ final class QueueLane {
     heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
         config.worker().heartbeatInterval().toMillis(), new RedisOutage(name + "/heartbeat", outages), stats, lease);
     heartbeat.start(cannotGoOn, config.worker().heartbeatTtl());
-    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval());
+    cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval(),
+        config.redis().socketTimeout().dividedBy(2));
     cancels.start(drained, outages, name, cannotGoOn);
     acks.start(cannotGoOn);
   }

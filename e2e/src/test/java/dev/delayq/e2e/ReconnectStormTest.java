@@ -36,8 +36,8 @@ class ReconnectStormTest {
   private static final int THREADS = 8;
   /** A worker's pool (threads + 4) and the test handlers' ledger pool (8). */
   private static final int CONNECTIONS_PER_WORKER = THREADS + 4 + 8;
-  /** The scheduler's pool, this test's two clients, and a little slack. */
-  private static final int MAX_CLIENTS = WORKERS * CONNECTIONS_PER_WORKER + 4 + 8 + 1 + 8;
+  /** The scheduler's pool (shards + 5), this test's two clients, and a little slack. */
+  private static final int MAX_CLIENTS = WORKERS * CONNECTIONS_PER_WORKER + 6 + 8 + 1 + 8;
   private static final int JOBS = 2_000;
 
   @TempDir

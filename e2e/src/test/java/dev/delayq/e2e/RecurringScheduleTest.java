@@ -17,16 +17,24 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A schedule ticking every second for ten seconds under two scheduler processes, one of them (the
- * leader) kill -9'd at five seconds: every tick gets exactly one job, which runs once and carries
- * its tick time. Both schedulers tick (the tick script's compare-and-set decides); only forwarding
- * waits for the lease, so the ticks that fall while the standby takes the lease over
- * (DELAYQ_SCHEDULER_LEASE_TTL, 1 s here) start late by up to that, the others within 50 ms.
- * (On a machine loaded by other builds a single tick can start later: the test wants 80 % of the
- * others within 50 ms and all within 250 ms, and prints every tick's lateness.)
+ * leader) kill -9'd at five seconds: every tick gets exactly one job, which runs once, carries
+ * its tick time and starts within 50 ms of it (plus a stated margin for the loaded test host). Both schedulers tick (the tick script's
+ * compare-and-set decides) and both forward: the one without the lease is a hot standby that
+ * moves what the dead holder leaves overdue by scheduler.standbyGrace (20 ms), so the tick that
+ * falls in the takeover (the lease, DELAYQ_SCHEDULER_LEASE_TTL, is 1 s here) is not late by the
+ * lease. The test prints every tick's lateness.
  */
 class RecurringScheduleTest {
   private static final int TICKS = 10;
   private static final long LEASE_TTL_MS = 1_000;
+  /** The bound for each tick's start. */
+  private static final long MOST_LATE_MS = 50;
+  /**
+   * Allowed past it on the shared 2-core test host, where other builds push the load average
+   * past 10 (measured there: the standby's tick 21 to 25 ms late, the others 1 to 10 ms, at load
+   * averages of 6 to 14). A tick in the margin is printed as such.
+   */
+  private static final long HOST_MARGIN_MS = 25;
 
   @Test
   void everyTickOfTenGetsExactlyOneJobWithTwoSchedulersOneKilledHalfWay() throws Exception {
@@ -39,12 +47,7 @@ class RecurringScheduleTest {
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
           && !q.broker.consumers().isEmpty());
 
-      // warm the worker and the forwarder up first (a fresh JVM's first jobs run slower)
-      String warmLog = q.log.key() + ":warm-up";
-      for (int i = 0; i < 30; i++) {
-        q.producer.delay("test_record", "{\"log\":\"" + warmLog + "\"}", Duration.ofMillis(50L * i));
-      }
-      await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().llen(warmLog) == 30);
+      q.warmUp();
 
       Schedules schedules = q.producer.schedules();
       Schedules.View view = schedules.upsert(new Schedule("every-second", new Cadence.Every(Duration.ofSeconds(1)),
@@ -53,9 +56,7 @@ class RecurringScheduleTest {
       long last = first + (TICKS - 1) * 1_000L;
 
       await().atMost(10, TimeUnit.SECONDS).until(() -> System.currentTimeMillis() >= first + 4_500);
-      String leader = q.redis.redis().get(q.keys.leader());
-      Process killed = leader.endsWith(":" + a.pid()) ? a : b;
-      JvmProcesses.sigkill(killed);
+      JvmProcesses.sigkill(q.leaderOf(a, b));
       long killedAt = System.currentTimeMillis();
 
       await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100))
@@ -78,24 +79,19 @@ class RecurringScheduleTest {
           killedAt - first, report);
 
       assertEquals(TICKS, ticks.size(), "ten distinct ticks: " + byTick.keySet());
-      int onTime = 0;
-      int outsideTakeover = 0;
       for (long tick = first; tick <= last; tick += 1_000) {
         List<RunLog.Run> runs = byTick.get(tick);
         assertEquals(1, runs == null ? 0 : runs.size(), "tick +" + (tick - first) + " ran exactly once");
         RunLog.Run r = runs.get(0);
         assertEquals(tick, r.dueMs(), "the job carries its tick time");
         assertEquals(tick, r.tickMs(), "its handler sees it: JobContext.tickAt()");
-        boolean inTakeover = tick >= killedAt && tick <= killedAt + LEASE_TTL_MS + 500;
-        long bound = inTakeover ? LEASE_TTL_MS + 600 : 250;
-        assertTrue(r.latenessMs() >= 0 && r.latenessMs() <= bound,
-            "tick +" + (tick - first) + " started " + r.latenessMs() + " ms late (bound " + bound + ")");
-        if (!inTakeover) {
-          outsideTakeover++;
-          onTime += r.latenessMs() <= 50 ? 1 : 0;
+        if (r.latenessMs() > MOST_LATE_MS) {
+          System.out.printf("tick +%d started %d ms late: past the issue's %d ms, within the host margin%n",
+              tick - first, r.latenessMs(), MOST_LATE_MS);
         }
+        assertTrue(r.latenessMs() >= 0 && r.latenessMs() <= MOST_LATE_MS + HOST_MARGIN_MS, "tick +" + (tick - first)
+            + " started " + r.latenessMs() + " ms late (bound " + MOST_LATE_MS + " + " + HOST_MARGIN_MS + "): " + report);
       }
-      assertTrue(onTime * 5 >= outsideTakeover * 4, onTime + " of " + outsideTakeover + " ticks within 50 ms: " + report);
       assertEquals(List.of(), q.inspector.check());
     }
   }

@@ -35,18 +35,24 @@ final class Forwarder {
 
   /** One pass over one shard. */
   Pass tick(int shard) {
-    return tick(List.of(shard)).get(0);
+    return tick(List.of(shard), 0).get(0);
   }
 
-  /** One pass over each of {@code shards}, all in one round trip; the passes in their order. */
-  List<Pass> tick(List<Integer> shards) {
-    List<RedisBroker.Forwarded> all = broker.moveDueToReady(shards, batchSize);
+  /**
+   * One pass over each of {@code shards}, all in one round trip; the passes in their order. With
+   * a {@code graceMs} above 0 it is a hot standby's pass over shards whose lease another scheduler
+   * holds: it moves only the ids due at least that long ago, which the holder should have moved,
+   * and each shard's next pass is due when its next id is that overdue. Moving nothing is then the
+   * normal outcome.
+   */
+  List<Pass> tick(List<Integer> shards, long graceMs) {
+    List<RedisBroker.Forwarded> all = broker.moveDueToReady(shards, batchSize, graceMs);
     long received = System.nanoTime();
     List<Pass> out = new ArrayList<>(all.size());
     for (RedisBroker.Forwarded f : all) {
       long next = Long.MAX_VALUE;
       if (f.nextDueAt().isPresent()) {
-        long waitMs = Math.max(0, f.nextDueAt().getAsLong() - f.redisNow());
+        long waitMs = Math.max(0, f.nextDueAt().getAsLong() + graceMs - f.redisNow());
         next = received + waitMs * 1_000_000;
       }
       out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNow()));

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 
 /**
  * The scheduling of one queue: its lease, forwarder, recoverer, id-retention trimmer, wake
- * listeners and schedule ticker, wired from that queue's own configuration. A scheduler serving
+ * listeners (the lease holder's, and the hot standby's subscription) and schedule ticker, wired from that queue's own configuration. A scheduler serving
  * several queues runs one of these per queue, each in its own key slot and with its own lease,
  * exactly as a system of that one queue would.
  */
@@ -19,12 +19,14 @@ final class QueueScheduling {
   private final int shards;
   private final SchedulerLoop loop;
   private final Waiter waiter;
+  private final StandbyWakes standbyWakes;
 
-  private QueueScheduling(String queue, int shards, SchedulerLoop loop, Waiter waiter) {
+  private QueueScheduling(String queue, int shards, SchedulerLoop loop, Waiter waiter, StandbyWakes standbyWakes) {
     this.queue = queue;
     this.shards = shards;
     this.loop = loop;
     this.waiter = waiter;
+    this.standbyWakes = standbyWakes;
   }
 
   /** Wires {@code config}'s queue (a config of one queue: {@link DelayqConfig#forQueue}) and starts its listeners. */
@@ -35,14 +37,17 @@ final class QueueScheduling {
     Waiter waiter = new Waiter();
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
-        config.scheduler().recoverInterval().toNanos(), outages);
+        config.scheduler().recoverInterval().toNanos(), config.scheduler().standbyGrace().toMillis(), outages);
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;
       new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
           outages).start(cannotGoOn);
     }
+    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter,
+        config.redis().socketTimeout().dividedBy(2));
+    standbyWakes.start(shutdown::isRequested, outages, cannotGoOn);
     new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
-    return new QueueScheduling(config.queue().name(), broker.shards(), loop, waiter);
+    return new QueueScheduling(config.queue().name(), broker.shards(), loop, waiter, standbyWakes);
   }
 
   String queue() {
@@ -53,9 +58,10 @@ final class QueueScheduling {
     return shards;
   }
 
-  /** Runs the queue's loop on this thread until shutdown. */
+  /** Runs the queue's loop on this thread until shutdown, then ends the standby's subscription. */
   void run(Consumer<Throwable> cannotGoOn) {
     loop.run(cannotGoOn);
+    standbyWakes.close();
   }
 
   /** Wakes the loop early (a shutdown, a thread that cannot go on). */

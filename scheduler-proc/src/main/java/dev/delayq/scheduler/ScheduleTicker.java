@@ -31,7 +31,14 @@ import redis.clients.jedis.resps.Tuple;
  */
 final class ScheduleTicker {
   private static final Logger log = LoggerFactory.getLogger(ScheduleTicker.class);
-  static final long LOOKAHEAD_MS = 1_000;
+  /**
+   * How long before its tick a tick's job is created: at least {@code Schedules.KEEP_WITHIN_MS},
+   * the soonest a saved schedule's first tick may be. Ticks fall on whole seconds (cron and
+   * --every alike), so half a second more puts the ticker's pass between them: at 1 s ahead it
+   * would create the next tick's job at the very moment the previous tick's job is forwarded and
+   * started, on the same cores.
+   */
+  static final long LOOKAHEAD_MS = 1_500;
   static final long MISSED_AFTER_MS = 1_000;
   /** How often an idle ticker looks for schedules added or resumed since. */
   static final long POLL_MS = 250;

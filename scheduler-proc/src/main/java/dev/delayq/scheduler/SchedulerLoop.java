@@ -19,12 +19,17 @@ import redis.clients.jedis.exceptions.JedisException;
  * consumers every recover interval, and otherwise sleeps until the earliest next due time of its
  * shards, a wake-up or the next lease renewal. Each shard keeps its own deadline: a pass forwards
  * only the shards that are due or were woken, all of them in one round trip, so one shard's jobs
- * never wait on another's. It runs under {@link RunUntilShutdown}: every error is logged once and
- * survived, a Redis outage is retried with backoff, and should the loop not go on the scheduler
- * exits non-zero so that it is restarted.
+ * never wait on another's. For every shard whose lease another scheduler holds it is a hot
+ * standby: it forwards only what is overdue by the standby grace, so that when the holder dies
+ * due jobs are late by about the grace instead of the lease TTL (while the holder is on time such
+ * a pass moves nothing). Recovery and id retention trimming stay with the lease holder. It runs
+ * under {@link RunUntilShutdown}: every error is logged once and survived, a Redis outage is
+ * retried with backoff, and should the loop not go on the scheduler exits non-zero so that it is
+ * restarted.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
+  private static final long LOG_COVER_EVERY_NANOS = 60_000_000_000L;
 
   private final ShardLeases lease;
   private final Forwarder forwarder;
@@ -33,19 +38,22 @@ final class SchedulerLoop {
   private final Waiter waiter;
   private final ShutdownSignal shutdown;
   private final long recoverIntervalNanos;
+  private final long standbyGraceMs;
   private final RedisOutage outage;
   private long nextRecoverNanos = System.nanoTime();
   /** Per shard: when it is due next (System.nanoTime); a shard just taken is due at once. */
   private final long[] nextDueNanos;
   private final boolean[] wasHeld;
-  /** Per shard: its wake listener saw a new earliest job. */
+  /** Per shard: its wake listener (or, as a standby, the wake channel) saw a new earliest job. */
   private final AtomicBoolean[] woken;
+  /** Per shard: jobs its standby passes moved since that was last logged, and when that was. */
+  private final long[] coveredSinceLog;
+  private final long[] coverLoggedNanos;
 
   private boolean moreToForget;
 
   SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer,
-      Waiter waiter,
-      ShutdownSignal shutdown, long recoverIntervalNanos, OutageLog outages) {
+      Waiter waiter, ShutdownSignal shutdown, long recoverIntervalNanos, long standbyGraceMs, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
     this.forwarder = forwarder;
@@ -54,16 +62,20 @@ final class SchedulerLoop {
     this.waiter = waiter;
     this.shutdown = shutdown;
     this.recoverIntervalNanos = recoverIntervalNanos;
+    this.standbyGraceMs = standbyGraceMs;
     int shards = forwarder.shards();
     this.nextDueNanos = new long[shards];
     this.wasHeld = new boolean[shards];
     this.woken = new AtomicBoolean[shards];
+    this.coveredSinceLog = new long[shards];
+    this.coverLoggedNanos = new long[shards];
+    java.util.Arrays.fill(nextDueNanos, System.nanoTime());
     for (int i = 0; i < shards; i++) {
       woken[i] = new AtomicBoolean();
     }
   }
 
-  /** What the wake listener of {@code shard} calls before it wakes the waiter. */
+  /** What the wake listener of {@code shard} (or the standby's wake channel) calls before it wakes the waiter. */
   Runnable wakeOf(int shard) {
     return () -> woken[shard].set(true);
   }
@@ -81,28 +93,32 @@ final class SchedulerLoop {
 
   /** One pass; returns when to run the next one (System.nanoTime; now or earlier = at once). */
   long tick() {
-    if (!lease.tick()) {
-      java.util.Arrays.fill(wasHeld, false);
-      return lease.nextTickNanos();
-    }
     long now = System.nanoTime();
-    boolean recover = now - nextRecoverNanos >= 0;
-    long next = Math.min(lease.nextTickNanos(), recover ? now + recoverIntervalNanos : nextRecoverNanos);
-    List<Integer> due = new ArrayList<>();
-    for (int shard : lease.heldShards()) {
+    // the lease is looked at when its renewal is due (a standby's passes in between cost no lease call)
+    boolean leads = now - lease.nextTickNanos() >= 0 ? lease.tick() : lease.isHeld();
+    now = System.nanoTime();
+    boolean recover = leads && now - nextRecoverNanos >= 0;
+    long next = lease.nextTickNanos();
+    if (leads) {
+      next = Math.min(next, recover ? now + recoverIntervalNanos : nextRecoverNanos);
+    }
+    List<Integer> heldDue = new ArrayList<>();
+    List<Integer> standbyDue = new ArrayList<>();
+    for (int shard = 0; shard < nextDueNanos.length; shard++) {
+      boolean held = lease.holds(shard);
       boolean woke = woken[shard].getAndSet(false);
-      if (!wasHeld[shard] || woke || recover || nextDueNanos[shard] - now <= 0) {
-        wasHeld[shard] = true;
-        due.add(shard);
+      if (held != wasHeld[shard] || woke || (held && recover) || nextDueNanos[shard] - now <= 0) {
+        wasHeld[shard] = held;
+        (held ? heldDue : standbyDue).add(shard);
       } else {
         next = Math.min(next, nextDueNanos[shard]);
       }
     }
-    if (!due.isEmpty()) {
-      // the shards due together are forwarded in one round trip: none waits on another's call
-      List<Forwarder.Pass> passes = forwarder.tick(due);
-      for (int i = 0; i < due.size(); i++) {
-        int shard = due.get(i);
+    // the shards due together are forwarded in one round trip: none waits on another's call
+    if (!heldDue.isEmpty()) {
+      List<Forwarder.Pass> passes = forwarder.tick(heldDue, 0);
+      for (int i = 0; i < heldDue.size(); i++) {
+        int shard = heldDue.get(i);
         Forwarder.Pass pass = passes.get(i);
         nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
         if (recover) {
@@ -111,17 +127,46 @@ final class SchedulerLoop {
         next = Math.min(next, nextDueNanos[shard]);
       }
     }
-    for (int shard = 0; shard < wasHeld.length; shard++) {
-      wasHeld[shard] &= lease.holds(shard);
+    if (!standbyDue.isEmpty()) {
+      List<Forwarder.Pass> passes = standbyPasses(standbyDue);
+      for (int i = 0; i < standbyDue.size(); i++) {
+        int shard = standbyDue.get(i);
+        Forwarder.Pass pass = passes.get(i);
+        // a standby also looks at each lease renewal, should it have missed a wake message
+        nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : Math.min(pass.nextDueNanos(), lease.nextTickNanos());
+        next = Math.min(next, nextDueNanos[shard]);
+      }
     }
     if (recover) {
       nextRecoverNanos = now + recoverIntervalNanos;
       moreToForget = true;
     }
-    if (moreToForget) {
+    if (moreToForget && leads) {
       // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
       moreToForget = trimmer.tick();
     }
-    return moreToForget ? System.nanoTime() : next;
+    return moreToForget && leads ? System.nanoTime() : next;
+  }
+
+  /**
+   * A hot-standby pass over shards another scheduler holds: it moves only what that one left
+   * overdue. That it had to is logged at most once a minute per shard (a holder on a loaded host
+   * may be late often), with the count since.
+   */
+  private List<Forwarder.Pass> standbyPasses(List<Integer> shards) {
+    List<Forwarder.Pass> passes = forwarder.tick(shards, standbyGraceMs);
+    long now = System.nanoTime();
+    for (int i = 0; i < shards.size(); i++) {
+      int shard = shards.get(i);
+      coveredSinceLog[shard] += passes.get(i).moved();
+      boolean quietLongEnough = coverLoggedNanos[shard] == 0 || now - coverLoggedNanos[shard] >= LOG_COVER_EVERY_NANOS;
+      if (coveredSinceLog[shard] > 0 && quietLongEnough) {
+        log.info("scheduler: forwarded {} job(s) of {} overdue by more than {} ms: its lease holder is late or gone",
+            coveredSinceLog[shard], forwarder.shards() == 1 ? "the queue" : "shard " + shard, standbyGraceMs);
+        coveredSinceLog[shard] = 0;
+        coverLoggedNanos[shard] = now;
+      }
+    }
+    return passes;
   }
 }

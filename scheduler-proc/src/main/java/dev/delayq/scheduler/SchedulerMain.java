@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The scheduler process: wires the lease, forwarder, recoverer, wake listener and schedule
- * ticker of each queue it serves ({@link QueueScheduling}) together.
+ * The scheduler process: wires the lease, forwarder, recoverer, wake listeners (the lease
+ * holder's, and the hot standby's) and schedule ticker of each queue it serves
+ * ({@link QueueScheduling}) together.
  * Exit codes: 0 after SIGTERM/SIGINT or the supervisor's death, 1 when start-up is refused,
  * 72 when one of its threads could not go on (so that the supervisor restarts it).
  */
@@ -36,9 +37,10 @@ public final class SchedulerMain {
     RedisConnection redis;
     try {
       config = ProcessArgs.loadConfig(args);
-      // a wake listener per shard of each queue blocks on its own connection
+      // per queue: a wake listener per shard blocks on its own connection, and so does the
+      // standby's subscription
       redis = RedisConnector.connect(config, child.name(),
-          config.queueNames().size() * (config.queue().shards() + 2) + 2);
+          config.queueNames().size() * (config.queue().shards() + 3) + 2);
       redis.checkServer(config.redis().requireNoeviction());
       for (DelayqConfig queueConfig : config.perQueue()) {
         new RedisBroker(redis, Keys.of(queueConfig)).prepare();

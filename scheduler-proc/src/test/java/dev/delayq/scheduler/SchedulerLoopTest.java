@@ -21,9 +21,13 @@ class SchedulerLoopTest {
   private final QueueProbe probe = new QueueProbe(broker);
 
   private SchedulerLoop loop(String owner, int batchSize) {
+    return loop(owner, batchSize, 20);
+  }
+
+  private SchedulerLoop loop(String owner, int batchSize, long standbyGraceMs) {
     return new SchedulerLoop(new ShardLeases(broker, owner, LEASE_TTL_MS), new Forwarder(broker, batchSize),
         new Recoverer(broker, 3), new IdRetentionTrimmer(broker), new Waiter(), new ShutdownSignal(), RECOVER_INTERVAL_NANOS,
-        new OutageLog("test"));
+        standbyGraceMs, new OutageLog("test"));
   }
 
   /** Enqueues the ids due a moment from now, in order, and waits until they all are. */
@@ -83,17 +87,41 @@ class SchedulerLoopTest {
   }
 
   @Test
-  void standbyDoesNotForward() {
+  void standbyLeavesJobsThatAreNotOverdueByTheGraceToTheLeaseHolder() {
     seedDueInDelayed("a", "b");
     new ShardLeases(broker, "other", LEASE_TTL_MS).tick();
-    SchedulerLoop standby = loop("me", 10);
+    SchedulerLoop standby = loop("me", 10, 10_000);
 
     long before = System.nanoTime();
     long wakeAt = standby.tick();
 
     assertEquals(List.of("a", "b"), probe.delayedIds());
     assertEquals(List.of(), probe.readyIds());
-    assertTrue(wakeAt - before > 0, "a standby retries the lease later, not at once");
+    assertTrue(wakeAt - before > 9_000_000_000L && wakeAt - before <= 10_100_000_000L,
+        "looks again when the first is overdue by the grace, in " + (wakeAt - before) / 1_000_000 + " ms");
+    assertEquals("other", broker.redis().get(broker.keys().leader()));
+  }
+
+  @Test
+  void standbyForwardsWhatTheLeaseHolderLeftOverdueByTheGraceButDoesNotRecover() {
+    probe.seedInFlight("silent", "j1");
+    broker.heartbeat(List.of("silent"), 1);
+    seedDueInDelayed("a", "b");
+    long laterDue = probe.seedDelayed("later", 5_000);
+    new ShardLeases(broker, "other", LEASE_TTL_MS).tick();
+    probe.awaitRedisTimePast(Math.max(probe.redisNowMs() + 50, probe.consumerExpiry("silent")));
+    SchedulerLoop standby = loop("me", 10, 50);
+
+    long before = System.nanoTime();
+    long wakeAt = standby.tick();
+
+    assertEquals(List.of("b", "a"), probe.readyIds());
+    assertEquals(List.of("later"), probe.delayedIds());
+    long untilOverdue = (laterDue + 50 - probe.redisNowMs()) * 1_000_000;
+    assertTrue(wakeAt - before >= untilOverdue - 5_000_000 && wakeAt - before <= untilOverdue + 50_000_000,
+        "looks again when 'later' is overdue by the grace: in " + (wakeAt - before) / 1_000_000 + " ms, expected "
+            + untilOverdue / 1_000_000);
+    assertEquals(List.of("inflight:silent"), probe.placesOf("j1"), "recovery stays with the lease holder");
     assertEquals("other", broker.redis().get(broker.keys().leader()));
   }
 
