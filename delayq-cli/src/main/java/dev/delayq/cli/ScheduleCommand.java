@@ -166,10 +166,8 @@ final class ScheduleCommand implements Runnable {
     }
   }
 
-  @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a schedule (a tick due within 1 s still runs).",
-      exitCodeListHeading = ExitCodes.HEADING,
-      exitCodeList = {"0:removed", "1:no such schedule", ExitCodes.REDIS_LINE})
-  static final class Remove implements Callable<Integer> {
+  /** A subcommand that acts on one schedule by its id; an unknown id exits 1. */
+  abstract static class OnOneSchedule implements Callable<Integer> {
     @ParentCommand
     ScheduleCommand schedule;
 
@@ -181,53 +179,44 @@ final class ScheduleCommand implements Runnable {
 
     @Override
     public Integer call() {
+      act(spec.commandLine().getOut());
+      return ExitCodes.OK;
+    }
+
+    /** Does the subcommand's work on schedule {@link #id} and prints its line. */
+    abstract void act(PrintWriter out);
+  }
+
+  @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a schedule (a tick due within 1 s still runs).",
+      exitCodeListHeading = ExitCodes.HEADING,
+      exitCodeList = {"0:removed", "1:no such schedule", ExitCodes.REDIS_LINE})
+  static final class Remove extends OnOneSchedule {
+    @Override
+    void act(PrintWriter out) {
       if (!schedule.withSchedules(q -> q.schedules().remove(id))) {
         throw noSuch(id);
       }
-      spec.commandLine().getOut().println("removed schedule " + id);
-      return ExitCodes.OK;
+      out.println("removed schedule " + id);
     }
   }
 
   @Command(name = "pause", mixinStandardHelpOptions = true, description = "Stop a schedule ticking; its definition stays.",
       exitCodeListHeading = ExitCodes.HEADING,
       exitCodeList = {"0:paused", "1:no such schedule", ExitCodes.REDIS_LINE})
-  static final class Pause implements Callable<Integer> {
-    @ParentCommand
-    ScheduleCommand schedule;
-
-    @Spec
-    CommandSpec spec;
-
-    @Parameters(paramLabel = "ID")
-    String id;
-
+  static final class Pause extends OnOneSchedule {
     @Override
-    public Integer call() {
-      Optional<Schedules.View> v = schedule.withSchedules(q -> q.schedules().pause(id));
-      print(spec.commandLine().getOut(), v.orElseThrow(() -> noSuch(id)));
-      return ExitCodes.OK;
+    void act(PrintWriter out) {
+      print(out, schedule.withSchedules(q -> q.schedules().pause(id)).orElseThrow(() -> noSuch(id)));
     }
   }
 
   @Command(name = "resume", mixinStandardHelpOptions = true, description = "Let a paused schedule tick again, from its next tick.",
       exitCodeListHeading = ExitCodes.HEADING,
       exitCodeList = {"0:resumed", "1:no such schedule", ExitCodes.REDIS_LINE})
-  static final class Resume implements Callable<Integer> {
-    @ParentCommand
-    ScheduleCommand schedule;
-
-    @Spec
-    CommandSpec spec;
-
-    @Parameters(paramLabel = "ID")
-    String id;
-
+  static final class Resume extends OnOneSchedule {
     @Override
-    public Integer call() {
-      Optional<Schedules.View> v = schedule.withSchedules(q -> q.schedules().resume(id));
-      print(spec.commandLine().getOut(), v.orElseThrow(() -> noSuch(id)));
-      return ExitCodes.OK;
+    void act(PrintWriter out) {
+      print(out, schedule.withSchedules(q -> q.schedules().resume(id)).orElseThrow(() -> noSuch(id)));
     }
   }
 
@@ -235,21 +224,11 @@ final class ScheduleCommand implements Runnable {
       description = "Enqueue one job of the schedule now, outside its ticks (the schedule is not changed).",
       exitCodeListHeading = ExitCodes.HEADING,
       exitCodeList = {"0:enqueued; prints the job id", "1:no such schedule", ExitCodes.REDIS_LINE})
-  static final class Run implements Callable<Integer> {
-    @ParentCommand
-    ScheduleCommand schedule;
-
-    @Spec
-    CommandSpec spec;
-
-    @Parameters(paramLabel = "ID")
-    String id;
-
+  static final class Run extends OnOneSchedule {
     @Override
-    public Integer call() {
+    void act(PrintWriter out) {
       Optional<EnqueueResult> r = schedule.withSchedules(q -> q.schedules().runNow(q, id));
-      spec.commandLine().getOut().println(r.orElseThrow(() -> noSuch(id)).id());
-      return ExitCodes.OK;
+      out.println(r.orElseThrow(() -> noSuch(id)).id());
     }
   }
 }
