@@ -25,20 +25,30 @@ public final class SleepHandler implements JobHandler {
 
   @Override
   public JobResult handle(JobContext ctx) throws Exception {
+    return sleepNoting(ctx, false);
+  }
+
+  /**
+   * Sleeps the payload's {@code ms} between a start and an end line in its {@code log}; with
+   * {@code withTime} each line ends in the epoch ms it was written at ({@link TimedHandler}).
+   */
+  static JobResult sleepNoting(JobContext ctx, boolean withTime) throws Exception {
     JsonNode payload = ctx.payload();
     Path log = Path.of(payload.path("log").asText());
-    note(log, "start", ctx);
+    note(log, "start", ctx, withTime);
     long ms = payload.path("ms").asLong(0);
     if (ms > 0) {
       Thread.sleep(ms);
     }
-    note(log, "end", ctx);
+    note(log, "end", ctx, withTime);
     return JobResult.done();
   }
 
-  private static void note(Path log, String what, JobContext ctx) throws Exception {
+  private static void note(Path log, String what, JobContext ctx, boolean withTime) throws Exception {
+    String line = what + " " + ctx.id() + " " + ctx.attempt() + " " + PID
+        + (withTime ? " " + System.currentTimeMillis() : "") + "\n";
     // one short write with O_APPEND: lines from several processes do not interleave
-    Files.write(log, (what + " " + ctx.id() + " " + ctx.attempt() + " " + PID + "\n").getBytes(StandardCharsets.UTF_8),
+    Files.write(log, line.getBytes(StandardCharsets.UTF_8),
         StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
   }
 }
