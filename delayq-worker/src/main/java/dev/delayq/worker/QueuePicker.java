@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -30,7 +31,7 @@ final class QueuePicker {
       throw new IllegalArgumentException("a picker needs at least one queue");
     }
     this.weights = weights.stream().mapToLong(Integer::longValue).toArray();
-    long total = java.util.Arrays.stream(this.weights).sum();
+    long total = Arrays.stream(this.weights).sum();
     this.strict = strict;
     this.home = Math.floorMod(slot, this.weights.length);
     this.credit = new long[this.weights.length];
@@ -57,7 +58,7 @@ final class QueuePicker {
     }
     if (!strict) {
       // the credit after this claim's earnings decides; ties go to the earlier queue
-      java.util.Arrays.sort(order, (a, b) -> Long.compare(credit[b] + weights[b], credit[a] + weights[a]));
+      Arrays.sort(order, (a, b) -> Long.compare(credit[b] + weights[b], credit[a] + weights[a]));
     }
     int[] out = new int[n];
     for (int i = 0; i < n; i++) {
@@ -78,7 +79,7 @@ final class QueuePicker {
    */
   void claimed(int queue, int jobs) {
     if (strict || jobs <= 0) {
-      java.util.Arrays.fill(empty, false);
+      Arrays.fill(empty, false);
       return;
     }
     long earned = 0;
@@ -89,6 +90,6 @@ final class QueuePicker {
       }
     }
     credit[queue] -= earned;
-    java.util.Arrays.fill(empty, false);
+    Arrays.fill(empty, false);
   }
 }

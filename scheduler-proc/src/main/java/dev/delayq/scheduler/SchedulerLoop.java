@@ -6,6 +6,7 @@ import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShutdownSignal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -69,7 +70,7 @@ final class SchedulerLoop {
     this.woken = new AtomicBoolean[shards];
     this.coveredSinceLog = new long[shards];
     this.coverLoggedNanos = new long[shards];
-    java.util.Arrays.fill(nextDueNanos, System.nanoTime());
+    Arrays.fill(nextDueNanos, System.nanoTime());
     for (int i = 0; i < shards; i++) {
       woken[i] = new AtomicBoolean();
     }
