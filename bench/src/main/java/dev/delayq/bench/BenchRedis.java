@@ -4,6 +4,7 @@ import dev.delayq.config.ConfigLoader;
 import dev.delayq.redis.RedisBinary;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.redis.ServerCheck;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -13,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -273,12 +276,20 @@ final class BenchRedis implements AutoCloseable {
    * enqueue's records: about 5 KB an entry, and on a loaded machine many calls pass its 10 ms),
    * both in used_memory, so both would count as growth that no job left behind. A --redis
    * server's stats are not the bench's to reset; its figures then include them. (One server:
-   * on a cluster, the first master's figures only.)
+   * on a cluster, the first master's figures only.) The resets and the INFO go in one
+   * transaction: the supervisor, scheduler and workers keep calling Redis, and every command
+   * name they used between a reset and the reading would count a new histogram (on a loaded
+   * machine, 10-100 KB over a 10-minute soak's baseline).
    */
   Map<String, String> memoryInfo() {
     if (!servers.isEmpty() && cluster.isEmpty()) {
-      redis().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-      redis().sendCommand(Protocol.Command.SLOWLOG, "RESET");
+      try (AbstractTransaction t = redis().multi()) {
+        t.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        t.sendCommand(Protocol.Command.SLOWLOG, "RESET");
+        Response<Object> info = t.sendCommand(Protocol.Command.INFO, "memory");
+        t.exec();
+        return ServerCheck.parseInfo(info.get());
+      }
     }
     return connection.infoOfEachMaster("memory").values().iterator().next();
   }

@@ -112,11 +112,12 @@ final class Report {
     out.append(String.format("Redis used_memory: baseline %s B, after the drain %s B (%+.2f %%; client buffers %s -> %s B)%n",
         mem.get("baseline_bytes"), mem.get("after_drain_bytes"), ((Number) mem.get("change_pct")).doubleValue(),
         mem.get("clients_bytes_before"), mem.get("clients_bytes_after")));
-    out.append(String.format("Redis without client buffers and the per-second stats hashes (%s keys kept 1 h for the charts, "
-        + "%s B freed when deleted): baseline %s B, after the drain %s B (%+.2f %%): %s; queue keys left %s%n",
-        mem.get("stats_second_keys"), mem.get("stats_second_keys_bytes"), mem.get("without_clients_and_stats_seconds_before"),
-        mem.get("without_clients_and_stats_seconds_after"),
-        ((Number) mem.get("without_clients_and_stats_seconds_change_pct")).doubleValue(),
+    out.append(String.format("Redis without client buffers, cached scripts (%s -> %s B) and the per-second stats hashes (%s keys "
+        + "kept 1 h for the charts, %s B freed when deleted): baseline %s B, after the drain %s B (%+.2f %%): %s; queue keys left %s%n",
+        mem.get("scripts_bytes_before"), mem.get("scripts_bytes_after"),
+        mem.get("stats_second_keys"), mem.get("stats_second_keys_bytes"), mem.get("without_clients_scripts_and_stats_seconds_before"),
+        mem.get("without_clients_scripts_and_stats_seconds_after"),
+        ((Number) mem.get("without_clients_scripts_and_stats_seconds_change_pct")).doubleValue(),
         Boolean.TRUE.equals(mem.get("back_to_baseline")) ? "back to baseline (within 5 %)" : "NOT back to baseline",
         mem.get("queue_keys_left")));
     out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s (%s re-run at a higher "

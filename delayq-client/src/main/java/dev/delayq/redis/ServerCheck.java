@@ -107,7 +107,11 @@ public final class ServerCheck {
 
   /** INFO of one section as a map. */
   public static Map<String, String> info(UnifiedJedis redis, String section) {
-    Object reply = redis.sendCommand(Protocol.Command.INFO, section);
+    return parseInfo(redis.sendCommand(Protocol.Command.INFO, section));
+  }
+
+  /** An INFO reply as a map, field by field. */
+  public static Map<String, String> parseInfo(Object reply) {
     String text = reply instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(reply);
     Map<String, String> out = new HashMap<>();
     for (String line : text.split("\r?\n")) {
