@@ -34,8 +34,8 @@ final class Report {
       out.append(String.format("%-44s %14s%n", "  started early", spread.get("early")));
       Map<String, Object> s = (Map<String, Object>) p.get("sustained");
       Map<String, Object> sl = (Map<String, Object>) s.get("lateness_ms");
-      out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, sustained "
-          + p.get("sustained_rate") + "/s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
+      out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, " + p.get("sustained_rate")
+          + "/s for " + p.get("sustained_seconds") + " s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
           + "/" + sl.get("max")));
       out.append(String.format("%-44s %14s%n", "  CPU us per job, Redis / delayq's JVMs",
           p.get("sustained_redis_cpu_us_per_job") + " / " + p.get("sustained_delayq_cpu_us_per_job")));

@@ -496,8 +496,16 @@ public final class RedisBroker {
 
   // ---- scheduler -------------------------------------------------------------------------
 
-  /** What one forward call did; {@code nextDueAt} is empty when nothing is delayed. */
-  public record Forwarded(int moved, OptionalLong nextDueAt, long redisNow) {}
+  /**
+   * What one forward call did; {@code nextDueAt} (epoch ms) is empty when nothing is delayed.
+   * {@code redisNowMicros} is the Redis clock of the call, to the microsecond.
+   */
+  public record Forwarded(int moved, OptionalLong nextDueAt, long redisNowMicros) {
+    /** The Redis clock of the call in epoch ms, as the script compared due times with it. */
+    public long redisNow() {
+      return Math.floorDiv(redisNowMicros, 1000);
+    }
+  }
 
   /** Forwards shard 0 (the whole queue when it has one shard). */
   public Forwarded moveDueToReady(int limit) {
@@ -548,7 +556,7 @@ public final class RedisBroker {
     List<?> r = (List<?>) reply;
     long next = (Long) r.get(1);
     return new Forwarded(((Long) r.get(0)).intValue(),
-        next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(2));
+        next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(3));
   }
 
   /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */

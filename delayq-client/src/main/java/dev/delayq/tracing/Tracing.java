@@ -28,6 +28,11 @@ public abstract class Tracing {
     return DETECTED;
   }
 
+  /** The no-op, whatever is on the classpath: for runs that are not jobs (a worker's warm-up). */
+  public static Tracing none() {
+    return None.INSTANCE;
+  }
+
   static Tracing detect(ClassLoader loader) {
     try {
       Class.forName(OTEL_PROBE, false, loader);

@@ -5,18 +5,21 @@
   ARGV[2] grace, ms (optional, default 0): move only ids due at least this long ago. The lease
           holder passes 0; a hot standby passes scheduler.standbyGrace, so that it moves only
           what the holder left overdue (the holder is dead or stalled) and otherwise moves nothing.
-  Returns {moved, nextDueAt or -1 when nothing is delayed, now}: the caller loops at once
-  while moved == ARGV[1], else sleeps until nextDueAt (+ its grace) on its own clock (now lets
-  it correct for the offset between its clock and Redis's). With a grace, nextDueAt may be
-  already past (due, but not yet overdue by the grace).
+  Returns {moved, nextDueAt or -1 when nothing is delayed, now, now in epoch microseconds}: the
+  caller loops at once while moved == ARGV[1], else sleeps until nextDueAt (+ its grace) on its
+  own clock (now lets it correct for the offset between its clock and Redis's; the microseconds
+  let it wake at the due millisecond itself, not up to 1 ms after it as a now truncated to the ms
+  would). With a grace, nextDueAt may be already past (due, but not yet overdue by the grace).
   Invariant: each id leaves delayed and enters ready in the same call; its record is untouched.
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
---@include now
 local delayedKey, readyKey = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
-local now = nowMs()
+-- include/now's nowMs(), keeping the microseconds (epoch us, about 2^51, is exact in a Lua number)
+local t = redis.call('TIME')
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = math.floor(nowUs / 1000)
 
 local ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now - grace, 'LIMIT', 0, limit)
 if #ids > 0 then
@@ -25,4 +28,4 @@ if #ids > 0 then
   redis.call('LPUSH', readyKey, unpack(ids))
 end
 local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')[2] or -1
-return {#ids, tonumber(nextDue), now}
+return {#ids, tonumber(nextDue), now, nowUs}

@@ -129,6 +129,7 @@ class MoveDueToReadyScriptTest {
     assertEquals(0, f.moved());
     assertEquals(OptionalLong.empty(), f.nextDueAt());
     assertTrue(f.redisNow() >= before && f.redisNow() <= after);
+    assertEquals(f.redisNow(), f.redisNowMicros() / 1000, "the same clock, to the microsecond");
   }
 
   @Test

@@ -8,12 +8,14 @@ import dev.delayq.JobOptions;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
+import dev.delayq.redis.Inspector;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,6 +51,33 @@ class TestQueueTest {
       attempts.add(job.attempt());
       throw new IllegalStateException("payment service down");
     }
+  }
+
+  /** Counts its calls; its type is the one the worker's start-up warm-up gives its own handler. */
+  static final class WarmUpTyped implements JobHandler {
+    final AtomicInteger calls = new AtomicInteger();
+
+    @Override
+    public String type() {
+      return "delayq:warm-up";
+    }
+
+    @Override
+    public JobResult handle(JobContext job) {
+      calls.incrementAndGet();
+      return JobResult.done();
+    }
+  }
+
+  @Test
+  void theWorkersStartUpWarmUpRunsNoJobAndNoHandlerOfTheApp(TestQueue delayq) {
+    WarmUpTyped app = new WarmUpTyped();
+    delayq.handle(app);
+
+    assertEquals(new Runs(0, 0, 0), delayq.runAll(), "the worker started, warmed up, drained");
+
+    assertEquals(0, app.calls.get(), "the warm-up runs a handler of its own, even of the same type");
+    assertEquals(new Inspector.Depths(0, 0, 0, 0, 0), delayq.depths(), "and leaves no job");
   }
 
   @Test

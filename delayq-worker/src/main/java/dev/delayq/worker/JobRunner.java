@@ -27,14 +27,13 @@ import org.slf4j.LoggerFactory;
 final class JobRunner {
   private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
-  private static final Tracing TRACING = Tracing.get();
-
   private final String queue;
   private final HandlerRegistry handlers;
   private final StatsRecorder stats;
   private final Duration defaultLimit;
   private final RetryPolicy defaultPolicy;
   private final java.util.function.Consumer<String> cancelledEnded;
+  private final Tracing tracing;
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
     this(handlers, stats, defaultLimit, defaultPolicy, "default", id -> { });
@@ -46,6 +45,13 @@ final class JobRunner {
    */
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
       String queue, java.util.function.Consumer<String> cancelledEnded) {
+    this(handlers, stats, defaultLimit, defaultPolicy, queue, cancelledEnded, Tracing.get());
+  }
+
+  /** As above, its consumer spans made by {@code tracing} ({@link Tracing#none()}: none, as for a {@link WarmUp}). */
+  JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
+      String queue, java.util.function.Consumer<String> cancelledEnded, Tracing tracing) {
+    this.tracing = tracing;
     this.queue = queue;
     this.cancelledEnded = cancelledEnded;
     this.handlers = handlers;
@@ -130,7 +136,7 @@ final class JobRunner {
     boolean timedOut;
     slot.begin(context.id(), saturatedNanos(limit));
     try {
-      JobResult r = TRACING.consume(run, () -> h.handle(context));
+      JobResult r = tracing.consume(run, () -> h.handle(context));
       result = r != null ? new RunResult.Returned(r) : new RunResult.Threw(new IllegalStateException(
           h.getClass().getName() + ".handle returned null instead of a JobResult"));
     } catch (Throwable t) {

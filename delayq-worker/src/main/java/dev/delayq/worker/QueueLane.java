@@ -51,8 +51,12 @@ final class QueueLane {
 
   /** The runner of this queue's jobs: its job time limit and retry backoff. */
   JobRunner runner(HandlerRegistry handlers) {
-    RetryPolicy retry = new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(), config.retry().jitter());
-    return new JobRunner(handlers, stats, config.worker().jobTimeout(), retry, queue, broker::clearCancelRequest);
+    return new JobRunner(handlers, stats, config.worker().jobTimeout(), retryPolicy(), queue, broker::clearCancelRequest);
+  }
+
+  /** This queue's retry backoff. */
+  RetryPolicy retryPolicy() {
+    return new RetryPolicy(config.retry().baseDelay(), config.retry().maxDelay(), config.retry().jitter());
   }
 
   /** Sends the first heartbeat of {@code consumerIds} in this queue, then starts its loops. */

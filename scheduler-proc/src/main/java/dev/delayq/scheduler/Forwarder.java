@@ -21,9 +21,16 @@ final class Forwarder {
   /**
    * One pass: how many ids moved, whether more are due at once, and when the next one falls
    * due on this JVM's monotonic clock (Long.MAX_VALUE when nothing is delayed). The wait is
-   * measured from Redis's own clock in the same reply, so this host's wall clock never matters.
+   * measured from Redis's own clock in the same reply, so this host's wall clock never matters,
+   * and to the microsecond: the next due id is due from the start of its millisecond, and a wait
+   * counted from a clock cut to the ms would end up to 1 ms (0.5 ms on average) after it.
    */
-  record Pass(int moved, boolean moreDue, long nextDueNanos, long redisNowMs) {}
+  record Pass(int moved, boolean moreDue, long nextDueNanos, long redisNowMicros) {
+    /** The Redis clock of the pass in epoch ms. */
+    long redisNowMs() {
+      return Math.floorDiv(redisNowMicros, 1000);
+    }
+  }
 
   Pass tick() {
     return tick(0);
@@ -52,11 +59,15 @@ final class Forwarder {
     for (RedisBroker.Forwarded f : all) {
       long next = Long.MAX_VALUE;
       if (f.nextDueAt().isPresent()) {
-        long waitMs = Math.max(0, f.nextDueAt().getAsLong() + graceMs - f.redisNow());
-        next = received + waitMs * 1_000_000;
+        next = received + waitNanos(f.nextDueAt().getAsLong() + graceMs, f.redisNowMicros());
       }
-      out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNow()));
+      out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNowMicros()));
     }
     return out;
+  }
+
+  /** From Redis's clock {@code nowMicros} to the start of the millisecond {@code dueMs}; 0 when past. */
+  static long waitNanos(long dueMs, long nowMicros) {
+    return Math.max(0, dueMs * 1000 - nowMicros) * 1000;
   }
 }

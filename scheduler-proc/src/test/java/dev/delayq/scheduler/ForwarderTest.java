@@ -77,12 +77,21 @@ class ForwarderTest {
     Forwarder.Pass pass = new Forwarder(broker, 10).tick();
     long after = System.nanoTime();
 
-    long waitNanos = (dueAt - pass.redisNowMs()) * 1_000_000;
+    long waitNanos = (dueAt * 1000 - pass.redisNowMicros()) * 1000;
     assertTrue(waitNanos > 55_000_000_000L && waitNanos <= 60_000_000_000L, "wait " + waitNanos);
     assertTrue(pass.nextDueNanos() >= before + waitNanos && pass.nextDueNanos() <= after + waitNanos,
         "next due " + (pass.nextDueNanos() - before) + " ns after the call began, expected "
             + waitNanos + " plus the call's own time (" + (after - before) + ")");
     assertEquals(0, pass.moved());
+  }
+
+  @Test
+  void theWaitEndsAtTheStartOfTheDueMillisecondToTheMicrosecond() {
+    // 0.9 ms into ms 1,000 on Redis's clock, a job due at ms 1,003 is 2.1 ms away, not 3 ms
+    assertEquals(2_100_000, Forwarder.waitNanos(1_003, 1_000_900));
+    assertEquals(1_000, Forwarder.waitNanos(1_003, 1_002_999));
+    assertEquals(0, Forwarder.waitNanos(1_003, 1_003_000), "due now");
+    assertEquals(0, Forwarder.waitNanos(1_003, 1_007_250), "overdue: at once");
   }
 
   @Test
