@@ -32,11 +32,20 @@ final class Report {
       out.append(String.format("%-44s %14s %14s%n", "lateness p50/p90/p99/max ms (2,000 over 10 s)",
           l.get("p50") + "/" + l.get("p90") + "/" + l.get("p99") + "/" + l.get("max"), "52/-/100/106"));
       out.append(String.format("%-44s %14s%n", "  started early", spread.get("early")));
+      byShard(out, spread);
       Map<String, Object> s = (Map<String, Object>) p.get("sustained");
       Map<String, Object> sl = (Map<String, Object>) s.get("lateness_ms");
       out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, sustained "
           + p.get("sustained_rate") + "/s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
           + "/" + sl.get("max")));
+      byShard(out, s);
+      if (p.get("sustained_calls_per_job") instanceof Map<?, ?> calls) {
+        out.append(String.format("%-44s %s%n", "  Redis calls per job (commandstats)", calls));
+      }
+      if (p.get("sustained_backlog") instanceof Map<?, ?> b) {
+        out.append(String.format("%-44s %s / %s, %s / %s%n", "  backlog mean/max: due in delayed, in ready",
+            b.get("overdue_in_delayed_mean"), b.get("overdue_in_delayed_max"), b.get("ready_mean"), b.get("ready_max")));
+      }
       out.append(String.format("%-44s %14s%n", "  CPU us per job, Redis / delayq's JVMs",
           p.get("sustained_redis_cpu_us_per_job") + " / " + p.get("sustained_delayq_cpu_us_per_job")));
     }
@@ -139,5 +148,18 @@ final class Report {
     }
     String ratio = bullmq > 0 ? String.format("%.2fx", v.doubleValue() / bullmq) : "";
     out.append(String.format("%-44s %14s %14s %8s%n", label, v, bullmq > 0 ? Long.toString((long) bullmq) : "-", ratio));
+  }
+
+  /** A sharded queue's lateness per shard (p50/p90/p99/max), when the part has it. */
+  private static void byShard(StringBuilder out, Map<String, Object> part) {
+    if (part.get("lateness_ms_by_shard") instanceof List<?> shards) {
+      StringBuilder v = new StringBuilder();
+      for (Object o : shards) {
+        Map<?, ?> l = (Map<?, ?>) o;
+        v.append(v.length() == 0 ? "" : "  ").append(l.get("p50")).append('/').append(l.get("p90"))
+            .append('/').append(l.get("p99")).append('/').append(l.get("max"));
+      }
+      out.append(String.format("%-44s %s%n", "  per shard", v));
+    }
   }
 }
