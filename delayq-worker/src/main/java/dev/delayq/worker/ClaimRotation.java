@@ -5,14 +5,15 @@ package dev.delayq.worker;
  * and how many it tries. State of one consumer's thread, read and written by that thread only.
  *
  * <p>The consumer has a home shard (its place among its worker's consumers, modulo the shard
- * count), where it blocks when it finds nothing: so the idle consumers wait spread over the
- * shards, and a new job is taken at once from any shard that has a waiter. A claim scans every
+ * count). In a worker, a consumer that finds nothing waits for the worker's {@link ShardWatch},
+ * which sends it to a shard with jobs ({@link #sentTo}); one driven without a watch blocks on its
+ * home shard, so such consumers wait spread over the shards. A claim scans every
  * shard in turn, from the one after the shard that served it last, and takes its batch from the
  * first that has due jobs: a busy shard cannot starve the others, and a shard whose waiters are
  * busy is still served. After a wait, the scan starts at the home shard, where the job the wait
- * brought came from. Only when its last claim came back empty does it try its home shard alone
- * before it blocks there again: an idle consumer makes one pass over the shards, then blocks; it
- * never polls them in a loop.
+ * brought came from, and after the watch sent it somewhere, at that shard. Only when its last
+ * claim came back empty does it try its home shard alone before it waits again: an idle consumer
+ * makes one pass over the shards, then waits; it never polls them in a loop.
  */
 final class ClaimRotation {
   private final int shards;
@@ -50,6 +51,12 @@ final class ClaimRotation {
   void claimed(int shard, boolean found) {
     nextShard = shard + 1;
     scan = found;
+  }
+
+  /** The worker's {@link ShardWatch} sent this idle consumer to {@code shard}: the next claim scans from there. */
+  void sentTo(int shard) {
+    nextShard = shard;
+    scan = true;
   }
 
   /**
