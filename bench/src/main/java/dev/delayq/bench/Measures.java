@@ -648,6 +648,45 @@ final class Measures {
     return l;
   }
 
+  // ---- pipeline --------------------------------------------------------------------------
+
+  /**
+   * The wall-clock time of one pipeline over the queue's shards (an LLEN of each shard's ready,
+   * as a claim sends beside itself), against one LLEN alone, {@code n} of each interleaved, so
+   * that both see the same load. On a cluster whose masters each serve a shard, a pipeline that
+   * waits for its masters in turn costs about a round trip per master, one that sends to every
+   * master first about one round trip: the ratio says which, however loaded the machine is.
+   */
+  Map<String, Object> pipeline(int n) {
+    Queue q = freshQueue();
+    Histogram one = new Histogram(60_000_000L, 3);
+    Histogram all = new Histogram(60_000_000L, 3);
+    List<Keys> shards = q.keys().allShards();
+    for (int i = 0; i < Math.max(100, n); i++) {
+      long t0 = System.nanoTime();
+      redis.redis().llen(shards.get(0).ready());
+      long t1 = System.nanoTime();
+      try (redis.clients.jedis.AbstractPipeline p = dev.delayq.redis.Pipelines.open(redis.redis())) {
+        for (Keys shard : shards) {
+          p.llen(shard.ready());
+        }
+        p.sync();
+      }
+      long t2 = System.nanoTime();
+      one.recordValue((t1 - t0) / 1000);
+      all.recordValue((t2 - t1) / 1000);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("pipelines", Math.max(100, n));
+    out.put("shards", shards.size());
+    out.put("one_command_us_p50", one.getValueAtPercentile(50));
+    out.put("one_command_us_p99", one.getValueAtPercentile(99));
+    out.put("pipeline_us_p50", all.getValueAtPercentile(50));
+    out.put("pipeline_us_p99", all.getValueAtPercentile(99));
+    out.put("pipeline_over_one_p50", round2(all.getValueAtPercentile(50) / (double) Math.max(1, one.getValueAtPercentile(50))));
+    return out;
+  }
+
   // ---- memory ----------------------------------------------------------------------------
 
   Map<String, Object> memory(int n) throws Exception {

@@ -68,6 +68,13 @@ final class Report {
       line(out, r, "queues", "  worst share off its weight, %", "worst_share_off_weight_pct", 0);
       line(out, r, "queues", "  jobs/s over the three (probe RPUSH per job)", "jobs_per_s", 0);
     }
+    if (r.get("pipeline") instanceof Map<?, ?> pl) {
+      out.append(String.format("%-44s %s / %s us (p50 / p99)%n", "one command", pl.get("one_command_us_p50"),
+          pl.get("one_command_us_p99")));
+      out.append(String.format("%-44s %s / %s us, %sx one command (p50)%n",
+          "pipeline over " + pl.get("shards") + " shards", pl.get("pipeline_us_p50"), pl.get("pipeline_us_p99"),
+          pl.get("pipeline_over_one_p50")));
+    }
     if (r.get("browse") instanceof Map<?, ?> b) {
       for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
         Map<?, ?> m = (Map<?, ?>) b.get(k);
