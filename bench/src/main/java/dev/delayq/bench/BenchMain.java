@@ -33,7 +33,7 @@ public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
       List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "queues", "browse");
   /** Measures run only when named: they take wall-clock time whatever the machine. */
-  private static final List<String> ON_REQUEST = List.of("ticks");
+  private static final List<String> ON_REQUEST = List.of("ticks", "pipeline");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
       description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak or all "
@@ -115,7 +115,7 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m) && !ON_REQUEST.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, pipeline, soak, all)");
       }
     }
     if (rate != null && rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
@@ -161,6 +161,7 @@ public final class BenchMain implements Callable<Integer> {
           case "ratelimit" -> measures.rateLimit(Math.min(n, 10 * rateOr(500)), workersOr(1), threads, rateOr(500));
           case "browse" -> measures.browse(n);
           case "ticks" -> measures.ticks(seconds, workersOr(1), threads);
+          case "pipeline" -> measures.pipeline(n);
           default -> measures.supervision(threads);
         });
       }

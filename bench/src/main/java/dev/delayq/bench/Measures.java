@@ -356,6 +356,21 @@ final class Measures {
     return out;
   }
 
+  /**
+   * Redis calls per job from INFO commandstats before and after (all masters), every command called
+   * at least once per 50 jobs: a round trip more per job shows here however loaded the machine is. Commands run
+   * inside scripts are counted again under their own names.
+   */
+  private static Map<String, Object> callsPerJob(Map<String, long[]> before, Map<String, long[]> after, long n) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue()[0] - before.getOrDefault(e.getKey(), new long[2])[0]))
+        .filter(e -> e.getValue() >= n / 50)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> out.put(e.getKey(), round2(e.getValue() / (double) n)));
+    return out;
+  }
+
   // ---- supervisor ------------------------------------------------------------------------
 
   Map<String, Object> supervision(int threads) throws Exception {
@@ -483,12 +498,14 @@ final class Measures {
         jobs.add(JobRequest.delay("bench_probe", payload, Duration.ofMillis(delay)));
       }
       q.producer().enqueueAll(jobs);
-      out.put("spread", lateness(log, n, spreadSeconds + 30));
+      out.put("spread", lateness(q, log, n, spreadSeconds + 30, "spread"));
 
       redis.redis().del(log);
       double redisCpu0 = redis.cpuSeconds();
       double childrenCpu0 = supervisor.childrenCpuSeconds();
       long total = (long) sustainRate * sustainSeconds;
+      Map<String, long[]> commandsBefore = redis.commandStats();
+      BacklogSampler backlog = BacklogSampler.start(redis.redis(), q.keys());
       long t0 = System.nanoTime();
       long sent = 0;
       while (sent < total) {
@@ -504,7 +521,9 @@ final class Measures {
           Thread.sleep(1);
         }
       }
-      out.put("sustained", lateness(log, (int) total, 60));
+      out.put("sustained", lateness(q, log, (int) total, 60, "sustained"));
+      out.put("sustained_backlog", backlog.summary());
+      out.put("sustained_calls_per_job", callsPerJob(commandsBefore, redis.commandStats(), total));
       // the cost of a job, which sets how close to saturation the sustained rate runs these cores
       out.put("sustained_redis_cpu_us_per_job", round2((redis.cpuSeconds() - redisCpu0) * 1e6 / total));
       out.put("sustained_delayq_cpu_us_per_job", round2((supervisor.childrenCpuSeconds() - childrenCpu0) * 1e6 / total));
@@ -558,6 +577,17 @@ final class Measures {
   }
 
   private Map<String, Object> lateness(String log, int n, int timeoutSeconds) throws InterruptedException {
+    return lateness(null, log, n, timeoutSeconds, "");
+  }
+
+  /**
+   * The lateness of the {@code n} probes of {@code log}; of a queue {@code q} of several shards,
+   * also per shard (which tells a shard left waiting from a queue late as a whole). With
+   * DELAYQ_BENCH_TRACE_DIR set, every probe's line (in start order: "late ms,id") goes to
+   * {@code <dir>/<part>.txt} for a closer look.
+   */
+  private Map<String, Object> lateness(Queue q, String log, int n, int timeoutSeconds, String part)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     while (redis.redis().llen(log) < n) {
       if (System.nanoTime() > deadline) {
@@ -565,27 +595,95 @@ final class Measures {
       }
       Thread.sleep(20);
     }
+    List<String> lines = redis.redis().lrange(log, 0, -1);
+    String traceDir = System.getenv("DELAYQ_BENCH_TRACE_DIR");
+    if (traceDir != null && !traceDir.isBlank() && !part.isEmpty()) {
+      try {
+        Files.write(Path.of(traceDir, part + ".txt"), lines);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    int k = q == null ? 1 : q.keys().shards();
     Histogram h = new Histogram(3_600_000L, 3);
+    Histogram[] byShard = new Histogram[k];
+    for (int i = 0; i < k; i++) {
+      byShard[i] = new Histogram(3_600_000L, 3);
+    }
     long early = 0;
     long min = Long.MAX_VALUE;
-    for (String v : redis.redis().lrange(log, 0, -1)) {
-      long ms = Long.parseLong(v.substring(0, v.indexOf(',')));
+    for (String v : lines) {
+      int comma = v.indexOf(',');
+      long ms = Long.parseLong(v.substring(0, comma));
       min = Math.min(min, ms);
       if (ms < 0) {
         early++;
       }
       h.recordValue(Math.max(0, ms));
+      if (k > 1) {
+        byShard[q.keys().shardIndexOf(v.substring(comma + 1))].recordValue(Math.max(0, ms));
+      }
     }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("jobs", n);
+    out.put("lateness_ms", percentiles(h));
+    if (k > 1) {
+      List<Map<String, Object>> shardsOut = new ArrayList<>();
+      for (Histogram s : byShard) {
+        shardsOut.add(percentiles(s));
+      }
+      out.put("lateness_ms_by_shard", shardsOut);
+    }
+    out.put("min_ms", min);
+    out.put("early", early);
+    return out;
+  }
+
+  private static Map<String, Object> percentiles(Histogram h) {
     Map<String, Object> l = new LinkedHashMap<>();
     l.put("p50", h.getValueAtPercentile(50));
     l.put("p90", h.getValueAtPercentile(90));
     l.put("p99", h.getValueAtPercentile(99));
     l.put("max", h.getMaxValue());
+    return l;
+  }
+
+  // ---- pipeline --------------------------------------------------------------------------
+
+  /**
+   * The wall-clock time of one pipeline over the queue's shards (an LLEN of each shard's ready,
+   * as a claim sends beside itself), against one LLEN alone, {@code n} of each interleaved, so
+   * that both see the same load. On a cluster whose masters each serve a shard, a pipeline that
+   * waits for its masters in turn costs about a round trip per master, one that sends to every
+   * master first about one round trip: the ratio says which, however loaded the machine is.
+   */
+  Map<String, Object> pipeline(int n) {
+    Queue q = freshQueue();
+    Histogram one = new Histogram(60_000_000L, 3);
+    Histogram all = new Histogram(60_000_000L, 3);
+    List<Keys> shards = q.keys().allShards();
+    for (int i = 0; i < Math.max(100, n); i++) {
+      long t0 = System.nanoTime();
+      redis.redis().llen(shards.get(0).ready());
+      long t1 = System.nanoTime();
+      try (redis.clients.jedis.AbstractPipeline p = dev.delayq.redis.Pipelines.open(redis.redis())) {
+        for (Keys shard : shards) {
+          p.llen(shard.ready());
+        }
+        p.sync();
+      }
+      long t2 = System.nanoTime();
+      one.recordValue((t1 - t0) / 1000);
+      all.recordValue((t2 - t1) / 1000);
+    }
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("jobs", n);
-    out.put("lateness_ms", l);
-    out.put("min_ms", min);
-    out.put("early", early);
+    out.put("pipelines", Math.max(100, n));
+    out.put("shards", shards.size());
+    out.put("one_command_us_p50", one.getValueAtPercentile(50));
+    out.put("one_command_us_p99", one.getValueAtPercentile(99));
+    out.put("pipeline_us_p50", all.getValueAtPercentile(50));
+    out.put("pipeline_us_p99", all.getValueAtPercentile(99));
+    out.put("pipeline_over_one_p50", round2(all.getValueAtPercentile(50) / (double) Math.max(1, one.getValueAtPercentile(50))));
     return out;
   }
 

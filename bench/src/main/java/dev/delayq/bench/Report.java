@@ -32,11 +32,20 @@ final class Report {
       out.append(String.format("%-44s %14s %14s%n", "lateness p50/p90/p99/max ms (2,000 over 10 s)",
           l.get("p50") + "/" + l.get("p90") + "/" + l.get("p99") + "/" + l.get("max"), "52/-/100/106"));
       out.append(String.format("%-44s %14s%n", "  started early", spread.get("early")));
+      byShard(out, spread);
       Map<String, Object> s = (Map<String, Object>) p.get("sustained");
       Map<String, Object> sl = (Map<String, Object>) s.get("lateness_ms");
       out.append(String.format("%-44s %14s%n", "lateness p50/p90/p99/max ms, " + p.get("sustained_rate")
           + "/s for " + p.get("sustained_seconds") + " s", sl.get("p50") + "/" + sl.get("p90") + "/" + sl.get("p99")
           + "/" + sl.get("max")));
+      byShard(out, s);
+      if (p.get("sustained_calls_per_job") instanceof Map<?, ?> calls) {
+        out.append(String.format("%-44s %s%n", "  Redis calls per job (commandstats)", calls));
+      }
+      if (p.get("sustained_backlog") instanceof Map<?, ?> b) {
+        out.append(String.format("%-44s %s / %s, %s / %s%n", "  backlog mean/max: due in delayed, in ready",
+            b.get("overdue_in_delayed_mean"), b.get("overdue_in_delayed_max"), b.get("ready_mean"), b.get("ready_max")));
+      }
       out.append(String.format("%-44s %14s%n", "  CPU us per job, Redis / delayq's JVMs",
           p.get("sustained_redis_cpu_us_per_job") + " / " + p.get("sustained_delayq_cpu_us_per_job")));
     }
@@ -58,6 +67,13 @@ final class Report {
           q.get("share_pct_critical") + "/" + q.get("share_pct_default") + "/" + q.get("share_pct_low")));
       line(out, r, "queues", "  worst share off its weight, %", "worst_share_off_weight_pct", 0);
       line(out, r, "queues", "  jobs/s over the three (probe RPUSH per job)", "jobs_per_s", 0);
+    }
+    if (r.get("pipeline") instanceof Map<?, ?> pl) {
+      out.append(String.format("%-44s %s / %s us (p50 / p99)%n", "one command", pl.get("one_command_us_p50"),
+          pl.get("one_command_us_p99")));
+      out.append(String.format("%-44s %s / %s us, %sx one command (p50)%n",
+          "pipeline over " + pl.get("shards") + " shards", pl.get("pipeline_us_p50"), pl.get("pipeline_us_p99"),
+          pl.get("pipeline_over_one_p50")));
     }
     if (r.get("browse") instanceof Map<?, ?> b) {
       for (String k : List.of("next_hour_page_ms", "next_hour_rare_type_page_ms", "id_prefix_page_ms", "half_way_page_ms")) {
@@ -140,5 +156,18 @@ final class Report {
     }
     String ratio = bullmq > 0 ? String.format("%.2fx", v.doubleValue() / bullmq) : "";
     out.append(String.format("%-44s %14s %14s %8s%n", label, v, bullmq > 0 ? Long.toString((long) bullmq) : "-", ratio));
+  }
+
+  /** A sharded queue's lateness per shard (p50/p90/p99/max), when the part has it. */
+  private static void byShard(StringBuilder out, Map<String, Object> part) {
+    if (part.get("lateness_ms_by_shard") instanceof List<?> shards) {
+      StringBuilder v = new StringBuilder();
+      for (Object o : shards) {
+        Map<?, ?> l = (Map<?, ?>) o;
+        v.append(v.length() == 0 ? "" : "  ").append(l.get("p50")).append('/').append(l.get("p90"))
+            .append('/').append(l.get("p99")).append('/').append(l.get("max"));
+      }
+      out.append(String.format("%-44s %s%n", "  per shard", v));
+    }
   }
 }

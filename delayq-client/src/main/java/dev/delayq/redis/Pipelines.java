@@ -1,10 +1,17 @@
 package dev.delayq.redis;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.MultiNodePipelineBase;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -18,13 +25,83 @@ import redis.clients.jedis.UnifiedJedis;
  * the cost of a command per master (35 to 55 µs of CPU for three masters' replies, where handing
  * them to a shared pool's threads cost 100 to 220 µs; a one-off measurement, 2,000 pipelines of three
  * LLENs each, under load 11 on 2 cores).
+ *
+ * <p>Jedis writes a pipeline's commands into each connection's buffer and sends them only when that
+ * connection's task reads its replies, so one master after the other would also mean one round
+ * trip after the other: a claim beside two other shards' lengths, or a forward of three shards,
+ * waited for three masters in turn. So before the first master's replies are read, every master's
+ * commands are sent: the masters work at the same time and the pipeline costs one round trip, the
+ * slowest master's. Jedis has no public call for that (the connections are the pipeline's, and
+ * {@code Connection.flush} is protected); should the reflection it takes not work on some Jedis,
+ * the pipeline still works, one round trip per master, and that is logged once.
  */
 public final class Pipelines {
-  /** Runs each task at once on the thread that hands it over; never shut down. */
-  private static final ExecutorService ON_THE_CALLER = new AbstractExecutorService() {
+  private static final Logger log = LoggerFactory.getLogger(Pipelines.class);
+  private static final Field CONNECTIONS;
+  private static final Method FLUSH;
+
+  static {
+    Field connections = null;
+    Method flush = null;
+    try {
+      connections = MultiNodePipelineBase.class.getDeclaredField("connections");
+      connections.setAccessible(true);
+      flush = Connection.class.getDeclaredMethod("flush");
+      flush.setAccessible(true);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Redis Cluster pipelines: this Jedis does not let delayq send every master's commands "
+          + "before reading the first one's replies ({}); a pipeline over several masters costs a "
+          + "round trip per master", e.toString());
+      connections = null;
+      flush = null;
+    }
+    CONNECTIONS = connections;
+    FLUSH = flush;
+  }
+
+  private Pipelines() {}
+
+  /** A pipeline on {@code redis}; on a cluster, one that reads its masters' replies on the caller's thread. */
+  public static AbstractPipeline open(UnifiedJedis redis) {
+    if (!(redis instanceof RedisClusterClient cluster)) {
+      return redis.pipelined();
+    }
+    OnTheCaller executor = new OnTheCaller();
+    ClusterPipeline pipeline = cluster.pipelined(executor);
+    executor.pipeline = pipeline;
+    return pipeline;
+  }
+
+  /**
+   * Runs each task at once on the thread that hands it over, after sending the commands of every
+   * master of its pipeline (see the class comment); one per pipeline, never shut down.
+   */
+  private static final class OnTheCaller extends AbstractExecutorService {
+    private MultiNodePipelineBase pipeline;
+
     @Override
     public void execute(Runnable task) {
+      sendAll();
       task.run();
+    }
+
+    /** Sends what each connection of the pipeline holds; what is sent already costs nothing more. */
+    @SuppressWarnings("unchecked")
+    private void sendAll() {
+      if (CONNECTIONS == null || pipeline == null) {
+        return;
+      }
+      try {
+        for (Connection c : ((Map<?, Connection>) CONNECTIONS.get(pipeline)).values()) {
+          try {
+            FLUSH.invoke(c);
+          } catch (ReflectiveOperationException e) {
+            // a connection that cannot send is the task's to report: it tries again and fails there
+          }
+        }
+      } catch (IllegalAccessException | ClassCastException e) {
+        // not the Jedis this was written for: its tasks send their own commands, as they would anyway
+      }
     }
 
     @Override
@@ -49,12 +126,5 @@ public final class Pipelines {
     public boolean awaitTermination(long timeout, TimeUnit unit) {
       return false;
     }
-  };
-
-  private Pipelines() {}
-
-  /** A pipeline on {@code redis}; on a cluster, one that reads its masters' replies on the caller's thread. */
-  public static AbstractPipeline open(UnifiedJedis redis) {
-    return redis instanceof RedisClusterClient cluster ? cluster.pipelined(ON_THE_CALLER) : redis.pipelined();
   }
 }

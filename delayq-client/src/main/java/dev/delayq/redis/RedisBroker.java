@@ -964,6 +964,17 @@ public final class RedisBroker {
         : new Claimed(new Delivery(token, id), (String) r.get(1)));
   }
 
+  /**
+   * Waits up to {@code timeoutSeconds} until the ready list of {@code shard} holds a job, without
+   * taking one: BLMOVE from the list's left to its left puts its first element back where it was,
+   * in one command, so the list and its order stay as they were. True when it held one. It tells
+   * a worker's idle consumers which shard to claim from when it has fewer consumers than shards.
+   */
+  public boolean awaitReady(int shard, double timeoutSeconds) {
+    String ready = keys.shard(shard).ready();
+    return redis.blmove(ready, ready, ListDirection.LEFT, ListDirection.LEFT, timeoutSeconds) != null;
+  }
+
   /** What {@link #start} did: the acknowledgement folded into it, and whether the job may run. */
   public record Started(Ack ack, boolean started) {}
 

@@ -5,22 +5,26 @@ package dev.delayq.worker;
  * and how many it tries. State of one consumer's thread, read and written by that thread only.
  *
  * <p>The consumer has a home shard (its place among its worker's consumers, modulo the shard
- * count), where it blocks when it finds nothing: so the idle consumers wait spread over the
- * shards, and a new job is taken at once from any shard that has a waiter. A claim scans every
+ * count). In a worker, a consumer that finds nothing waits for the worker's {@link ShardWatch},
+ * which sends it to a shard with jobs ({@link #sentTo}); one driven without a watch blocks on its
+ * home shard, so such consumers wait spread over the shards. A claim scans every
  * shard in turn, from the one after the shard that served it last, and takes its batch from the
  * first that has due jobs: a busy shard cannot starve the others, and a shard whose waiters are
  * busy is still served. After a wait, the scan starts at the home shard, where the job the wait
- * brought came from. Only when its last claim came back empty does it try its home shard alone
- * before it blocks there again: an idle consumer makes one pass over the shards, then blocks; it
- * never polls them in a loop.
+ * brought came from; after the watch sent it somewhere, the claim tries that shard alone. Only when its last
+ * claim came back empty does it try its home shard alone before it waits again: an idle consumer
+ * makes one pass over the shards, then waits; it never polls them in a loop.
  */
 final class ClaimRotation {
   private final int shards;
   private final int home;
-  /** The shard the next scan tries first. */
+  /** The shard the next claim tries first. */
   private int nextShard;
-  /** The next claim tries every shard (false after a claim that found nothing: then the home shard). */
-  private boolean scan = true;
+  /**
+   * How many shards the next claim tries, from {@link #nextShard} on: all of them, or one (after
+   * a claim that found nothing: the home shard; after the watch sent it: that shard).
+   */
+  private int tries;
 
   /** The rotation of the {@code slot}-th consumer (from 0) of a worker, on {@code shards} shards. */
   ClaimRotation(int slot, int shards) {
@@ -29,6 +33,7 @@ final class ClaimRotation {
     }
     this.shards = shards;
     this.home = Math.floorMod(slot, shards);
+    this.tries = shards;
   }
 
   /** The shard this consumer blocks on when no shard has due jobs. */
@@ -38,18 +43,28 @@ final class ClaimRotation {
 
   /** The shard the next non-blocking claim tries first. */
   int first() {
-    return scan ? Math.floorMod(nextShard, shards) : home;
+    return Math.floorMod(nextShard, shards);
   }
 
   /** How many shards the next non-blocking claim tries, from {@link #first()} on. */
   int tries() {
-    return scan ? shards : 1;
+    return tries;
   }
 
   /** A non-blocking claim answered from {@code shard}; {@code found} when it brought jobs. */
   void claimed(int shard, boolean found) {
-    nextShard = shard + 1;
-    scan = found;
+    nextShard = found ? shard + 1 : home;
+    tries = found ? shards : 1;
+  }
+
+  /**
+   * The worker's {@link ShardWatch} sent this idle consumer to {@code shard}, where it saw jobs:
+   * the next claim tries that shard alone (one call to one master, no other shard's length beside
+   * it); should another consumer have been quicker, the watch knows where the rest are.
+   */
+  void sentTo(int shard) {
+    nextShard = shard;
+    tries = 1;
   }
 
   /**
@@ -58,6 +73,6 @@ final class ClaimRotation {
    */
   void waited() {
     nextShard = home;
-    scan = true;
+    tries = shards;
   }
 }

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * of a batch's last job rides on the next claim.
  *
  * <p>On a queue of several shards it claims from one shard at a time: its {@link ClaimRotation}
- * says which shards a claim tries and where it blocks when none has due jobs.
+ * says which shards a claim tries first. When none has due jobs it waits for its worker's
+ * {@link ShardWatch}, which sends it to a shard with jobs, instead of blocking on one shard.
  *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
@@ -44,9 +45,17 @@ final class Consumer {
   /** The settings a consumer claims by. */
   record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch) {}
 
-  /** What a consumer shares with the others of its worker. */
+  /**
+   * What a consumer shares with the others of its worker; {@code watch} is null on a queue of one
+   * shard (and for a consumer that is driven without one: it blocks on its home shard then).
+   */
   record Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
-      Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync) {}
+      Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync, ShardWatch watch) {
+    Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
+        Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync) {
+      this(broker, runner, watchdog, lease, acks, finisher, crashRecord, stats, resync, null);
+    }
+  }
 
   private final String id;
   private final int slot;
@@ -272,6 +281,10 @@ final class Consumer {
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
         pendingAck, first, rotation.tries());
     rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
+    if (shared.watch() != null) {
+      shared.watch().looked(first);
+      shared.watch().looked(claimed.shard());
+    }
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
     for (String dropped : claimed.dropped()) {
@@ -279,12 +292,16 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
-      jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), rotation.home())
-          .map(List::of).orElse(List.of());
-      rotation.waited();
-      if (jobs.size() == 1 && jobs.get(0).dropped()) {
-        droppedWithoutRecord(jobs.get(0).id());
-        jobs = List.of();
+      if (shared.watch() != null) {
+        awaitWatch();
+      } else {
+        jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), rotation.home())
+            .map(List::of).orElse(List.of());
+        rotation.waited();
+        if (jobs.size() == 1 && jobs.get(0).dropped()) {
+          droppedWithoutRecord(jobs.get(0).id());
+          jobs = List.of();
+        }
       }
     }
     batch = jobs;
@@ -292,6 +309,25 @@ final class Consumer {
     nextIsMarked = !jobs.isEmpty();
     batchEpoch = leaseHeld ? epoch : -1;
     batchMasterEpoch = masterEpoch;
+  }
+
+  /**
+   * Idle on a queue of several shards: waits up to the poll timeout for the watch to send it to a
+   * shard with jobs, which its next claim tries first (it claims nothing here).
+   */
+  private void awaitWatch() {
+    int shard;
+    try {
+      shard = shared.watch().await((long) (settings.pollSeconds() * 1e9));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    if (shard < 0) {
+      rotation.waited();
+    } else {
+      rotation.sentTo(shard);
+    }
   }
 
   /**

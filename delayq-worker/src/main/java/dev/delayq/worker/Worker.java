@@ -220,8 +220,14 @@ public final class Worker implements AutoCloseable {
     Consumer.Settings oneByOne = new Consumer.Settings(settings.pollSeconds(), settings.heartbeatTtlMs(), 1);
     for (int q = 0; q < lanes.size(); q++) {
       QueueLane lane = lanes.get(q);
+      ShardWatch watch = null;
+      if (lane.broker.shards() > 1) {
+        // idle consumers wait for the watch, which sends them to any shard with jobs
+        watch = new ShardWatch(lane.broker, settings.pollSeconds());
+        watch.start(name, () -> quiet.getAsBoolean() || drained.get(), outages, this::cannotGoOn);
+      }
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
-          lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync);
+          lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch);
       List<Consumer> ofLane = new ArrayList<>();
       for (int slot = 0; slot < consumerIds.size(); slot++) {
         ofLane.add(new Consumer(consumerIds.get(slot), slot, shared,

@@ -40,6 +40,20 @@ class ClaimRotationTest {
   }
 
   @Test
+  void aClaimTheWatchSentTriesThatShardAloneAndTheOneAfterItScansFromTheShardAfter() {
+    ClaimRotation r = new ClaimRotation(0, 3);
+    r.claimed(1, false);
+
+    r.sentTo(2);
+    assertEquals(2, r.first());
+    assertEquals(1, r.tries(), "the watch saw jobs there: no other shard's length is asked beside it");
+
+    r.claimed(2, true);
+    assertEquals(0, r.first());
+    assertEquals(3, r.tries());
+  }
+
+  @Test
   void oneShardIsAlwaysTheHomeShard() {
     ClaimRotation r = new ClaimRotation(7, 1);
     r.claimed(0, true);

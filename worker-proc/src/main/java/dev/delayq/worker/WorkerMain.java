@@ -47,9 +47,11 @@ public final class WorkerMain {
       handlers = HandlerRegistry.load(child.home().resolve(config.worker().jobsDir()));
       // a consumer blocked in BLMOVE holds its connection; the claims, starts, acknowledgements,
       // heartbeats and stats of the others (and the cancel subscription, 2 more) must never wait for one to come back
-      // (per queue served: its heartbeat, sender, finisher and cancel subscription)
-      redis = RedisConnector.connect(config, child.name(),
-          2 * config.worker().threads() + 6 * config.queueNames().size());
+      // (per queue served: its heartbeat, sender, finisher and cancel subscription; on a queue of
+      // several shards, a shard watcher blocked on each shard as well)
+      int shards = config.queue().shards();
+      redis = RedisConnector.connect(config, child.name(), 2 * config.worker().threads()
+          + 6 * config.queueNames().size() + (shards > 1 ? shards : 0));
       redis.checkServer(config.redis().requireNoeviction());
       for (DelayqConfig queue : config.perQueue()) {
         new RedisBroker(redis, Keys.of(queue)).prepare();

@@ -1,0 +1,148 @@
+package dev.delayq.worker;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.DelayQueue;
+import dev.delayq.JobOptions;
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
+import dev.delayq.process.OutageLog;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisConnection;
+import dev.delayq.redis.RedisConnector;
+import dev.delayq.testing.RedisFixture;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@link ShardWatch} of a worker on a queue of three shards, on a real Redis: its watchers'
+ * passes ({@link ShardWatch#tick}), and a worker of one consumer, fewer than the shards, whose
+ * jobs in any shard start without waiting for a poll timeout.
+ */
+class ShardWatchTest {
+  private static final int SHARDS = 3;
+
+  private final Keys keys = new Keys("delayq", RedisFixture.freshQueue(), SHARDS, 0);
+  private final RedisBroker broker = RedisFixture.get().broker(keys);
+
+  @Test
+  void aWatcherSendsOneIdleConsumerToTheShardWithJobsAndTakesNoneOfThem() throws Exception {
+    ShardWatch watch = new ShardWatch(broker, 2.0);
+    AtomicBoolean stop = new AtomicBoolean();
+    watch.start("test", stop::get, new OutageLog("test"), t -> { });
+    try {
+      RedisFixture.get().redis().lpush(keys.shard(2).ready(), "a", "b");
+      assertEquals(2, watch.await(5_000_000_000L), "an idle consumer is sent to shard 2");
+      assertEquals(-1, watch.await(300_000_000L), "a second one is not sent there before a claim looked");
+      assertEquals(List.of("b", "a"), RedisFixture.get().redis().lrange(keys.shard(2).ready(), 0, -1),
+          "the watcher left the ready list as it was, in its order");
+      watch.looked(2);
+      assertEquals(2, watch.await(5_000_000_000L), "a claim looked and left jobs: the next one is sent");
+    } finally {
+      stop.set(true);
+    }
+  }
+
+  @Test
+  void watchersLookOnlyWhileAConsumerIdlesAndNotAgainWhereOneIsOnItsWay() throws Exception {
+    ShardWatch watch = new ShardWatch(broker, 1.0);
+    RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a");
+    long before = blmoveCalls();
+    watch.tick(1);
+    assertEquals(0, blmoveCalls() - before, "no consumer idles: no look");
+    CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 2);
+    watch.tick(1);
+    assertEquals(1, blmoveCalls() - before);
+    await().atMost(Duration.ofSeconds(5)).until(() -> first.isDone() || second.isDone());
+    watch.tick(1);
+    assertEquals(1, blmoveCalls() - before, "a consumer is on its way to shard 1: no look, one consumer still idle");
+    assertEquals(1, watch.idle());
+    watch.looked(1);
+    watch.tick(1);
+    assertEquals(2, blmoveCalls() - before, "once its claim looked there, the watcher looks again");
+    assertEquals(1, first.get(10, TimeUnit.SECONDS));
+    assertEquals(1, second.get(10, TimeUnit.SECONDS));
+  }
+
+  private static int awaitQuietly(ShardWatch watch) {
+    try {
+      return watch.await(10_000_000_000L);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aJobForwardedToAShardNoIdleConsumerBlocksOnStartsWithoutWaitingForThePollTimeout() throws Exception {
+    DelayqConfig config = new ConfigLoader().load(null, Map.of(
+        "DELAYQ_REDIS_URL", RedisFixture.get().url(),
+        "DELAYQ_QUEUE", keys.queue(),
+        "DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS),
+        "DELAYQ_WORKER_THREADS", "1",
+        "DELAYQ_WORKER_POLL_TIMEOUT", "20s",
+        "DELAYQ_REDIS_SOCKET_TIMEOUT", "30s", // a poll timeout longer than it would time the poll out
+        "DELAYQ_WORKER_DRAIN_TIMEOUT", "2s"));
+    Map<String, Long> startedAt = new ConcurrentHashMap<>();
+    JobHandler mark = new JobHandler() {
+      @Override
+      public String type() {
+        return "mark";
+      }
+
+      @Override
+      public JobResult handle(JobContext ctx) {
+        startedAt.put(ctx.id(), System.nanoTime());
+        return JobResult.done();
+      }
+    };
+    try (RedisConnection redis = RedisConnector.connect(config, "shard-watch-test", 16);
+        Worker worker = Worker.inApp(config, redis, List.of(mark))) {
+      worker.start();
+      DelayQueue producer = new DelayQueue(new RedisBroker(redis, Keys.of(config)), 1 << 20, 5);
+      // its one consumer blocks on shard 0 at most: these go to shards 1 and 2
+      for (int shard = 1; shard < SHARDS; shard++) {
+        String id = idInShard(shard);
+        producer.delay("mark", "{}", Duration.ofMillis(300), JobOptions.withId(id));
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.moveDueToReady(keys.shardIndexOf(id), 10).moved() == 1);
+        long forwardedAt = System.nanoTime();
+        await().atMost(Duration.ofSeconds(15)).until(() -> startedAt.containsKey(id));
+        long ms = (startedAt.get(id) - forwardedAt) / 1_000_000;
+        assertTrue(ms < 5_000, "the job forwarded to shard " + shard + " started " + ms
+            + " ms after (worker.pollTimeout is 20 s)");
+      }
+    }
+  }
+
+  private String idInShard(int shard) {
+    for (int i = 0; ; i++) {
+      String id = "job-" + i;
+      if (keys.shardIndexOf(id) == shard) {
+        return id;
+      }
+    }
+  }
+
+  private static long blmoveCalls() {
+    for (String line : RedisFixture.get().redis().info("commandstats").split("\r?\n")) {
+      if (line.startsWith("cmdstat_blmove:")) {
+        String calls = line.substring(line.indexOf("calls=") + 6);
+        return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+}
