@@ -29,19 +29,23 @@ import java.util.Map;
  * those are acknowledged instead of run again. Each cell's length is written last, with release
  * semantics, so a reader never sees half an element.
  *
- * <p>Layout, little-endian: a header (magic, pid, slots), then per consumer one {@link #SLOT_BYTES}
+ * <p>Layout, little-endian: a header (magic, pid, slots, cells per slot), then per consumer one {@link #SLOT_BYTES}
  * cell for the delivery it runs and {@link #FINISHED_KEPT} cells, a ring, for the last ones it
  * finished; a cell is an int length (0 = empty) and the delivery element in UTF-8.
  */
 public final class RunningFile implements AutoCloseable {
-  private static final int MAGIC = 0x44515232; // "DQR2": running and finished cells
+  private static final int MAGIC = 0x44515233; // "DQR3": cells per slot in the header
+  /** A record of a worker before DQR3: 1 + 4 cells per slot, not in the header. */
+  private static final int MAGIC_FIVE_CELLS = 0x44515232;
   private static final int HEADER_BYTES = 16;
   static final int SLOT_BYTES = 1024;
   /**
-   * Finished deliveries kept per consumer: more than the acknowledgements one consumer can have
-   * on their way at once (the one folded into its next call, and the ack sender's batch).
+   * Finished deliveries kept per consumer. A consumer never has more acknowledgements unsent
+   * than this (it waits for its ack sender before it runs a job that would push the oldest
+   * unsent one out of the ring: {@code Consumer}), so a crash never forgets a job that finished.
+   * As many as the default prefetch, so that wait comes only when the sender lags a whole batch.
    */
-  static final int FINISHED_KEPT = 4;
+  public static final int FINISHED_KEPT = 32;
   private static final int CELLS = 1 + FINISHED_KEPT;
   private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -77,6 +81,7 @@ public final class RunningFile implements AutoCloseable {
         map.order(ByteOrder.LITTLE_ENDIAN);
         map.putInt(4, (int) pid);
         map.putInt(8, slots);
+        map.putInt(12, CELLS);
         INT.setRelease(map, 0, MAGIC);
         return new RunningFile(path, map, slots);
       }
@@ -163,16 +168,18 @@ public final class RunningFile implements AutoCloseable {
       throw new UncheckedIOException("cannot read the crash record " + path, e);
     }
     ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
-    if (all.length < HEADER_BYTES || b.getInt(0) != MAGIC) {
+    int cells = all.length < HEADER_BYTES ? 0
+        : b.getInt(0) == MAGIC ? b.getInt(12) : b.getInt(0) == MAGIC_FIVE_CELLS ? 5 : 0;
+    if (cells < 1) {
       return Map.of();
     }
-    int slots = Math.min(b.getInt(8), (all.length - HEADER_BYTES) / (CELLS * SLOT_BYTES));
+    int slots = Math.min(b.getInt(8), (all.length - HEADER_BYTES) / (cells * SLOT_BYTES));
     Map<Integer, Slot> out = new HashMap<>();
     for (int i = 0; i < slots; i++) {
-      int at = HEADER_BYTES + i * CELLS * SLOT_BYTES;
+      int at = HEADER_BYTES + i * cells * SLOT_BYTES;
       String running = cell(all, b, at);
-      List<String> finished = new ArrayList<>(FINISHED_KEPT);
-      for (int c = 1; c < CELLS; c++) {
+      List<String> finished = new ArrayList<>(cells - 1);
+      for (int c = 1; c < cells; c++) {
         String f = cell(all, b, at + c * SLOT_BYTES);
         if (f != null) {
           finished.add(f);

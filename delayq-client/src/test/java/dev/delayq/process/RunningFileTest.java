@@ -41,15 +41,39 @@ class RunningFileTest {
     assertEquals(Map.of(1, new RunningFile.Slot(null, List.of("1|a"))), RunningFile.readSlots(path));
     assertEquals(Map.of(), RunningFile.read(path), "finished is not running");
 
-    for (int i = 2; i <= 6; i++) {
+    int last = RunningFile.FINISHED_KEPT + 2;
+    for (int i = 2; i <= last; i++) {
       record.running(1, i + "|j" + i);
       record.finished(1, i + "|j" + i);
     }
     record.idle(1);
-    record.running(1, "7|j7");
-    // the ring holds the last FINISHED_KEPT, in ring order
-    assertEquals(new RunningFile.Slot("7|j7", List.of("5|j5", "6|j6", "3|j3", "4|j4")),
-        RunningFile.readSlots(path).get(1));
+    record.running(1, "x|jx");
+    // the ring holds the last FINISHED_KEPT, in ring order: finish i went to cell (i - 1) mod size
+    List<String> ring = new java.util.ArrayList<>();
+    for (int cell = 0; cell < RunningFile.FINISHED_KEPT; cell++) {
+      int i = cell + 1;
+      while (i + RunningFile.FINISHED_KEPT <= last) {
+        i += RunningFile.FINISHED_KEPT;
+      }
+      ring.add(i + "|j" + i);
+    }
+    assertEquals(new RunningFile.Slot("x|jx", ring), RunningFile.readSlots(path).get(1));
+  }
+
+  @Test
+  void aRecordOfAWorkerBeforeTheCellCountWasWrittenIsStillRead() throws Exception {
+    // "DQR2": magic, pid, slots, then 1 running + 4 finished cells of 1,024 bytes per slot
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16 + 2 * 5 * 1024).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.putInt(0, 0x44515232).putInt(4, 99).putInt(8, 2);
+    int slot1 = 16 + 5 * 1024;
+    byte[] running = "9|r".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] finished = "8|f".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    b.putInt(slot1, running.length).put(slot1 + 4, running);
+    b.putInt(slot1 + 2 * 1024, finished.length).put(slot1 + 2 * 1024 + 4, finished);
+    Path path = dir.resolve("old.running");
+    Files.write(path, b.array());
+
+    assertEquals(Map.of(1, new RunningFile.Slot("9|r", List.of("8|f"))), RunningFile.readSlots(path));
   }
 
   @Test

@@ -34,6 +34,8 @@ final class AckSender implements AutoCloseable {
   final class Channel {
     private final String consumer;
     private final AtomicLong unsent = new AtomicLong();
+    /** The consumer's thread while it waits in {@link #awaitAtMost}: a send wakes it. */
+    private volatile Thread waiting;
 
     private Channel(String consumer) {
       this.consumer = consumer;
@@ -52,6 +54,37 @@ final class AckSender implements AutoCloseable {
     /** Waits until everything this consumer reported was sent (or abandoned); false at the deadline. */
     boolean flush(long deadlineNanos) throws InterruptedException {
       return await(unsent, deadlineNanos);
+    }
+
+    /** How many of this consumer's reports are not sent yet (those out in a call included). */
+    long unsent() {
+      return unsent.get();
+    }
+
+    /**
+     * Waits until at most {@code most} of this consumer's reports are unsent, woken by each send;
+     * false when {@code giveUp} holds first (looked at every 10 ms).
+     */
+    boolean awaitAtMost(long most, BooleanSupplier giveUp) {
+      while (unsent.get() > most) {
+        if (giveUp.getAsBoolean()) {
+          return false;
+        }
+        waiting = Thread.currentThread();
+        if (unsent.get() > most) { // read after waiting is set: a send meanwhile unparks us
+          LockSupport.parkNanos(this, 10_000_000L);
+        }
+        waiting = null;
+      }
+      return true;
+    }
+
+    private void sentOne() {
+      unsent.decrementAndGet();
+      Thread t = waiting;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
     }
   }
 
@@ -151,7 +184,7 @@ final class AckSender implements AutoCloseable {
 
   private void sent(List<Item> round) {
     unsent.addAndGet(-round.size());
-    round.forEach(i -> i.channel().unsent.decrementAndGet());
+    round.forEach(i -> i.channel().sentOne());
   }
 
   @Override

@@ -181,12 +181,29 @@ final class Consumer {
       return;
     }
     RedisBroker.Claimed job = batch.get(next);
+    if (!roomInCrashRecord()) {
+      return; // told to be quiet meanwhile: the next step gives the batch back
+    }
     if (!nextIsMarked && !start(job)) {
       return;
     }
     next++;
     nextIsMarked = false;
     run(job);
+  }
+
+  /**
+   * Before a job runs: waits until finishing it cannot push a delivery whose acknowledgement is
+   * not sent out of the crash record's ring of the last {@link RunningFile#FINISHED_KEPT}
+   * finished, or a crash at that moment would run that job again at the same attempt. The
+   * pending acknowledgement counts (the start reports it). Only an ack sender a whole ring behind
+   * (a starved thread, Redis not answering) makes it wait. False when told to be quiet first.
+   */
+  private boolean roomInCrashRecord() {
+    if (shared.crashRecord() == null) {
+      return true;
+    }
+    return acks.awaitAtMost(RunningFile.FINISHED_KEPT - 1 - (pendingAck != null ? 1 : 0), quiet);
   }
 
   /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */

@@ -51,6 +51,7 @@ class ConsumerTest {
   /** The Redis master's epoch as the connection would report it; a test moves it for a failover. */
   private final AtomicLong masterEpoch = new AtomicLong();
   private RunningFile crashRecord;
+  private Consumer.Settings settings = SETTINGS;
   private Consumer consumer;
   private Thread thread;
 
@@ -75,7 +76,7 @@ class ConsumerTest {
       Consumer.Shared shared = new Consumer.Shared(broker, runner, watchdog, lease, acks,
           new Finisher(broker, new RedisOutage("test/finisher"), () -> false), crashRecord, stats,
           new FailoverResync(broker, masterEpoch::get));
-      consumer = new Consumer(CONSUMER, 0, shared, SETTINGS, quiet::get, () -> false);
+      consumer = new Consumer(CONSUMER, 0, shared, settings, quiet::get, () -> false);
     }
     return consumer;
   }
@@ -297,6 +298,38 @@ class ConsumerTest {
       assertEquals(1, probe.record(id).path("attempt").asInt(1), id + " was not counted as an attempt");
       assertFalse(probe.record(id).has("lost"), id + " was not counted as lost");
     }
+  }
+
+  @Test
+  void jobsFinishedWhileTheirAcknowledgementsCannotLeaveAreAllInTheCrashRecordWhateverTheBatch() throws Exception {
+    int batch = RunningFile.FINISHED_KEPT + 8;
+    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    for (int i = 0; i < batch; i++) {
+      jobs.add(due("p-" + i, "count"));
+    }
+    broker.enqueueAll(jobs);
+    settings = new Consumer.Settings(0.05, 30_000, batch);
+    consumer().pass(); // claims the whole batch
+    assertEquals(batch, probe.inFlightElements(CONSUMER).size());
+
+    // Redis takes no write for a while (a stall, a slow replica's WAIT, a starved sender thread
+    // look the same from here): no acknowledgement leaves, the jobs are still in the consumer's
+    // list, and a crash now must find every one that ran named in the crash record as finished
+    RedisFixture.get().redis().sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "PAUSE", "20000", "WRITE");
+    try {
+      startThread();
+      await().atMost(Duration.ofSeconds(10)).until(() -> CountingHandler.runs().size() >= RunningFile.FINISHED_KEPT);
+      Thread.sleep(300);
+      List<String> ran = CountingHandler.runs().stream().map(r -> r.substring(0, r.indexOf('#'))).toList();
+      List<String> noted = RunningFile.readSlots(jobsDir.resolve("worker-1.1.running")).get(0).finished().stream()
+          .map(e -> e.substring(e.indexOf('|') + 1)).sorted().toList();
+      assertEquals(RunningFile.FINISHED_KEPT, ran.size(), "it waits for its acknowledgements once the ring is full");
+      assertEquals(ran.stream().sorted().toList(), noted, "every job that ran and is unacknowledged is in the ring");
+    } finally {
+      RedisFixture.get().redis().sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "UNPAUSE");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.recordCount() == 0);
+    assertEquals(batch, CountingHandler.runs().size(), "each job ran once");
   }
 
   @Test
