@@ -13,12 +13,14 @@
 --@include now
 --@include delivery
 --@include ended
+--@include wheel
 local jobsKey, delayedKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
 local id = ARGV[1]
 local retain = retention(KEYS[4], KEYS[5], ARGV[2])
 
-if redis.call('ZREM', delayedKey, id) == 1 or redis.call('LREM', readyKey, 1, id) == 1 then
-  rememberEnded(retain, id, redis.call('HGET', jobsKey, id), 'cancelled')
+local raw = redis.call('HGET', jobsKey, id)
+if wheelRemove(delayedKey, recordDue(raw), id) or redis.call('LREM', readyKey, 1, id) == 1 then
+  rememberEnded(retain, id, raw, 'cancelled')
   redis.call('HDEL', jobsKey, id)
   return 1
 end

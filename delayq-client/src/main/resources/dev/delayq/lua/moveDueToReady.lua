@@ -13,16 +13,16 @@
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
 --@include now
+--@include wheel
 local delayedKey, readyKey = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
 local now = nowMs()
 
-local ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now - grace, 'LIMIT', 0, limit)
+local ids = wheelTakeDue(delayedKey, now - grace, limit)
 if #ids > 0 then
-  redis.call('ZREM', delayedKey, unpack(ids))
   -- ids come in due order; pushing each on the left leaves the earliest at the right end
   redis.call('LPUSH', readyKey, unpack(ids))
 end
-local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')[2] or -1
-return {#ids, tonumber(nextDue), now}
+local _, nextDue = wheelHead(delayedKey)
+return {#ids, nextDue or -1, now}

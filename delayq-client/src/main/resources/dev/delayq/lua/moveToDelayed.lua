@@ -57,6 +57,6 @@ if not record then
   return -1
 end
 redis.call('HSET', jobsKey, id, record)
-redis.call('ZADD', delayedKey, dueAt, id)
+wheelAdd(delayedKey, dueAt, id)
 wakeIfHead(delayedKey, wakeKey, id)
 return dueAt

@@ -15,13 +15,14 @@
 ]]
 --@include now
 --@include record
+--@include wheel
 --@include delivery
 local jobsKey, delayedKey, readyKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, reason = ARGV[1], ARGV[2]
 
 local raw = redis.call('HGET', jobsKey, id)
 if not raw then return 0 end
-if redis.call('ZSCORE', delayedKey, id) or redis.call('ZSCORE', deadKey, id)
+if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) or redis.call('ZSCORE', deadKey, id)
     or redis.call('LPOS', readyKey, id) then
   return 0
 end

@@ -44,7 +44,7 @@ if tick ~= '' then
     if dueAt <= now then
       redis.call('LPUSH', readyKey, jobId)
     else
-      redis.call('ZADD', delayedKey, dueAt, jobId)
+      wheelAdd(delayedKey, dueAt, jobId)
       wakeIfHead(delayedKey, wakeKey, jobId)
     end
     local jobType = recordType(head)
