@@ -143,6 +143,7 @@ final class Measures {
     Queue q = freshQueue();
     seedDue(q, n, "noop", payload(), 2000 + n / 10);
     long longestNanos = 0;
+    double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
     int moved = 0;
     int emptyInARow = 0;
@@ -157,9 +158,11 @@ final class Measures {
       }
     }
     double rate = n / seconds(t0);
+    double redisUs = (redis.cpuSeconds() - cpu0) * 1e6 / n;
     clear(q);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("jobs_per_s", Math.round(rate));
+    out.put("redis_us_per_job", round2(redisUs));
     out.put("longest_call_ms", round2(longestNanos / 1e6));
     out.put("batch_size", batchSize);
     return out;

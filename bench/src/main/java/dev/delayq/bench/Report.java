@@ -18,6 +18,7 @@ final class Report {
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
+    line(out, r, "forward", "  Redis CPU us per job", "redis_us_per_job", 0);
     text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
     line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
