@@ -118,7 +118,12 @@ public final class DelayQueue implements AutoCloseable {
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);
-    EnqueueResult result = result(job, batcher.enqueue(job));
+    RedisBroker.Enqueued e = batcher.enqueue(job);
+    while (request.options().id() == null && collided(e)) {
+      job = withNewId(job);
+      e = batcher.enqueue(job);
+    }
+    EnqueueResult result = result(job, e);
     if (listener != null) {
       listener.enqueued(request, result);
     }
@@ -143,7 +148,13 @@ public final class DelayQueue implements AutoCloseable {
       List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
       List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
       for (int k = 0; k < slice.size(); k++) {
-        EnqueueResult result = result(slice.get(k), replies.get(k));
+        RedisBroker.NewJob job = slice.get(k);
+        RedisBroker.Enqueued e = replies.get(k);
+        while (requests.get(from + k).options().id() == null && collided(e)) {
+          job = withNewId(job);
+          e = broker.enqueue(job);
+        }
+        EnqueueResult result = result(job, e);
         results.add(result);
         if (listener != null) {
           listener.enqueued(requests.get(from + k), result);
@@ -295,21 +306,32 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   /**
-   * 120 random bits, URL-safe: short, so each of the three places an id sits in stays small.
-   * Ids need to be unique, not secret, so the fast thread-local generator is enough.
+   * 72 random bits, URL-safe, 12 characters: an id sits in the jobs hash (where 12 characters
+   * fill a 16-byte allocation, 13 to 20 a 24-byte one) and in its place (a wheel bucket), so each
+   * character counts (docs/redis-layout.md). Ids need to be unique, not secret, so the fast
+   * thread-local generator is enough; and an id that meets a job it does not belong to (one in
+   * 2^72 per stored job) is never taken for that job: the enqueue answers that the id is held
+   * ({@link #collided}) and is sent again under a new id.
    */
   static String newId() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    byte[] bytes = new byte[15];
+    byte[] bytes = new byte[9];
     long a = random.nextLong();
-    long b = random.nextLong();
     for (int i = 0; i < 8; i++) {
       bytes[i] = (byte) (a >>> (8 * i));
     }
-    for (int i = 0; i < 7; i++) {
-      bytes[8 + i] = (byte) (b >>> (8 * i));
-    }
+    bytes[8] = (byte) random.nextInt();
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  /** A generated id met a stored job's (pending, dead, or an id kept after its end): not this job's. */
+  private static boolean collided(RedisBroker.Enqueued e) {
+    return e.code() == RedisBroker.EnqueueCode.PENDING || e.code() == RedisBroker.EnqueueCode.DEAD
+        || e.code() == RedisBroker.EnqueueCode.ENDED;
+  }
+
+  private static RedisBroker.NewJob withNewId(RedisBroker.NewJob job) {
+    return new RedisBroker.NewJob(newId(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
   }
 
   @Override

@@ -143,6 +143,7 @@ final class Measures {
     Queue q = freshQueue();
     seedDue(q, n, "noop", payload(), 2000 + n / 10);
     long longestNanos = 0;
+    double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
     int moved = 0;
     int emptyInARow = 0;
@@ -157,9 +158,11 @@ final class Measures {
       }
     }
     double rate = n / seconds(t0);
+    double redisUs = (redis.cpuSeconds() - cpu0) * 1e6 / n;
     clear(q);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("jobs_per_s", Math.round(rate));
+    out.put("redis_us_per_job", round2(redisUs));
     out.put("longest_call_ms", round2(longestNanos / 1e6));
     out.put("batch_size", batchSize);
     return out;
@@ -708,6 +711,16 @@ final class Measures {
     Map<String, Object> d = pendingMemory(dense, same);
     out.put("dense_bytes_per_job", d.get("bytes_per_job"));
     out.put("dense_delayed_bytes_per_job", d.get("delayed_bytes_per_job"));
+    // ties: every job due at one ms (the wheel's buckets split by id)
+    Queue tied = freshQueue();
+    List<JobRequest> oneMs = new ArrayList<>(n);
+    java.time.Instant at = java.time.Instant.ofEpochMilli(redisNowMs() + 3_600_000L);
+    for (int i = 0; i < n; i++) {
+      oneMs.add(JobRequest.at("noop", payload, at));
+    }
+    Map<String, Object> t = pendingMemory(tied, oneMs);
+    out.put("one_ms_bytes_per_job", t.get("bytes_per_job"));
+    out.put("one_ms_delayed_bytes_per_job", t.get("delayed_bytes_per_job"));
     out.put("bytes_per_remembered_id", rememberedIdBytes(Math.min(n, 20_000)));
     return out;
   }
@@ -726,11 +739,20 @@ final class Measures {
     long before = redis.usedMemory();
     q.producer().enqueueAll(jobs);
     long after = redis.usedMemory();
+    long bucketCount = 0;
     long delayed = 0;
+    long index = 0;
+    long buckets = 0;
     long records = 0;
     String record = null;
     for (Keys k : q.keys().allShards()) {
       delayed += memoryUsage(k.delayed());
+      index += memoryUsage(k.delayedIndex()) + memoryUsage(k.delayedCount());
+      List<String> positions = redis.redis().zrange(k.delayedIndex(), 0, -1);
+      for (String position : positions) {
+        buckets += memoryUsage(k.delayedBucket(position));
+      }
+      bucketCount += positions.size();
       records += memoryUsage(k.jobs());
       if (record == null) {
         String id = redis.redis().hrandfield(k.jobs());
@@ -740,11 +762,26 @@ final class Measures {
     clear(q);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("bytes_per_job", Math.round((after - before) / (double) n));
-    out.put("delayed_bytes_per_job", Math.round(delayed / (double) n));
+    out.put("delayed_bytes_per_job", Math.round((delayed + index + buckets) / (double) n));
+    out.put("wheel_index_bytes_per_job", Math.round(index / (double) n));
+    out.put("wheel_buckets_bytes_per_job", Math.round(buckets / (double) n));
+    out.put("wheel_buckets", bucketCount);
+    out.put("old_delayed_zset_bytes_per_job", Math.round(delayed / (double) n));
     out.put("jobs_hash_bytes_per_job", Math.round(records / (double) n));
     out.put("record_bytes", record == null ? 0 : record.length());
     // its head: what the record adds to the payload
     out.put("record_head", record == null ? "" : record.substring(0, Math.min(record.length(), 90)));
+    return out;
+  }
+
+  /** The time wheel's keys of a shard: its index, its buckets and its count. */
+  private List<String> wheelKeys(Keys k) {
+    List<String> out = new ArrayList<>();
+    out.add(k.delayedIndex());
+    out.add(k.delayedCount());
+    for (String position : redis.redis().zrange(k.delayedIndex(), 0, -1)) {
+      out.add(k.delayedBucket(position));
+    }
     return out;
   }
 
@@ -849,6 +886,9 @@ final class Measures {
     }
     // one DEL per shard: a cluster refuses a DEL whose keys span slots
     for (Keys k : q.keys().allShards()) {
+      for (String key : wheelKeys(k)) {
+        redis.redis().del(key);
+      }
       redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
           k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry(), k.paused(),
           k.heldIndex());

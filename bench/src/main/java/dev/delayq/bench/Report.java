@@ -18,6 +18,7 @@ final class Report {
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
+    line(out, r, "forward", "  Redis CPU us per job", "redis_us_per_job", 0);
     text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
     line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
@@ -50,14 +51,19 @@ final class Report {
           p.get("sustained_redis_cpu_us_per_job") + " / " + p.get("sustained_delayq_cpu_us_per_job")));
     }
     line(out, r, "memory", "Redis bytes per pending job", "bytes_per_job", 838);
-    line(out, r, "memory", "  of which delayed (ZSET), per job", "delayed_bytes_per_job", 0);
+    line(out, r, "memory", "  of which delayed (time wheel), per job", "delayed_bytes_per_job", 0);
+    line(out, r, "memory", "    wheel buckets (ZSET listpacks), per job", "wheel_buckets_bytes_per_job", 0);
+    line(out, r, "memory", "    wheel index and count, per job", "wheel_index_bytes_per_job", 0);
+    line(out, r, "memory", "    buckets", "wheel_buckets", 0);
     line(out, r, "memory", "  of which jobs (HASH: id + record), per job", "jobs_hash_bytes_per_job", 0);
     line(out, r, "memory", "  record length, bytes (payload included)", "record_bytes", 0);
     if (r.get("memory") instanceof Map<?, ?> m && m.get("record_head") instanceof String head) {
       out.append("  a record begins: ").append(head).append('\n');
     }
     line(out, r, "memory", "dense (all due in 1 s): bytes per pending job", "dense_bytes_per_job", 0);
-    line(out, r, "memory", "  of which delayed (ZSET), per job", "dense_delayed_bytes_per_job", 0);
+    line(out, r, "memory", "  of which delayed (time wheel), per job", "dense_delayed_bytes_per_job", 0);
+    line(out, r, "memory", "all due at one ms: bytes per pending job", "one_ms_bytes_per_job", 0);
+    line(out, r, "memory", "  of which delayed (time wheel), per job", "one_ms_delayed_bytes_per_job", 0);
     line(out, r, "memory", "Redis bytes per remembered id (idRetention)", "bytes_per_remembered_id", 0);
     line(out, r, "ratelimit", "rate limit: starts/s allowed", "limit_per_s", 0);
     line(out, r, "ratelimit", "  achieved starts/s (first to last start)", "achieved_per_s", 0);

@@ -244,9 +244,12 @@ public final class Admin {
     Long readyPos;
     Double deadAt;
     String consumer = null;
+    // loads readDelayed.lua on the shard's master, so that the transaction can call it
+    new DelayedReads(redis).score(keys, id);
+    Scripts.Call wheel = DelayedReads.scoreCall(keys, id);
     try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<String> rawR = tx.hget(keys.jobs(), id);
-      Response<Double> delayedR = tx.zscore(keys.delayed(), id);
+      Response<Object> delayedR = tx.evalsha(Script.READ_DELAYED.sha(), wheel.keys(), wheel.args());
       Response<Long> readyR = tx.lpos(keys.ready(), id);
       Response<Double> deadR = tx.zscore(keys.dead(), id);
       // in-flight lists hold deliveries, <token>|<id>, and are short: read them whole
@@ -256,7 +259,7 @@ public final class Admin {
       }
       tx.exec();
       raw = rawR.get();
-      delayedAt = delayedR.get();
+      delayedAt = delayedR.get() == null ? null : ((Long) delayedR.get()).doubleValue();
       readyPos = readyR.get();
       deadAt = deadR.get();
       String listPrefix = keys.inFlight("");

@@ -36,18 +36,22 @@ final class StatsReader {
     Inspector.Depths depths = inspector.depths();
     long nowSecond = nowMs / 1000;
     int k = keys.shards();
-    List<Response<Long>> dueDelayed = new ArrayList<>(k);
+    List<Long> dueDelayed = new ArrayList<>(k);
     List<Response<Long>> ready = new ArrayList<>(k);
-    List<Response<List<Tuple>>> oldestDelayed = new ArrayList<>(k);
+    List<Tuple> oldestDelayed = new ArrayList<>(k);
+    // the delayed jobs' reads are scripts (the time wheel): one call each per shard
+    DelayedReads delayed = new DelayedReads(redis);
+    for (Keys shard : keys.allShards()) {
+      dueDelayed.add(delayed.count(shard, "-inf", Long.toString(nowMs)));
+      oldestDelayed.add(delayed.first(shard, Long.toString(nowMs)));
+    }
     List<Response<List<String>>> oldestReady = new ArrayList<>(k);
     List<Response<Map<String, String>>> cumulative = new ArrayList<>(k);
     List<Response<Map<String, String>>> seconds = new ArrayList<>(WINDOW_SECONDS);
     // a cluster's pipeline sends each command to the master of its key's slot: one trip per master
     try (AbstractPipeline p = Pipelines.open(redis)) {
       for (Keys shard : keys.allShards()) {
-        dueDelayed.add(p.zcount(shard.delayed(), "-inf", Long.toString(nowMs)));
         ready.add(p.llen(shard.ready()));
-        oldestDelayed.add(p.zrangeByScoreWithScores(shard.delayed(), "-inf", Long.toString(nowMs), 0, 1));
         oldestReady.add(p.lrange(shard.ready(), -1, -1));
         // enqueues count in their shard's hash, workers in shard 0's
         cumulative.add(p.hgetAll(shard.stats()));
@@ -61,9 +65,9 @@ final class StatsReader {
     long backlog = 0;
     Map<String, String> counters = k == 1 ? cumulative.get(0).get() : new HashMap<>();
     for (int i = 0; i < k; i++) {
-      backlog += dueDelayed.get(i).get() + ready.get(i).get();
-      if (!oldestDelayed.get(i).get().isEmpty()) {
-        oldestDue = Math.min(oldestDue, (long) oldestDelayed.get(i).get().get(0).getScore());
+      backlog += dueDelayed.get(i) + ready.get(i).get();
+      if (oldestDelayed.get(i) != null) {
+        oldestDue = Math.min(oldestDue, (long) oldestDelayed.get(i).getScore());
       }
       if (!oldestReady.get(i).get().isEmpty()) {
         String id = oldestReady.get(i).get().get(0);
@@ -102,22 +106,18 @@ final class StatsReader {
           + MAX_FORECAST_STEPS + ")");
     }
     long stepMs = step.toMillis();
-    List<Response<Long>> counts = new ArrayList<>((int) steps * keys.shards());
-    try (AbstractPipeline p = Pipelines.open(redis)) {
-      for (Keys shard : keys.allShards()) {
-        for (long i = 0; i < steps; i++) {
-          counts.add(p.zcount(shard.delayed(), "(" + (nowMs + i * stepMs), Long.toString(nowMs + (i + 1) * stepMs)));
-        }
-      }
-      p.sync();
+    List<Long> counts = new ArrayList<>((int) steps * keys.shards());
+    DelayedReads delayed = new DelayedReads(redis);
+    for (Keys shard : keys.allShards()) {
+      counts.addAll(delayed.countsPerStep(shard, nowMs, stepMs, steps));
     }
     List<Long> out = new ArrayList<>((int) steps);
     for (int i = 0; i < counts.size(); i++) {
       int at = (int) (i % steps);
       if (at == out.size()) {
-        out.add(counts.get(i).get());
+        out.add(counts.get(i));
       } else {
-        out.set(at, out.get(at) + counts.get(i).get());
+        out.set(at, out.get(at) + counts.get(i));
       }
     }
     return out;

@@ -66,6 +66,8 @@ public final class Inspector {
   public Depths depths(Keys keys) {
     List<String> lists = registeredInFlightKeys(keys);
     try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
+      // the wheel's count, and the old ZSET's ids until the forwarder has drained it
+      Response<String> wheel = tx.get(keys.delayedCount());
       Response<Long> delayed = tx.zcard(keys.delayed());
       Response<Long> ready = tx.llen(keys.ready());
       Response<Long> dead = tx.zcard(keys.dead());
@@ -76,7 +78,8 @@ public final class Inspector {
       }
       tx.exec();
       long sum = inFlight.stream().mapToLong(Response::get).sum();
-      return new Depths(delayed.get(), ready.get(), sum, dead.get(), records.get());
+      long inWheel = wheel.get() == null ? 0 : Long.parseLong(wheel.get());
+      return new Depths(inWheel + delayed.get(), ready.get(), sum, dead.get(), records.get());
     }
   }
 
@@ -134,7 +137,12 @@ public final class Inspector {
        * A kept id of an ended job with a record in jobs, or in only one of ended and its expiry
        * index (id retention).
        */
-      ENDED_MISMATCH
+      ENDED_MISMATCH,
+      /**
+       * A delayed id in a bucket of the time wheel that its record's due time does not name:
+       * cancel, inspect and changes by id would not find it there (docs/redis-layout.md).
+       */
+      MISFILED
     }
 
     @Override
@@ -144,6 +152,7 @@ public final class Inspector {
         case MISSING_RECORD -> id + ": in " + String.join(", ", places) + " without a record";
         case SEVERAL_PLACES -> id + ": in several places at once: " + String.join(", ", places);
         case ENDED_MISMATCH -> id + ": ended, but " + String.join(", ", places);
+        case MISFILED -> id + ": in a bucket of the time wheel its record's due time does not name";
       };
     }
   }
@@ -194,6 +203,15 @@ public final class Inspector {
     String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
     Map<String, List<String>> places = new HashMap<>();
     noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
+    DelayedReads delayed = new DelayedReads(scripts);
+    List<String> misfiled = new ArrayList<>();
+    String after = "";
+    do {
+      DelayedReads.Piece piece = delayed.scan(keys, after, CHUNK);
+      note(places, "delayed" + shardName, piece.ids());
+      misfiled.addAll(piece.misfiled());
+      after = piece.next();
+    } while (!after.isEmpty());
     noteRanges(places, "ready" + shardName, from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
     noteRanges(places, "dead" + shardName, from -> redis.zrange(keys.dead(), from, from + CHUNK - 1));
     for (String list : inFlightKeys(keys)) {
@@ -214,6 +232,9 @@ public final class Inspector {
       }
     }
     List<Breach> breaches = new ArrayList<>();
+    for (String id : misfiled) {
+      breaches.add(new Breach(id, Breach.Kind.MISFILED, List.of("delayed" + shardName)));
+    }
     for (String id : records) {
       if (!places.containsKey(id)) {
         breaches.add(new Breach(id, Breach.Kind.ORPHAN_RECORD, List.of()));

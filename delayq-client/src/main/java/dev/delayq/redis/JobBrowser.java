@@ -33,10 +33,12 @@ public final class JobBrowser {
 
   private final UnifiedJedis redis;
   private final Keys keys;
+  private final DelayedReads delayed;
 
   public JobBrowser(UnifiedJedis redis, Keys keys) {
     this.redis = redis;
     this.keys = keys;
+    this.delayed = new DelayedReads(redis);
   }
 
   /** Which jobs to list. Null type/idPrefix match all; offset counts ids looked at before. */
@@ -73,7 +75,7 @@ public final class JobBrowser {
   public Page delayed(long fromMs, long toMs, Query q) {
     List<Tuple> ids;
     if (keys.shards() == 1) {
-      ids = redis.zrangeByScoreWithScores(keys.delayed(), fromMs, toMs, (int) q.offset(), lookAt(q));
+      ids = delayed.range(keys, Long.toString(fromMs), Long.toString(toMs), q.offset(), lookAt(q));
     } else {
       if (q.offset() > MOST_SHARDED_OFFSET) {
         throw new IllegalArgumentException("offset " + q.offset() + " is too deep for a sharded queue (at most "
@@ -82,7 +84,7 @@ public final class JobBrowser {
       int upTo = (int) q.offset() + lookAt(q);
       List<Tuple> merged = new ArrayList<>();
       for (Keys shard : keys.allShards()) {
-        merged.addAll(redis.zrangeByScoreWithScores(shard.delayed(), fromMs, toMs, 0, upTo));
+        merged.addAll(delayed.range(shard, Long.toString(fromMs), Long.toString(toMs), 0, upTo));
       }
       merged.sort(Comparator.comparingDouble(Tuple::getScore).thenComparing(Tuple::getElement));
       ids = merged.subList((int) Math.min(merged.size(), q.offset()), Math.min(merged.size(), upTo));

@@ -84,9 +84,29 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return prefix + ":{" + queue + "}:shards";
   }
 
-  /** ZSET: job id -> due time in epoch milliseconds. */
+  /**
+   * The delayed jobs' key. Scripts name it, and the time wheel's keys are named after it
+   * ({@link #delayedIndex}, {@link #delayedBucket}, {@link #delayedCount}; include/wheel.lua builds
+   * the same names). As a key of its own it is the ZSET (job id -> due time, epoch ms) of the layout
+   * before the wheel: still read and drained, never added to.
+   */
   public String delayed() {
     return key("delayed");
+  }
+
+  /** ZSET, every score 0: the wheel's buckets by their first position ({@code <due + 5e15, 16 digits>|<id>}), lex order. */
+  public String delayedIndex() {
+    return delayed() + ":index";
+  }
+
+  /** ZSET: one bucket of the wheel, job id -> due time, epoch ms; at most 128 ids. */
+  public String delayedBucket(String position) {
+    return delayed() + ":" + position;
+  }
+
+  /** STRING: the number of ids in the wheel's buckets. */
+  public String delayedCount() {
+    return delayed() + ":count";
   }
 
   /** HASH: job id -> JSON record (type, attempt, maxAttempts, createdAt, dueAt, …, payload last). */

@@ -43,7 +43,8 @@ public enum Script {
   CANCEL_RUNNING("cancelRunning"),
   FORGET_ENDED("forgetEnded"),
   SCAN_FIELDS("scanFields"),
-  RESUME("resume");
+  RESUME("resume"),
+  READ_DELAYED("readDelayed");
 
   private final String fileName;
   private final String source;

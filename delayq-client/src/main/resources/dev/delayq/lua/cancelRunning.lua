@@ -1,6 +1,6 @@
 --[[ cancelRunning: ask the worker running a job to stop it (cancel.lua withdraws pending ones).
   KEYS[1] jobs            (HASH)   id -> record (read only)
-  KEYS[2] delayed         (ZSET)   read only
+  KEYS[2] delayed         (wheel)   read only
   KEYS[3] ready           (LIST)   read only
   KEYS[4] dead            (ZSET)   read only
   KEYS[5] cancel:<id>     (STRING) the request, with a TTL; workers check it at each heartbeat
@@ -12,10 +12,11 @@
   Invariant: no job moves here; the worker ends the job through its usual acknowledgement.
 ]]
 --@include now
+--@include wheel
 local jobsKey, delayedKey, readyKey, deadKey, requestKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, channel, ttl = ARGV[1], ARGV[2], ARGV[3]
 
-if redis.call('ZSCORE', delayedKey, id) or redis.call('LPOS', readyKey, id) then return 0 end
+if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) or redis.call('LPOS', readyKey, id) then return 0 end
 if redis.call('ZSCORE', deadKey, id) then return -2 end
 if redis.call('HEXISTS', jobsKey, id) == 0 then return -1 end
 redis.call('SET', requestKey, nowMs(), 'PX', ttl)

@@ -1,6 +1,6 @@
 --[[ changePending: promote, reschedule or edit one job that has not started.
   KEYS[1] jobs    (HASH)  id -> record
-  KEYS[2] delayed (ZSET)  id -> due time, epoch ms
+  KEYS[2] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready   (LIST)  due ids; a promoted job goes on the right end (consumers take it
                           next), a job rescheduled to a past time on the left, behind those waiting
   KEYS[4] dead    (ZSET)  id -> time it was dead-lettered (read only: a dead job is refused)

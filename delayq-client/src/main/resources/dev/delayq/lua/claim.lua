@@ -9,7 +9,7 @@
   KEYS[6] ready      (LIST)   due ids (flow control gives held jobs back onto it)
   KEYS[7] paused     (HASH)   flow control (include/flow.lua): '*' or a type -> paused since, ms
   KEYS[8] held       (SET)    types whose held:<type> list holds jobs
-  KEYS[9] delayed    (ZSET)   where a job over its rate limit waits, due when the window allows
+  KEYS[9] delayed    (wheel)   where a job over its rate limit waits, due when the window allows
   KEYS[10] wake      (LIST)   the scheduler's wake-up token, and the name of the standbys' wake channel
   ARGV[1] job id
   ARGV[2] consumer id

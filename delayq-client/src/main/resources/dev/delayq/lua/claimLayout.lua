@@ -1,7 +1,7 @@
 --[[ claimLayout: record how many shards a queue is laid out in, or say how many it already has.
   KEYS[1] layout  (STRING) the shard count, in the {<queue>} slot; absent for a one-shard queue
   KEYS[2] jobs    (HASH)   the one-shard layout's records (same slot)
-  KEYS[3] delayed (ZSET)   the one-shard layout's delayed jobs
+  KEYS[3] delayed (wheel)   the one-shard layout's delayed jobs (a pending job also has its record in jobs)
   KEYS[4] ready   (LIST)   the one-shard layout's ready jobs
   KEYS[5] dead    (ZSET)   the one-shard layout's dead jobs
   ARGV[1] the shard count this process is configured with

@@ -14,7 +14,7 @@
   KEYS[8] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   KEYS[9]  paused    (HASH)   flow control (include/flow.lua): '*' or a type -> paused since, ms
   KEYS[10] held      (SET)    types whose held:<type> list holds jobs
-  KEYS[11] delayed   (ZSET)   where a job over its rate limit waits, due when the window allows
+  KEYS[11] delayed   (wheel)   where a job over its rate limit waits, due when the window allows
   KEYS[12] wake      (LIST)   the scheduler's wake-up token, and the name of the standbys' wake channel
   ARGV[1] consumer id
   ARGV[2] heartbeat ttl in ms

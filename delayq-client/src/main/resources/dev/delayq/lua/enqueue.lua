@@ -1,6 +1,6 @@
 --[[ enqueue: accept jobs, idempotently; one call takes a batch of them.
   KEYS[1] jobs     (HASH)  id -> record
-  KEYS[2] delayed  (ZSET)  id -> due time, epoch ms
+  KEYS[2] delayed  (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
   KEYS[4] wake     (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
@@ -38,8 +38,7 @@ local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
 local maxPayload = tonumber(ARGV[1])
 
 local now = nowMs()
-local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-local headBefore = tonumber(first[2])
+local _, headBefore = wheelHead(delayedKey)
 -- Already-due jobs skip the scheduler's hop unless an older due job is still waiting for it.
 local straightToReady = headBefore == nil or headBefore > now
 local earliestAdded = nil
@@ -76,7 +75,7 @@ local function enqueueOne(id, head, payload, when, mode)
   if dueAt <= now and straightToReady then
     redis.call('LPUSH', readyKey, id)
   else
-    redis.call('ZADD', delayedKey, dueAt, id)
+    wheelAdd(delayedKey, dueAt, id)
     if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
   end
   local jobType = recordType(head)

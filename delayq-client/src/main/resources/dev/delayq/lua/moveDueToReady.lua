@@ -1,5 +1,5 @@
 --[[ moveDueToReady: the scheduler's forward step.
-  KEYS[1] delayed (ZSET)  id -> due time, epoch ms
+  KEYS[1] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[2] ready   (LIST)  due ids; pushed on the left, consumers take from the right
   ARGV[1] most ids to move in this call (bounded so no call blocks Redis for long)
   ARGV[2] grace, ms (optional, default 0): move only ids due at least this long ago. The lease
@@ -13,6 +13,7 @@
   Invariant: each id leaves delayed and enters ready in the same call; its record is untouched.
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
+--@include wheel
 local delayedKey, readyKey = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
@@ -21,11 +22,10 @@ local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 
-local ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now - grace, 'LIMIT', 0, limit)
+local ids = wheelTakeDue(delayedKey, now - grace, limit)
 if #ids > 0 then
-  redis.call('ZREM', delayedKey, unpack(ids))
   -- ids come in due order; pushing each on the left leaves the earliest at the right end
   redis.call('LPUSH', readyKey, unpack(ids))
 end
-local nextDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')[2] or -1
-return {#ids, tonumber(nextDue), now, nowUs}
+local _, nextDue = wheelHead(delayedKey)
+return {#ids, nextDue or -1, now, nowUs}

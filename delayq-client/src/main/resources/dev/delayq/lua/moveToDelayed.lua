@@ -2,7 +2,7 @@
   handler's own reschedule.
   KEYS[1] in-flight (LIST)  the consumer's deliveries '<token>|<id>'
   KEYS[2] jobs      (HASH)  id -> record
-  KEYS[3] delayed   (ZSET)  id -> due time, epoch ms
+  KEYS[3] delayed   (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[4] wake      (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[5] dead      (ZSET)  id -> time it was dead-lettered, epoch ms
   ARGV[1] delivery '<token>|<id>'
@@ -57,6 +57,6 @@ if not record then
   return -1
 end
 redis.call('HSET', jobsKey, id, record)
-redis.call('ZADD', delayedKey, dueAt, id)
+wheelAdd(delayedKey, dueAt, id)
 wakeIfHead(delayedKey, wakeKey, id)
 return dueAt

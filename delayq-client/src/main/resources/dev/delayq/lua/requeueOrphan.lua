@@ -1,7 +1,7 @@
 --[[ requeueOrphan: put a job whose record sits in jobs with its id in no structure (the
   article's hash orphan) back on ready, so it runs; re-checked here, atomically.
   KEYS[1] jobs    (HASH)  id -> record
-  KEYS[2] delayed (ZSET)  id -> due time
+  KEYS[2] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready   (LIST)  due ids; an orphan goes on the right, to run next (it waited long enough)
   KEYS[4] dead    (ZSET)  id -> time it was dead-lettered
   KEYS[5..] in-flight (LIST)  every consumer's deliveries '<token>|<id>', as found just before
@@ -15,13 +15,14 @@
 ]]
 --@include now
 --@include record
+--@include wheel
 --@include delivery
 local jobsKey, delayedKey, readyKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, reason = ARGV[1], ARGV[2]
 
 local raw = redis.call('HGET', jobsKey, id)
 if not raw then return 0 end
-if redis.call('ZSCORE', delayedKey, id) or redis.call('ZSCORE', deadKey, id)
+if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) or redis.call('ZSCORE', deadKey, id)
     or redis.call('LPOS', readyKey, id) then
   return 0
 end

@@ -5,7 +5,7 @@
   KEYS[2] schedules:next (ZSET)  schedule id -> next tick whose job is not created, epoch ms
   KEYS[3] schedules:last (HASH)  schedule id -> latest tick whose job was created, epoch ms
   KEYS[4] jobs           (HASH)  id -> record
-  KEYS[5] delayed        (ZSET)  id -> due time, epoch ms
+  KEYS[5] delayed        (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   ARGV[1] schedule id
   ARGV[2] the definition to store, or "" to remove the schedule
   ARGV[3] its next tick, epoch ms, or "" for none (paused, removed, or no tick left)
@@ -16,13 +16,14 @@
   schedules:last, nothing changed, read again and retry.
   Invariant: a withdrawn job's id and record leave together; a tick job is never in two places.
 ]]
+--@include wheel
 local schedulesKey, nextKey, lastKey, jobsKey, delayedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local sid, definition, next, expectedLast = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 if (redis.call('HGET', lastKey, sid) or '') ~= expectedLast then return {0, 0} end
 local withdrawn = 0
 for i = 5, #ARGV do
-  if redis.call('ZREM', delayedKey, ARGV[i]) == 1 then
+  if wheelRemove(delayedKey, recordDue(redis.call('HGET', jobsKey, ARGV[i])), ARGV[i]) then
     redis.call('HDEL', jobsKey, ARGV[i])
     withdrawn = withdrawn + 1
   end

@@ -5,7 +5,7 @@
   KEYS[2] schedules:next (ZSET)  schedule id -> next tick whose job is not created, epoch ms
   KEYS[3] schedules:last (HASH)  schedule id -> latest tick whose job was created, epoch ms
   KEYS[4] jobs           (HASH)  id -> record
-  KEYS[5] delayed        (ZSET)  id -> due time, epoch ms
+  KEYS[5] delayed        (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[6] ready          (LIST)  due ids
   KEYS[7] wake           (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
   KEYS[8] stats          (HASH)  count:enqueued:<type> grows by the jobs created
@@ -44,7 +44,7 @@ if tick ~= '' then
     if dueAt <= now then
       redis.call('LPUSH', readyKey, jobId)
     else
-      redis.call('ZADD', delayedKey, dueAt, jobId)
+      wheelAdd(delayedKey, dueAt, jobId)
       wakeIfHead(delayedKey, wakeKey, jobId)
     end
     local jobType = recordType(head)

@@ -101,13 +101,16 @@ class ChangePendingRaceTest {
    */
   private List<String> snapshotBreaches() {
     Keys k = broker.keys();
-    redis.clients.jedis.Response<List<String>> delayed;
+    redis.clients.jedis.Response<Object> delayed;
     redis.clients.jedis.Response<List<String>> ready;
     redis.clients.jedis.Response<List<String>> c1;
     redis.clients.jedis.Response<List<String>> c2;
     redis.clients.jedis.Response<java.util.Set<String>> records;
+    // the time wheel's ids, read by readDelayed.lua in the same transaction (loaded by the probe)
+    probe.delayedIds();
     try (redis.clients.jedis.AbstractTransaction tx = broker.redis().multi()) {
-      delayed = tx.zrange(k.delayed(), 0, -1);
+      delayed = tx.evalsha(Script.READ_DELAYED.sha(), List.of(k.delayed()),
+          List.of("range", "-inf", "+inf", "0", Integer.toString(JOBS)));
       ready = tx.lrange(k.ready(), 0, -1);
       c1 = tx.lrange(k.inFlight("c1"), 0, -1);
       c2 = tx.lrange(k.inFlight("c2"), 0, -1);
@@ -115,7 +118,12 @@ class ChangePendingRaceTest {
       tx.exec();
     }
     Map<String, Integer> places = new java.util.HashMap<>();
-    for (List<String> place : List.of(delayed.get(), ready.get(), c1.get(), c2.get())) {
+    List<String> delayedIds = new ArrayList<>();
+    List<?> flat = (List<?>) delayed.get();
+    for (int i = 0; i < flat.size(); i += 2) {
+      delayedIds.add((String) flat.get(i));
+    }
+    for (List<String> place : List.of(delayedIds, ready.get(), c1.get(), c2.get())) {
       for (String element : place) {
         places.merge(Delivery.idOf(element), 1, Integer::sum);
       }

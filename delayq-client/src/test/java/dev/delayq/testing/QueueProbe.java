@@ -4,9 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.delayq.redis.Delivery;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.DelayedReads;
+import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import org.awaitility.Awaitility;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.params.LPosParams;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -132,13 +134,13 @@ public final class QueueProbe {
 
   /** Delayed ids in due order. */
   public List<String> delayedIds() {
-    return redis.zrange(keys.delayed(), 0, -1);
+    return new DelayedReads(redis).range(keys, "-inf", "+inf", 0, Integer.MAX_VALUE).stream()
+        .map(Tuple::getElement).toList();
   }
 
-  /** The due time of a delayed id, or null. */
+  /** The due time of a delayed id (found in the time wheel by its record's due time), or null. */
   public Long dueAt(String id) {
-    Double score = redis.zscore(keys.delayed(), id);
-    return score == null ? null : score.longValue();
+    return new DelayedReads(redis).score(keys, id);
   }
 
   /** Ready ids from left to right; consumers take from the right end. */
@@ -243,7 +245,8 @@ public final class QueueProbe {
    */
   public List<String> placesOf(String id) {
     List<String> places = new ArrayList<>();
-    if (redis.zscore(keys.delayed(), id) != null) {
+    // every bucket of the wheel, not only the one its record points at: an id in two places shows
+    if (delayedIds().contains(id)) {
       places.add("delayed");
     }
     for (int i = 0; i < occurrences(keys.ready(), id); i++) {

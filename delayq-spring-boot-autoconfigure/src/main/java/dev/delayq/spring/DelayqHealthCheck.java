@@ -1,6 +1,7 @@
 package dev.delayq.spring;
 
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
@@ -41,11 +42,12 @@ public final class DelayqHealthCheck {
   public Reading read() {
     Inspector.Depths d = inspector.depths();
     long now = RedisTime.nowMs(redis.client(), keys.jobs());
-    long dueDelayed = redis.client().zcount(keys.delayed(), Double.NEGATIVE_INFINITY, now);
+    DelayedReads delayed = new DelayedReads(redis.client());
+    long dueDelayed = delayed.count(keys, "-inf", Long.toString(now));
     long oldestDue = Long.MAX_VALUE;
-    List<Tuple> first = redis.client().zrangeWithScores(keys.delayed(), 0, 0);
-    if (!first.isEmpty() && first.get(0).getScore() <= now) {
-      oldestDue = (long) first.get(0).getScore();
+    Tuple first = delayed.first(keys, Long.toString(now));
+    if (first != null) {
+      oldestDue = (long) first.getScore();
     }
     String nextReady = redis.client().lindex(keys.ready(), -1);
     if (nextReady != null) {

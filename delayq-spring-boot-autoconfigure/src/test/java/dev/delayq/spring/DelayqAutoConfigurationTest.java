@@ -8,6 +8,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
+import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
 import dev.delayq.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -85,7 +86,7 @@ class DelayqAutoConfigurationTest {
     runner.run(context -> {
       assertThat(context).hasNotFailed().hasSingleBean(DelayQueue.class);
       context.getBean(DelayQueue.class).delay("order_close", Map.of("order", "1001"), Duration.ofMinutes(30));
-      assertThat(REDIS.zcard(keys.delayed())).isEqualTo(1);
+      assertThat(new DelayedReads(REDIS).count(keys, "-inf", "+inf")).isEqualTo(1);
       assertThat(context).doesNotHaveBean(DelayqWorkerLifecycle.class);
     });
   }

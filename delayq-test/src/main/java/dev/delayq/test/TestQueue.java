@@ -167,7 +167,8 @@ public final class TestQueue implements AutoCloseable {
   }
 
   private void makeAllDue() {
-    while (((Long) redis.client().eval(MAKE_ALL_DUE, List.of(broker.keys().delayed()), List.of("1000"))) == 1000) {
+    while (((Long) redis.client().eval(MAKE_ALL_DUE,
+        List.of(broker.keys().delayed(), broker.keys().jobs(), broker.keys().ready()), List.of("1000"))) == 1000) {
       // a full batch: there may be more
     }
   }

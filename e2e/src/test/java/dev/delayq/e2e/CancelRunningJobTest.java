@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
+import dev.delayq.redis.DelayedReads;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +47,7 @@ class CancelRunningJobTest {
 
       assertTrue(seenAfter <= 100, "seen " + seenAfter + " ms after the cancel");
       assertFalse(q.isDead("long-1"));
-      assertNull(q.redis.redis().zscore(q.keys.delayed(), "long-1"), "not retried");
+      assertNull(new DelayedReads(q.redis.redis()).score(q.keys, "long-1"), "not retried");
       assertFalse(q.redis.redis().exists(q.keys.cancelRequest("long-1")), "the request is cleared");
       String ended = q.redis.redis().hget(q.keys.ended(), "long-1");
       assertTrue(ended != null && ended.startsWith("cancelled:"), "its kept id records cancelled: " + ended);
@@ -80,7 +81,7 @@ class CancelRunningJobTest {
       assertTrue(worker.waitFor(15, TimeUnit.SECONDS), "the worker exits");
       assertEquals(70, worker.exitValue(), "as for a handler stuck past its time limit");
       await().atMost(10, TimeUnit.SECONDS).until(() -> q.redis.redis().lpos(q.keys.ready(), "stubborn") != null
-          || q.redis.redis().zscore(q.keys.delayed(), "stubborn") != null || q.isDead("stubborn"));
+          || new DelayedReads(q.redis.redis()).score(q.keys, "stubborn") != null || q.isDead("stubborn"));
       assertEquals("2", q.recordField("stubborn", "attempt"), "taken back, charged an attempt, not lost");
       assertEquals(List.of(), q.inspector.check());
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.JobRequest;
+import dev.delayq.redis.DelayedReads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,15 +42,15 @@ class SchedulerKilledTest {
       }
       q.producer.enqueueAll(jobs);
       await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(5))
-          .until(() -> q.redis.redis().zcard(q.keys.delayed()) < JOBS * 3 / 4);
+          .until(() -> new DelayedReads(q.redis.redis()).count(q.keys, "-inf", "+inf") < JOBS * 3 / 4);
 
       JvmProcesses.sigkill(scheduler);
       long killedAt = System.nanoTime();
-      long leftAtKill = q.redis.redis().zcard(q.keys.delayed());
+      long leftAtKill = new DelayedReads(q.redis.redis()).count(q.keys, "-inf", "+inf");
       assertTrue(leftAtKill > 0, "killed while forwarding");
       processes.scheduler("scheduler");
       await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(5))
-          .until(() -> q.redis.redis().zcard(q.keys.delayed()) < leftAtKill);
+          .until(() -> new DelayedReads(q.redis.redis()).count(q.keys, "-inf", "+inf") < leftAtKill);
       long resumedMs = (System.nanoTime() - killedAt) / 1_000_000;
 
       await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.config.ConfigLoader;
+import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
@@ -110,7 +111,7 @@ class SharedShardsProcessTest {
     assertEquals(ids, new HashSet<>(ready), "every job forwarded");
     assertEquals(ids.size(), ready.size(), "none forwarded twice");
     for (Keys shard : keys.allShards()) {
-      assertEquals(0L, redis.client().zcard(shard.delayed()));
+      assertEquals(0L, new DelayedReads(redis.client()).count(shard, "-inf", "+inf"));
     }
     assertTrue(b.isAlive());
     long killedAfterMs = (killedAt - enqueuedAt) / 1_000_000;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
+import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
@@ -123,7 +124,7 @@ class ShutdownProcessTest {
             .map(c -> c.path("state").asText().equals("RUNNING") && c.path("pid").asLong() != oldPid).orElse(false));
         assertEquals(137, sup.child("redis").orElseThrow().path("lastExitCode").asInt());
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-            .until(() -> redis.zscore(keys.delayed(), id) != null && redis.hexists(keys.jobs(), id));
+            .until(() -> new DelayedReads(redis).score(keys, id) != null && redis.hexists(keys.jobs(), id));
         await().atMost(Duration.ofSeconds(10)).until(() -> sup.status()
             .map(s -> s.path("queue").path("delayed").asLong() == 1).orElse(false));
       }

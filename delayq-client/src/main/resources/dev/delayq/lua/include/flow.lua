@@ -167,9 +167,21 @@ local function admit(f, jobsKey, id, raw, delivery, inflightKey, first)
     local now = nowMs()
     local due = rateAdmit(f, limit, rateSuffix(t, limit, raw), delivery, now)
     if due > 0 then
-      redis.call('ZADD', f.delayedKey, due, id)
-      wakeIfHead(f.delayedKey, f.wakeKey, id)
-      return 'deferred'
+      -- its record says the new due time, as every delayed job's does: the wheel finds it by it
+      local head, tail = splitRecord(raw)
+      local record = nil
+      if head then
+        head.dueAt = due
+        head.heldAt = nil
+        record = joinRecord(head, tail)
+      end
+      -- (an unreadable record runs instead: its worker dead-letters it with the reason)
+      if record then
+        redis.call('HSET', jobsKey, id, record)
+        wheelAdd(f.delayedKey, due, id)
+        wakeIfHead(f.delayedKey, f.wakeKey, id)
+        return 'deferred'
+      end
     end
   end
   if limit.cap > 0 then redis.call('HSET', f.base .. 'cap:' .. t, delivery, inflightKey) end

@@ -6,7 +6,7 @@
 --                         consumer holds it (its handler runs or is about to)
 --   'unknown'             no record: never enqueued, or done and forgotten
 local function pendingPlace(jobsKey, delayedKey, readyKey, deadKey, id)
-  if redis.call('ZSCORE', delayedKey, id) then return 'delayed' end
+  if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) then return 'delayed' end
   if redis.call('LPOS', readyKey, id) then return 'ready' end
   if redis.call('ZSCORE', deadKey, id) then return 'dead' end
   if redis.call('HEXISTS', jobsKey, id) == 1 then return 'running' end
@@ -16,17 +16,18 @@ end
 -- Moves a pending job from its place to the one its new due time asks for: ready when due by
 -- now, else delayed. In ready it goes behind the jobs already waiting there, like any job that
 -- fell due, or with first set to the right end, which consumers take next (promote: run now).
--- The caller has written the new record first; the id is in exactly one place after.
-local function movePending(delayedKey, readyKey, wakeKey, id, from, dueAt, now, first)
+-- The caller has written the new record first; the id is in exactly one place after. oldDue:
+-- the due time its record gave before (which finds it in delayed).
+local function movePending(delayedKey, readyKey, wakeKey, id, from, oldDue, dueAt, now, first)
   if from == 'delayed' then
-    redis.call('ZREM', delayedKey, id)
+    wheelRemove(delayedKey, oldDue, id)
   else
     redis.call('LREM', readyKey, 1, id)
   end
   if dueAt <= now then
     redis.call(first and 'RPUSH' or 'LPUSH', readyKey, id)
   else
-    redis.call('ZADD', delayedKey, dueAt, id)
+    wheelAdd(delayedKey, dueAt, id)
     wakeIfHead(delayedKey, wakeKey, id)
   end
 end
@@ -37,7 +38,9 @@ end
 -- in now and its due time, or nil and why when the record cannot be read or written back (then
 -- nothing changed). first: see movePending.
 local function changePending(jobsKey, delayedKey, readyKey, wakeKey, id, from, dueAt, payload, now, first)
-  local head, tail = splitRecord(redis.call('HGET', jobsKey, id) or '')
+  local raw = redis.call('HGET', jobsKey, id) or ''
+  local oldDue = recordDue(raw)
+  local head, tail = splitRecord(raw)
   if not head then return nil, 'its record is not a JSON object with a payload' end
   if payload then tail = payload end
   if dueAt then head.dueAt = dueAt end
@@ -45,7 +48,7 @@ local function changePending(jobsKey, delayedKey, readyKey, wakeKey, id, from, d
   if not record then return nil, why end
   redis.call('HSET', jobsKey, id, record)
   if not dueAt then return from, tonumber(head.dueAt) or -1 end
-  movePending(delayedKey, readyKey, wakeKey, id, from, dueAt, now, first)
+  movePending(delayedKey, readyKey, wakeKey, id, from, oldDue, dueAt, now, first)
   if dueAt <= now then return 'ready', dueAt end
   return 'delayed', dueAt
 end

@@ -1,3 +1,4 @@
+--@include wheel
 -- wakeOnNewHead(): tells a sleeping scheduler that a job became the earliest due one. The lease
 -- holder blocks on the wake list: at most one token waits in it, so an idle scheduler never
 -- finds a backlog of wake-ups. The hot standbys (schedulers not holding the shard's lease) must
@@ -13,8 +14,8 @@ end
 
 -- wakeIfHead(): wakeOnNewHead() if the job just placed in delayed is the earliest due one.
 local function wakeIfHead(delayedKey, wakeKey, id)
-  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-  if head[1] == id then
-    wakeOnNewHead(wakeKey, head[2])
+  local headId, headDue = wheelHead(delayedKey)
+  if headId == id then
+    wakeOnNewHead(wakeKey, headDue)
   end
 end

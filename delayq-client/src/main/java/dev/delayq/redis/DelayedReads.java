@@ -1,0 +1,87 @@
+package dev.delayq.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * DelayedReads reads a shard's delayed jobs for the read side (the job browser, stats, the
+ * forecast, the health check, check) through readDelayed.lua, which knows the time wheel's
+ * buckets and the old delayed ZSET (docs/redis-layout.md, "The time wheel"). It changes nothing.
+ */
+public final class DelayedReads {
+  private final Scripts scripts;
+
+  public DelayedReads(UnifiedJedis redis) {
+    this.scripts = new Scripts(redis);
+  }
+
+  DelayedReads(Scripts scripts) {
+    this.scripts = scripts;
+  }
+
+  /** The jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf", "(123", "456"), earliest first. */
+  public List<Tuple> range(Keys shard, String min, String max, long offset, int count) {
+    List<?> flat = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()),
+        List.of("range", min, max, Long.toString(offset), Integer.toString(count)));
+    List<Tuple> out = new ArrayList<>(flat.size() / 2);
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      out.add(new Tuple((String) flat.get(i), Double.parseDouble((String) flat.get(i + 1))));
+    }
+    return out;
+  }
+
+  /** The call of {@link #score}, to send in a transaction beside other reads (the script is loaded by then). */
+  public static Scripts.Call scoreCall(Keys shard, String id) {
+    return new Scripts.Call(List.of(shard.delayed(), shard.jobs()), List.of("score", id));
+  }
+
+  /** The id's due time when it is delayed, else null. */
+  public Long score(Keys shard, String id) {
+    Scripts.Call c = scoreCall(shard, id);
+    return (Long) scripts.eval(Script.READ_DELAYED, c.keys(), c.args());
+  }
+
+  /** How many jobs are due in [min, max] (ZCOUNT syntax). */
+  public long count(Keys shard, String min, String max) {
+    return (Long) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()), List.of("count", min, max));
+  }
+
+  /** The earliest delayed job due by {@code max} (ZCOUNT syntax), or null. */
+  public Tuple first(Keys shard, String max) {
+    List<Tuple> one = range(shard, "-inf", max, 0, 1);
+    return one.isEmpty() ? null : one.get(0);
+  }
+
+  /** How many are due in each step (fromMs + i·stepMs, fromMs + (i+1)·stepMs], i < steps. */
+  public List<Long> countsPerStep(Keys shard, long fromMs, long stepMs, long steps) {
+    List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()),
+        List.of("counts", Long.toString(fromMs), Long.toString(stepMs), Long.toString(steps)));
+    List<Long> out = new ArrayList<>(r.size());
+    for (Object n : r) {
+      out.add((Long) n);
+    }
+    return out;
+  }
+
+  /**
+   * A piece of the wheel's ids, whole buckets: the ids, those of them in a bucket their record's
+   * due time does not name (misfiled: a change by id would not find them), and where the next
+   * piece starts ("" at the end).
+   */
+  public record Piece(List<String> ids, List<String> misfiled, String next) {}
+
+  /** The ids of the wheel's buckets after {@code after} ("" from the first), at least {@code most} while there are more. */
+  public Piece scan(Keys shard, String after, int most) {
+    List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed(), shard.jobs()),
+        List.of("scan", after, Integer.toString(most)));
+    int n = ((Long) r.get(1)).intValue();
+    List<String> ids = new ArrayList<>(n);
+    List<String> misfiled = new ArrayList<>();
+    for (int i = 2; i < r.size(); i++) {
+      (i < 2 + n ? ids : misfiled).add((String) r.get(i));
+    }
+    return new Piece(ids, misfiled, (String) r.get(0));
+  }
+}

@@ -1,0 +1,137 @@
+--[[ readDelayed: reads a queue's (shard's) delayed jobs, in the time wheel and in the old
+  delayed ZSET (include/wheel), for the read side (the job browser, stats, the forecast, check).
+  It changes nothing.
+  KEYS[1] delayed (wheel)  the delayed key; the wheel's keys are named after it
+  KEYS[2] jobs    (HASH)  id -> record (modes "score" and "scan")
+  ARGV[1] what to read:
+    "range", min, max, offset, count: the jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf",
+      "(123", "456", "+inf") in due order, from the offset-th on, at most count: {id, due, ...}
+    "count", min, max: how many are due in [min, max]
+    "counts", from, step, steps: how many are due in each of (from + i·step, from + (i+1)·step],
+      i = 0 … steps − 1: {n0, n1, ...}
+    "scan", after, most: the ids of whole buckets after the bucket after ("" from the first),
+      at least most of them while there are more, and those of them in a bucket their record's
+      due time does not name (KEYS[2] jobs; a change by id would not find them):
+      {next after, or "" at the end, n, id 1 … id n, misfiled id, ...}; the old ZSET is read
+      apart (it is a plain ZSET)
+    "score", id: the id's due time when it is delayed (found by its record's due time; KEYS[2]
+      jobs), else nil
+  Work: each bucket it reads holds at most 128 ids; range and count look at the buckets of the
+  window only (and count reads each with ZCOUNT).
+  Invariant: none kept or broken: it reads.
+]]
+--@include wheel
+local delayedKey, mode = KEYS[1], ARGV[1]
+local indexKey = delayedKey .. ':index'
+
+local function bound(text, infinite)
+  if text == '-inf' or text == '+inf' or text == 'inf' then return infinite end
+  return tonumber((string.gsub(text, '^%(', '')))
+end
+
+local function positionDue(position)
+  return tonumber(string.sub(position, 1, 16)) - 5e15
+end
+
+-- calls visit(bucket key) for each bucket that may hold ids due in [min, max], earliest first,
+-- until visit returns true
+local function eachBucket(min, max, visit)
+  local low = bound(min, -math.huge)
+  local start = nil
+  if low > -5e15 then start = wheelBucket(delayedKey, low, '') end
+  local high = bound(max, math.huge)
+  local from = start and ('[' .. start) or '-'
+  while true do
+    local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 64)
+    for _, position in ipairs(members) do
+      if positionDue(position) > high then return end
+      if visit(delayedKey .. ':' .. position) then return end
+    end
+    if #members < 64 then return end
+    from = '(' .. members[#members]
+  end
+end
+
+local function count(min, max)
+  local n = redis.call('ZCOUNT', delayedKey, min, max)
+  eachBucket(min, max, function(bucket)
+    n = n + redis.call('ZCOUNT', bucket, min, max)
+  end)
+  return n
+end
+
+local function wheelRange(min, max, offset, most)
+  local out = {}
+  eachBucket(min, max, function(bucket)
+    if offset > 0 then
+      local here = redis.call('ZCOUNT', bucket, min, max)
+      if here <= offset then
+        offset = offset - here
+        return false
+      end
+    end
+    local got = redis.call('ZRANGEBYSCORE', bucket, min, max, 'WITHSCORES', 'LIMIT', offset, most - #out / 2)
+    offset = 0
+    for _, v in ipairs(got) do out[#out + 1] = v end
+    return #out / 2 >= most
+  end)
+  return out
+end
+
+if mode == 'range' then
+  local min, max, offset, most = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+  if redis.call('EXISTS', delayedKey) == 0 then return wheelRange(min, max, offset, most) end
+  -- the old ZSET too (until the forwarder has drained it): merge both, by (due, id)
+  local a = wheelRange(min, max, 0, offset + most)
+  local b = redis.call('ZRANGEBYSCORE', delayedKey, min, max, 'WITHSCORES', 'LIMIT', 0, offset + most)
+  local out, i, j = {}, 1, 1
+  while #out / 2 < offset + most and (i <= #a or j <= #b) do
+    local takeA = j > #b or (i <= #a and (tonumber(a[i + 1]) < tonumber(b[j + 1])
+      or (tonumber(a[i + 1]) == tonumber(b[j + 1]) and wheelBefore(a[i], b[j]))))
+    if takeA then
+      out[#out + 1], out[#out + 2] = a[i], a[i + 1]
+      i = i + 2
+    else
+      out[#out + 1], out[#out + 2] = b[j], b[j + 1]
+      j = j + 2
+    end
+  end
+  local page = {}
+  for k = 2 * offset + 1, #out do page[#page + 1] = out[k] end
+  return page
+elseif mode == 'score' then
+  return wheelScore(delayedKey, recordDue(redis.call('HGET', KEYS[2], ARGV[2])), ARGV[2])
+elseif mode == 'count' then
+  return count(ARGV[2], ARGV[3])
+elseif mode == 'counts' then
+  local from, step, steps = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  local out = {}
+  for i = 0, steps - 1 do
+    out[#out + 1] = count('(' .. (from + i * step), tostring(from + (i + 1) * step))
+  end
+  return out
+elseif mode == 'scan' then
+  local after, most = ARGV[2], tonumber(ARGV[3])
+  local from = after == '' and '-' or ('(' .. after)
+  local ids, misfiled, last, done = {}, {}, nil, false
+  while not done and #ids < most do
+    local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 16)
+    for _, position in ipairs(members) do
+      for _, id in ipairs(redis.call('ZRANGE', delayedKey .. ':' .. position, 0, -1)) do
+        ids[#ids + 1] = id
+        local due = recordDue(redis.call('HGET', KEYS[2], id))
+        if due and wheelBucket(delayedKey, due, id) ~= position then misfiled[#misfiled + 1] = id end
+      end
+      last = position
+      if #ids >= most then break end
+    end
+    -- the index is read to its end when a short read's last bucket was taken
+    if #members < 16 and (#members == 0 or last == members[#members]) then done = true end
+    if last then from = '(' .. last end
+  end
+  local out = { done and '' or last, #ids }
+  for _, id in ipairs(ids) do out[#out + 1] = id end
+  for _, id in ipairs(misfiled) do out[#out + 1] = id end
+  return out
+end
+return redis.error_reply('readDelayed: unknown mode ' .. tostring(mode))
