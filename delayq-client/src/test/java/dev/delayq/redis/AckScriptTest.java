@@ -43,6 +43,26 @@ class AckScriptTest {
   }
 
   @Test
+  void moreThanAThousandJobsAreClaimedInOneCallAndAcknowledgedInOne() {
+    for (int i = 0; i < 1_205; i++) {
+      probe.seedReady("j" + i);
+    }
+    List<RedisBroker.Claimed> jobs = broker.claimReady("c1", 30_000, 1_205, null).jobs();
+    assertEquals(1_205, jobs.size());
+    assertEquals("j0", jobs.get(0).id());
+    assertEquals(1_205, probe.inFlightElements("c1").size());
+
+    boolean[] acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null,
+        jobs.stream().map(RedisBroker.Claimed::delivery).toList()))).get(0);
+
+    for (boolean a : acked) {
+      assertEquals(true, a);
+    }
+    assertEquals(0, probe.recordCount());
+    assertEquals(List.of(), probe.inFlightElements("c1"));
+  }
+
+  @Test
   void aDeliveryTakenBackIsFencedAndTheFreshClaimOfTheSameIdStands() {
     Delivery stale = claim("c1", "j1").get(0);
     broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
