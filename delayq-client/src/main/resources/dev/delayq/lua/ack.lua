@@ -14,6 +14,9 @@
     record is not read again: include/ended.lua)
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
   changed for it).
+  A consumer's finished deliveries are as a rule its oldest, the right end of its list, which
+  then goes in one LTRIM (include/ended.lua's acknowledgeOldest); any other in-flight element
+  stays, and a delivery no longer in the list is fenced as before.
   Invariant: an acknowledged id leaves with its record (the records of one call go in one HDEL at
   its end); a kept id enters ended in that step. A mark is set only on a delivery still in
   the consumer's list, so a late one never points at a job that has moved on.
@@ -31,9 +34,7 @@ for i = 1, #KEYS - 4 do
   local inflightKey = KEYS[4 + i]
   local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
   at = at + 3
-  for k = at, at + n - 1 do
-    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k], retain, done)
-  end
+  acknowledgeOldest(inflightKey, jobsKey, ARGV, at, at + n - 1, retain, done, out)
   at = at + n
   if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then
     redis.call('HSET', runningKey, consumer, mark)
