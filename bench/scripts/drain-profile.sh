@@ -13,7 +13,10 @@
 #  - the bench's own figures (redis_cpu_us_per_job: used_cpu_user+sys over its window).
 # The slow log holds every top-level call of the run, the seeding and clean-up too (they show as
 # enqueue.lua, DEL and the like, apart from the drain's scripts).
-# Usage: bench/scripts/drain-profile.sh [N] (default 20000). Env: SLOWER_THAN (10), THREADS (8), WORKERS (1),
+# With PERF=1, also `perf record` of the redis-server over the drain (from the seeded records
+# to none), and its top symbols (self time), so the time outside the commands (Lua, I/O,
+# allocation) shows too.
+# Usage: bench/scripts/drain-profile.sh [N] (default 20000). Env: SLOWER_THAN (10), PERF, THREADS (8), WORKERS (1),
 # DELAYQ (bin/delayq of this tree; point it at another tree's to profile that one).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -34,7 +37,31 @@ java -cp "$(ls "$tree"/bench/target/lib/delayq-client-*.jar | head -1)" "$root/b
 cli CONFIG RESETSTAT >/dev/null
 cli SLOWLOG RESET >/dev/null
 "$DELAYQ" bench drain --n "$N" --runs 1 --workers "$WORKERS" --threads "$THREADS" \
-  --redis "redis://127.0.0.1:$port" --json "$work/drain.json" >/dev/null
+  --redis "redis://127.0.0.1:$port" --json "$work/drain.json" >/dev/null &
+bench_pid=$!
+if [ -n "${PERF:-}" ]; then
+  # the drain only: from when all N records are written (the jobs wait for their due time) to
+  # when the records are gone
+  jobs=""
+  until [ -n "$jobs" ] && [ "$(cli HLEN "$jobs")" -ge "$N" ]; do
+    kill -0 "$bench_pid" 2>/dev/null || { echo "bench drain ended before its jobs were seeded" >&2; exit 1; }
+    sleep 0.05; jobs="$(cli --scan --pattern '*}:jobs' | head -1)"
+  done
+  perf record -F 4000 -g -p "$(cat "$work/redis.pid")" -o "$work/perf.data" >/dev/null 2>&1 &
+  perf_pid=$!
+  while [ "$(cli HLEN "$jobs")" -gt 0 ] && kill -0 "$bench_pid" 2>/dev/null; do sleep 0.05; done
+  kill -INT "$perf_pid"; wait "$perf_pid" || true
+fi
+wait "$bench_pid"
+if [ -n "${PERF:-}" ]; then
+  perf report -i "$work/perf.data" --stdio --no-children --sort symbol --percent-limit 0.7 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -30 > "$work/perf.txt"
+  # inclusive shares of where a call's time goes: reading and parsing requests, the scripts, the
+  # commands inside them, the Lua glue, writing replies, the event loop
+  perf report -i "$work/perf.data" --stdio --children --sort symbol 2>/dev/null | grep -E '^ +[0-9]' \
+    | grep -wE 'aeProcessEvents|readQueryFromClient|processInputBuffer|processMultibulkBuffer|call|evalShaCommand|luaCallFunction|luaRedisGenericCommand|luaRedisCallCommand|redisProtocolToLuaType|luaReplyToRedisReply|scriptCall|writeToClient|_writeToClient|handleClientsWithPendingWrites|beforeSleep|serverCron|hmgetCommand|hdelCommand|lrangeCommand|ltrimCommand|lremCommand|rpopCommand|lpushCommand|zremCommand|genericZrangebyscoreCommand|hlenCommand|hsetCommand|blmoveCommand|zaddCommand|lookupKeyRead|lookupKeyWrite|dictFind|zmalloc|zfree|sdsfree|sdsnewlen|createStringObject|decrRefCount|freeClientArgv' \
+    > "$work/perf-children.txt"
+fi
 cli INFO commandstats > "$work/commandstats"
 cli --json SLOWLOG GET -1 > "$work/slowlog.json"
 
@@ -69,3 +96,7 @@ d = json.load(open(work + "/drain.json"))["drain"]
 print()
 print("bench drain:", {k: d[k] for k in ("jobs_per_s", "redis_cpu_us_per_job", "redis_usec_per_job_by_command") if k in d})
 EOF
+if [ -n "${PERF:-}" ]; then
+  echo; echo "perf, redis-server self time by symbol, from the due time to the last record gone"; cat "$work/perf.txt"
+  echo; echo "perf, inclusive (children) share of chosen functions, same window"; cat "$work/perf-children.txt"
+fi
