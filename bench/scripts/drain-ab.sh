@@ -13,7 +13,13 @@ for turn in $(seq 1 "$TURNS"); do
   for side in before after; do
     tree="$before"; [ "$side" = after ] && tree="$after"
     cut -d' ' -f1-3 /proc/loadavg > "$OUT/$side-$turn.load"
-    "$tree/bin/delayq" bench drain --n "$N" --runs "$RUNS" --json "$OUT/$side-$turn.json" >/dev/null 2>&1
+    # a run that fails (on a loaded machine the seeding can outlast the jobs' delay) is tried again
+    for try in 1 2 3; do
+      if "$tree/bin/delayq" bench drain --n "$N" --runs "$RUNS" --json "$OUT/$side-$turn.json" \
+          > "$OUT/$side-$turn.log" 2>&1; then break; fi
+      echo "turn $turn $side failed (try $try): $(grep -m1 -i 'exception\|error' "$OUT/$side-$turn.log")" >&2
+      [ "$try" = 3 ] && exit 1
+    done
     echo "turn $turn $side done (load $(cat "$OUT/$side-$turn.load"))" >&2
   done
 done
