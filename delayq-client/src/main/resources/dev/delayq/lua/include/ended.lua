@@ -79,9 +79,10 @@ local function acknowledge(inflightKey, jobsKey, delivery, retain, done)
 end
 
 -- Acknowledges the deliveries one consumer finished, args[from..to] in the order it ran them,
--- appending a code for each to out as acknowledge() answers. A consumer runs its deliveries in claim order, so
--- those it finished are, as a rule, the oldest in its list, its rightmost elements: when one
--- LRANGE shows exactly them, one LTRIM removes them all; otherwise each is removed by itself.
+-- appending a code for each to out as acknowledge() answers. A consumer runs its deliveries in
+-- claim order, so those it finished are, as a rule, the oldest in its list, its rightmost
+-- elements: when one LRANGE shows exactly them, one LTRIM removes them all; otherwise each is
+-- removed by itself (LREM), so one fenced among them changes nothing for it.
 local function acknowledgeOldest(inflightKey, jobsKey, args, from, to, retain, done, out)
   local n = to - from + 1
   local acks = {}
