@@ -44,14 +44,14 @@ done
 python3 - "$out" "$TURNS" <<'EOF'
 import json, sys, statistics
 out, turns = sys.argv[1], int(sys.argv[2])
-print(f"{'server':<10}{'turn':>5}{'load':>16}{'lua heap B':>12}{'jobs/s':>9}{'cpu us/job':>12}{'evalsha us/job':>16}")
+print(f"{'server':<10}{'turn':>5}  {'load':>16}{'lua heap B':>12}{'jobs/s':>9}{'cpu us/job':>12}{'evalsha us/job':>16}")
 for label in ("fresh", "after", "keys"):
     cpu = []
     for t in range(1, turns + 1):
         d = json.load(open(f"{out}/{label}-{t}.json"))["drain"]
         ev = d["redis_usec_per_job_by_command"].get("evalsha", 0)
         cpu.append(d["redis_cpu_us_per_job"])
-        print(f"{label:<10}{t:>5}{open(f'{out}/{label}-{t}.load').read().strip():>16}"
+        print(f"{label:<10}{t:>5}  {open(f"{out}/{label}-{t}.load").read().strip():>16}"
               f"{open(f'{out}/{label}-{t}.lua').read().strip():>12}{d['jobs_per_s']:>9}"
               f"{d['redis_cpu_us_per_job']:>12}{ev:>16}")
     print(f"{label:<10} median cpu us/job {statistics.median(cpu):.2f}")
