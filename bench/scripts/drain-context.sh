@@ -51,7 +51,7 @@ for label in ("fresh", "after", "keys"):
         d = json.load(open(f"{out}/{label}-{t}.json"))["drain"]
         ev = d["redis_usec_per_job_by_command"].get("evalsha", 0)
         cpu.append(d["redis_cpu_us_per_job"])
-        print(f"{label:<10}{t:>5}  {open(f"{out}/{label}-{t}.load").read().strip():>16}"
+        print(f"{label:<10}{t:>5}  {open(f'{out}/{label}-{t}.load').read().strip():>16}"
               f"{open(f'{out}/{label}-{t}.lua').read().strip():>12}{d['jobs_per_s']:>9}"
               f"{d['redis_cpu_us_per_job']:>12}{ev:>16}")
     print(f"{label:<10} median cpu us/job {statistics.median(cpu):.2f}")
