@@ -76,6 +76,56 @@ class IdRetentionScriptTest {
   }
 
   @Test
+  void aClaimedDeliveryCarriesWhatItsRecordSaysOfItsIdSoTheAckReadsNoRecord() {
+    broker.enqueue(kept("k-1", 0));
+    broker.enqueue(QueueProbe.delayed("g-1", "{}", 0));
+    List<RedisBroker.Claimed> jobs = broker.claimReady("c1", 30_000, 2, null).jobs();
+    Delivery keptOne = jobs.get(0).delivery().id().equals("k-1") ? jobs.get(0).delivery() : jobs.get(1).delivery();
+    Delivery plainOne = keptOne == jobs.get(0).delivery() ? jobs.get(1).delivery() : jobs.get(0).delivery();
+    assertEquals("+" + keptOne.element(), keptOne.ackArgument());
+    assertEquals("-" + plainOne.element(), plainOne.ackArgument());
+    // the records swapped behind the deliveries' backs: what the acks do shows they were not read
+    String keptRecord = probe.rawRecord("k-1");
+    broker.redis().hset(keys.jobs(), "k-1", probe.rawRecord("g-1"));
+    broker.redis().hset(keys.jobs(), "g-1", keptRecord);
+
+    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(keptOne, plainOne))))
+        .get(0)[0]);
+
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
+    assertEquals(1, broker.redis().hlen(keys.ended()), "g-1 left nothing");
+    assertEquals(0, probe.recordCount());
+  }
+
+  @Test
+  void anAckWithoutWhatTheRecordSaysReadsItAsBefore() {
+    broker.enqueue(kept("k-1", 0));
+    Delivery hinted = claimOne(broker, "c1");
+    Delivery bare = new Delivery(hinted.token(), hinted.id()); // as an older worker sends it
+    assertEquals(bare.element(), bare.ackArgument());
+
+    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(bare)))).get(0)[0]);
+
+    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
+  }
+
+  @Test
+  void aHintedAckOfADeliveryTakenBackIsFencedAndRemembersNothing() {
+    broker.enqueue(kept("k-1", 0));
+    Delivery stale = claimOne(broker, "c1");
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+
+    assertFalse(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale)))).get(0)[0]);
+    assertFalse(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale.endedCancelled()))))
+        .get(0)[0]);
+
+    assertEquals(List.of("ready"), probe.placesOf("k-1"));
+    assertTrue(probe.rawRecord("k-1") != null);
+    assertEquals(0, broker.redis().hlen(keys.ended()));
+    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+  }
+
+  @Test
   void everyScriptThatAcknowledgesLeavesTheTombstone() {
     for (String id : List.of("a", "b", "c")) {
       broker.enqueue(kept(id, 0));

@@ -18,12 +18,14 @@ public final class Delivery {
   private final String id;
   private final String element;
   private final boolean cancelled;
+  /** What the claimed record said of its id: '+' it stays taken, '-' it does not, 0 not known. */
+  private final char keepsId;
 
   public Delivery(long token, String id) {
-    this(token, id, false);
+    this(token, id, false, (char) 0);
   }
 
-  private Delivery(long token, String id, boolean cancelled) {
+  private Delivery(long token, String id, boolean cancelled, char keepsId) {
     if (id == null || id.isEmpty() || token < 0) {
       throw new IllegalArgumentException("a delivery needs an id and a token >= 0, got " + token + "/" + id);
     }
@@ -31,6 +33,20 @@ public final class Delivery {
     this.id = id;
     this.element = token == 0 ? id : token + "|" + id;
     this.cancelled = cancelled;
+    this.keepsId = keepsId;
+  }
+
+  /**
+   * This delivery, knowing from its claimed record whether the id stays taken after it
+   * ({@code "k":1}), so the acknowledging script need not read the record again to know (a
+   * running job's record never changes that). A null record (not pulled) leaves it unknown.
+   * Equal to this delivery.
+   */
+  public Delivery withRecord(String raw) {
+    if (raw == null || token == 0) {
+      return this;
+    }
+    return new Delivery(token, id, cancelled, JobRecord.keepsId(raw) ? '+' : '-');
   }
 
   /**
@@ -38,16 +54,31 @@ public final class Delivery {
    * scripts then record "cancelled", not "done", for a kept id. Equal to this delivery.
    */
   public Delivery endedCancelled() {
-    return new Delivery(token, id, true);
+    return new Delivery(token, id, true, keepsId);
   }
 
   public boolean isCancelled() {
     return cancelled;
   }
 
-  /** What an acknowledging script is sent: the element, prefixed '!' (no job id holds it) when cancelled. */
+  /**
+   * What a crash record holds of a finished delivery: the element, prefixed '!' (no job id holds
+   * it) when cancelled.
+   */
   public String ackElement() {
     return cancelled ? "!" + element : element;
+  }
+
+  /**
+   * What an acknowledging script (ack, claimReady, start, releaseClaimed) is sent: {@link
+   * #ackElement()}, and before the token '+' or '-' when the claimed record said whether the id
+   * stays taken, which spares the script reading the record (include/ended.lua).
+   */
+  public String ackArgument() {
+    if (keepsId == 0) {
+      return ackElement();
+    }
+    return (cancelled ? "!" : "") + keepsId + element;
   }
 
   public long token() {

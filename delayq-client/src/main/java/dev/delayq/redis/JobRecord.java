@@ -70,6 +70,18 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
     return head.append(extra).toString();
   }
 
+  /**
+   * Whether the id of this record stays taken after its job ends ({@code "k":1} in a compact
+   * head, {@code "keepId":true} in a full-names one), read from the head's text as
+   * include/recordFormat.lua's recordKeepsId reads it.
+   */
+  public static boolean keepsId(String raw) {
+    boolean compact = raw.startsWith(COMPACT);
+    int at = raw.indexOf(compact ? COMPACT_PAYLOAD : PAYLOAD);
+    String head = at < 0 ? raw : raw.substring(0, at + 1);
+    return compact ? head.contains(",\"k\":1") : head.contains("\"keepId\":true");
+  }
+
   private static String jsonString(String s) {
     return '"' + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + '"';
   }

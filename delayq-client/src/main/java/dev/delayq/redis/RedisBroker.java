@@ -919,7 +919,7 @@ public final class RedisBroker {
     for (int i = 2; i + 1 < r.size(); i += 2, token++) {
       String id = (String) r.get(i);
       if (r.get(i + 1) instanceof String raw) {
-        jobs.add(new Claimed(new Delivery(token, id), raw));
+        jobs.add(new Claimed(new Delivery(token, id).withRecord(raw), raw));
       } else if (r.get(i + 1) instanceof Long length) {
         jobs.add(new Claimed(new Delivery(token, id), null, length));
       } else {
@@ -961,7 +961,7 @@ public final class RedisBroker {
       return Optional.of(new Claimed(new Delivery(0, id), null));
     }
     return Optional.of(r.get(1) instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
-        : new Claimed(new Delivery(token, id), (String) r.get(1)));
+        : new Claimed(new Delivery(token, id).withRecord((String) r.get(1)), (String) r.get(1)));
   }
 
   /**
@@ -1134,7 +1134,7 @@ public final class RedisBroker {
       args.add(r.started() == null ? "" : r.started().element());
       args.add(Integer.toString(r.finished().size()));
       for (Delivery d : r.finished()) {
-        args.add(d.ackElement());
+        args.add(d.ackArgument());
       }
     }
     return new Scripts.Call(keyList, args);
@@ -1180,7 +1180,7 @@ public final class RedisBroker {
 
   /** The delivery to acknowledge as a script takes it ('' for none). */
   private static String element(Delivery orNull) {
-    return orNull == null ? "" : orNull.ackElement();
+    return orNull == null ? "" : orNull.ackArgument();
   }
 
   /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */

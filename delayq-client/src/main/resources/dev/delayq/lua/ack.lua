@@ -9,10 +9,16 @@
   KEYS[4+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
   ARGV[1] queue.idRetention in ms (0: off)
   ARGV, from ARGV[2], per consumer i: consumer id, the delivery it started ('' for none), n, then n deliveries
-    it finished (one sent as '!<delivery>' ended as cancelled: its kept id records that)
+    it finished (one sent as '!<delivery>' ended as cancelled: its kept id records that; '+' or
+    '-' before the token: the worker read in its record that it keeps its id, or not, so the
+    record is not read again: include/ended.lua)
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
   changed for it).
-  Invariant: an acknowledged id leaves with its record; a kept id enters ended in that step. A mark is set only on a delivery still in
+  A consumer's finished deliveries are as a rule its oldest, the right end of its list, which
+  then goes in one LTRIM (include/ended.lua's acknowledgeOldest); any other in-flight element
+  stays, and a delivery no longer in the list is fenced as before.
+  Invariant: an acknowledged id leaves with its record (the records of one call go in one HDEL at
+  its end); a kept id enters ended in that step. A mark is set only on a delivery still in
   the consumer's list, so a late one never points at a job that has moved on.
 ]]
 --@include now
@@ -22,17 +28,17 @@ local jobsKey, runningKey = KEYS[1], KEYS[2]
 local retain = retention(KEYS[3], KEYS[4], ARGV[1])
 
 local out = {}
+local done = {}
 local at = 2
 for i = 1, #KEYS - 4 do
   local inflightKey = KEYS[4 + i]
   local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
   at = at + 3
-  for k = at, at + n - 1 do
-    out[#out + 1] = acknowledge(inflightKey, jobsKey, ARGV[k], retain)
-  end
+  acknowledgeOldest(inflightKey, jobsKey, ARGV, at, at + n - 1, retain, done, out)
   at = at + n
   if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then
     redis.call('HSET', runningKey, consumer, mark)
   end
 end
+deleteRecords(jobsKey, done)
 return out

@@ -35,7 +35,10 @@ local id, consumer, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 if redis.call('LREM', inflightKey, 1, id) == 0 then return {0} end
-local size = redis.call('HSTRLEN', jobsKey, id)
+-- the record read once: its length is what HSTRLEN would say (a record is never empty, so 0 means
+-- none), and one longer than ARGV[4] is read but answered by its length only
+local raw = redis.call('HGET', jobsKey, id)
+local size = raw and #raw or 0
 if size == 0 then return {-1} end
 local token = redis.call('INCR', deliveriesKey)
 local delivery = deliveryOf(token, id)
@@ -43,10 +46,10 @@ local delivery = deliveryOf(token, id)
 local flow = flowOf({ paused = KEYS[7], heldIndex = KEYS[8], delayed = KEYS[9], wake = KEYS[10] },
   ARGV[5], ARGV[6], KEYS[6])
 if flow and size <= tonumber(ARGV[4]) then
-  local verdict = admit(flow, jobsKey, id, redis.call('HGET', jobsKey, id), delivery, inflightKey, true)
+  local verdict = admit(flow, jobsKey, id, raw, delivery, inflightKey, true)
   if verdict ~= 'run' then return {-2} end
 end
 redis.call('LPUSH', inflightKey, delivery)
 redis.call('HSET', runningKey, consumer, delivery)
 if size > tonumber(ARGV[4]) then return {token, size} end
-return {token, redis.call('HGET', jobsKey, id)}
+return {token, raw}

@@ -19,7 +19,7 @@
   ARGV[1] consumer id
   ARGV[2] heartbeat ttl in ms
   ARGV[3] most ids to take
-  ARGV[4] delivery to acknowledge first, '' for none
+  ARGV[4] delivery to acknowledge first, '' for none (its prefixes as in ack.lua)
   ARGV[5] queue.idRetention in ms (0: off)
   ARGV[6] worker.claimMaxBytes: the records one call returns add up to no more (the first one
           always comes, so a claim of one record of up to ARGV[7] bytes still goes through)
@@ -36,7 +36,9 @@
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
   dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
   when flow control held or deferred some of the ids it looked at (at most 100 more than ARGV[3])
-  or stopped the batch before a limited job that would not be its first.
+  or stopped the batch before a limited job that would not be its first. With nothing limited
+  or paused (flow control's fast path) the batch is read and taken in a few calls for all its
+  ids; otherwise id by id, each through flow control.
   Invariant: the acknowledged id leaves with its record; each claimed id moves from ready to the
   in-flight list in this one step, and the consumer is (re)registered, so its list is watched;
   an id flow control holds or defers moves from ready to held:<type> or delayed in this step.
@@ -67,6 +69,48 @@ redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 local budget, recordMax = tonumber(ARGV[6]), tonumber(ARGV[7])
 local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
 local out = {acked, firstToken}
+
+if not flow then
+  -- Nothing limited or paused: the batch in five calls, not five per id. The ids at ready's right
+  -- end and their records are read first, the batch is cut where the byte budget ends, and then
+  -- exactly those ids are taken (nothing runs in between). Reading the records also gives their
+  -- lengths, so no HSTRLEN is needed; one longer than ARGV[7] is read but not answered.
+  local ids = redis.call('LRANGE', readyKey, -take, -1)
+  local records = {}
+  for from = 1, #ids, 1000 do -- unpack's limit
+    local part = redis.call('HMGET', jobsKey, unpack(ids, from, math.min(#ids, from + 999)))
+    for _, raw in ipairs(part) do records[#records + 1] = raw end
+  end
+  local deliveries = {}
+  local pulled, count = 0, 0
+  for i = #ids, 1, -1 do -- the right end runs next
+    local id, raw = ids[i], records[i]
+    local size = raw and #raw or 0
+    if count > 0 and size <= recordMax and pulled + size > budget then break end
+    count = count + 1
+    out[#out + 1] = id
+    if size == 0 then
+      out[#out + 1] = false
+    else
+      deliveries[#deliveries + 1] = deliveryOf(firstToken + count - 1, id)
+      if size > recordMax then
+        out[#out + 1] = size
+      else
+        out[#out + 1] = raw
+        pulled = pulled + size
+      end
+    end
+  end
+  redis.call('RPOP', readyKey, count)
+  if #deliveries > 0 then
+    for from = 1, #deliveries, 1000 do
+      redis.call('LPUSH', inflightKey, unpack(deliveries, from, math.min(#deliveries, from + 999)))
+    end
+    redis.call('HSET', runningKey, consumer, deliveries[1])
+  end
+  return out
+end
+
 local marked = false
 local pulled = 0
 local claimed, passed = 0, 0

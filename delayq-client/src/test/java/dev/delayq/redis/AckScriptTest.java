@@ -43,6 +43,42 @@ class AckScriptTest {
   }
 
   @Test
+  void deliveriesThatAreNotTheOldestOrAmongWhichOneIsFencedAreEachAcknowledgedOrFenced() {
+    List<Delivery> d = claim("c1", "x1", "x2", "x3", "x4");
+    Delivery neverClaimed = new Delivery(d.get(3).token() + 100, "x1");
+
+    boolean[] middle = broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d.get(1), d.get(2))))).get(0);
+    boolean[] withFenced = broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d.get(0), neverClaimed))))
+        .get(0);
+
+    assertArrayEquals(new boolean[] {true, true}, middle);
+    assertArrayEquals(new boolean[] {true, false}, withFenced);
+    assertEquals(List.of(d.get(3).element()), probe.inFlightElements("c1"));
+    assertEquals(1, probe.recordCount());
+    assertEquals(List.of("inflight:c1"), probe.placesOf("x4"));
+  }
+
+  @Test
+  void moreThanAThousandJobsAreClaimedInOneCallAndAcknowledgedInOne() {
+    for (int i = 0; i < 1_205; i++) {
+      probe.seedReady("j" + i);
+    }
+    List<RedisBroker.Claimed> jobs = broker.claimReady("c1", 30_000, 1_205, null).jobs();
+    assertEquals(1_205, jobs.size());
+    assertEquals("j0", jobs.get(0).id());
+    assertEquals(1_205, probe.inFlightElements("c1").size());
+
+    boolean[] acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null,
+        jobs.stream().map(RedisBroker.Claimed::delivery).toList()))).get(0);
+
+    for (boolean a : acked) {
+      assertEquals(true, a);
+    }
+    assertEquals(0, probe.recordCount());
+    assertEquals(List.of(), probe.inFlightElements("c1"));
+  }
+
+  @Test
   void aDeliveryTakenBackIsFencedAndTheFreshClaimOfTheSameIdStands() {
     Delivery stale = claim("c1", "j1").get(0);
     broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);

@@ -17,4 +17,19 @@ class DeliveryTest {
     assertEquals("12:34", new Delivery(0, "12:34").element());
     assertEquals("x", Delivery.idOf("x"));
   }
+
+  @Test
+  void theAckArgumentSaysWhatTheClaimedRecordSaidOfItsIdButTheCrashRecordDoesNot() {
+    String kept = "{\"t\":\"x\",\"m\":1,\"k\":1,\"c\":1,\"d\":0,\"p\":{}}";
+    String plain = "{\"t\":\"x\",\"m\":1,\"c\":1,\"d\":0,\"p\":{\"s\":\",\\\"k\\\":1\"}}";
+    Delivery d = new Delivery(42, "a");
+
+    assertEquals("42|a", d.ackArgument(), "not known: the script reads the record");
+    assertEquals("+42|a", d.withRecord(kept).ackArgument());
+    assertEquals("-42|a", d.withRecord(plain).ackArgument(), "a payload cannot say it");
+    assertEquals("!+42|a", d.withRecord(kept).endedCancelled().ackArgument());
+    assertEquals("!42|a", d.withRecord(kept).endedCancelled().ackElement());
+    assertEquals(d, d.withRecord(kept));
+    assertEquals("a", new Delivery(0, "a").withRecord(kept).ackArgument(), "a bare id gets no hint");
+  }
 }

@@ -1,6 +1,7 @@
 package dev.delayq.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,6 +49,15 @@ class JobRecordTest {
     assertEquals("{\"n\":1}", r.payloadJson());
     assertEquals("{\"n\":1}", JobRecord.payloadOf(raw));
     assertEquals(head + ",\"c\":1700000000000,\"d\":5}", JobRecord.headOf(raw));
+  }
+
+  @Test
+  void whetherTheIdStaysTakenIsReadFromTheHeadInEitherFormatAndNeverFromThePayload() {
+    assertTrue(JobRecord.keepsId(JobRecord.newHead("t", 1, true, java.util.Map.of(), "") + ",\"c\":1,\"d\":0,\"p\":{}}"));
+    assertFalse(JobRecord.keepsId(JobRecord.newHead("t", 1, false, java.util.Map.of(), "")
+        + ",\"c\":1,\"d\":0,\"p\":{\"x\":\",\\\"k\\\":1\"}}"));
+    assertTrue(JobRecord.keepsId("{\"type\":\"t\",\"keepId\":true,\"payload\":{}}"));
+    assertFalse(JobRecord.keepsId("{\"type\":\"t\",\"payload\":{\"keepId\":true}}"));
   }
 
   @Test
