@@ -69,7 +69,11 @@ public enum Script {
     return fileName + ".lua";
   }
 
-  private static String expandIncludes(String text) {
+  /**
+   * {@code text} with its {@code --@include} lines replaced as for these scripts: for a script
+   * kept elsewhere (the test kit's) that must use the same layout code, not a copy of it.
+   */
+  public static String expandIncludes(String text) {
     return expandIncludes(text, new HashSet<>());
   }
 

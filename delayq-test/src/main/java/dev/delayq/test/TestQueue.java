@@ -10,6 +10,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.redis.Script;
 import dev.delayq.worker.Worker;
 import java.io.IOException;
 import java.io.InputStream;
@@ -209,7 +210,7 @@ public final class TestQueue implements AutoCloseable {
       if (in == null) {
         throw new IllegalStateException(name + " is missing from the delayq-test jar");
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return Script.expandIncludes(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
