@@ -7,10 +7,9 @@
 // Usage: node dashboard.js URL DEAD_JOB_ID WORKERS_AFTER_RESIZE EXPECT_DELAYED SCREENSHOT.png
 // Prints one JSON line: {"ok":true,"consoleErrors":[...],"steps":{name: ms}}; exits 1 on a failed step.
 'use strict';
-const { chromium } = require('playwright-core');
+const { launch, pageCollectingErrors, run } = require('./chromium');
 
 const [url, deadId, resizeTo, expectDelayed, screenshot] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TIMEOUT = 30000;
 
 async function main() {
@@ -18,17 +17,9 @@ async function main() {
   const steps = {};
   const step = (name) => { steps[name] = Date.now() - started; };
   const consoleErrors = [];
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // the flags this machine needs: no sandbox as root, and no calls home on a closed network
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
-    page.setDefaultTimeout(TIMEOUT);
-    page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', e => consoleErrors.push('page error: ' + e.message));
+    const page = await pageCollectingErrors(browser, { width: 1400, height: 1400 }, TIMEOUT, consoleErrors);
     page.on('requestfailed', r => consoleErrors.push('request failed: ' + r.url() + ' ' + (r.failure() || {}).errorText));
 
     await page.goto(url);  // the URL `delayq-supervisor status` prints, with #token=...
@@ -105,7 +96,4 @@ async function main() {
   }
 }
 
-main().catch(e => {
-  console.log(JSON.stringify({ ok: false, error: String(e && e.stack || e) }));
-  process.exit(1);
-});
+run(main);

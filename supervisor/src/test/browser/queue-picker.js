@@ -5,23 +5,15 @@
 // Usage: node queue-picker.js URL OTHER_QUEUE MAIN_DELAYED OTHER_DELAYED
 // Prints one JSON line: {"ok":true,"consoleErrors":[...],"options":[...]}; exits 1 on a failed step.
 'use strict';
-const { chromium } = require('playwright-core');
+const { launch, pageCollectingErrors, run } = require('./chromium');
 
 const [url, other, mainDelayed, otherDelayed] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 async function main() {
   const consoleErrors = [];
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    page.setDefaultTimeout(30000);
-    page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-    page.on('pageerror', e => consoleErrors.push('page error: ' + e.message));
+    const page = await pageCollectingErrors(browser, { width: 1400, height: 1000 }, 30000, consoleErrors);
     await page.goto(url);
     await page.locator('#queue-picker').waitFor({ state: 'visible' });
     await page.waitForFunction(n => document.getElementById('depth-delayed').textContent.trim() === n, mainDelayed);
@@ -37,7 +29,4 @@ async function main() {
   }
 }
 
-main().catch(e => {
-  console.log(JSON.stringify({ ok: false, error: String(e && e.stack || e) }));
-  process.exit(1);
-});
+run(main);
