@@ -347,6 +347,13 @@ public record DelayqConfig(
           + "), the queue producers and the CLI use by default: it would never be served; list it, "
           + "or set queue.name to one of " + String.join(", ", worker.queues().keySet()));
     }
+    if (worker.pollTimeout().compareTo(redis.socketTimeout()) >= 0) {
+      // a consumer's BLMOVE waits up to pollTimeout on a connection whose blocking reads give up
+      // after socketTimeout (RedisConnector): an idle queue would look like a lost Redis
+      throw new IllegalArgumentException("worker.pollTimeout: must be shorter than redis.socketTimeout ("
+          + Durations.format(redis.socketTimeout()) + "): a consumer waits up to pollTimeout for a job on a "
+          + "connection that gives up after socketTimeout");
+    }
     if (worker.queues().size() > 1 && queue.shards() > 1) {
       throw new IllegalArgumentException("worker.queues: several queues on sharded queues (queue.shards "
           + queue.shards() + ") are not supported; use shards: 1, or one queue per system");

@@ -204,7 +204,9 @@ class ConfigLoaderTest {
       "DELAYQ_REDIS_SENTINELS=10.0.0.1:26379 | redis.masterName | required with sentinels",
       "DELAYQ_REDIS_MASTER_NAME=mymaster | redis.masterName | sentinels is empty",
       "DELAYQ_REDIS_REPLICA_ACKS=-1 | redis.replicaAcks | between 0 and 100",
-      "DELAYQ_REDIS_REPLICA_ACKS_TIMEOUT=5s | redis.replicaAcksTimeout | shorter than socketTimeout"})
+      "DELAYQ_REDIS_REPLICA_ACKS_TIMEOUT=5s | redis.replicaAcksTimeout | shorter than socketTimeout",
+      "DELAYQ_WORKER_POLL_TIMEOUT=5s | worker.pollTimeout | shorter than redis.socketTimeout (5s)",
+      "DELAYQ_REDIS_SOCKET_TIMEOUT=800ms;DELAYQ_REDIS_REPLICA_ACKS_TIMEOUT=300ms | worker.pollTimeout | shorter than redis.socketTimeout (800ms)"})
   void badRedisTopologyValuesAreRefusedNamingTheKey(String vars, String key, String why) {
     Map<String, String> env = new HashMap<>();
     for (String pair : vars.split(";")) {
