@@ -199,8 +199,16 @@ public final class BenchMain implements Callable<Integer> {
 
     static Map<String, Object> of(int runs, Run run) throws Exception {
       List<Map<String, Object>> all = new ArrayList<>();
-      for (int i = 0; i < runs; i++) {
-        all.add(run.once());
+      for (int i = 0, overruns = 0; i < runs; i++) {
+        try {
+          all.add(run.once());
+        } catch (Measures.SeedingOverran e) {
+          if (++overruns > 3) {
+            throw e;
+          }
+          System.out.println("  " + e.getMessage() + "; running it again with a longer delay");
+          i--;
+        }
       }
       Map<String, Object> out = new LinkedHashMap<>();
       for (String key : all.get(0).keySet()) {

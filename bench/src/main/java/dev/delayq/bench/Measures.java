@@ -141,7 +141,7 @@ final class Measures {
 
   Map<String, Object> forward(int n, int batchSize) throws Exception {
     Queue q = freshQueue();
-    seedDue(q, n, "noop", payload(), 2000 + n / 10);
+    seedDue(q, n, "noop", payload(), seedDelayMs(n));
     long longestNanos = 0;
     double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
@@ -174,7 +174,7 @@ final class Measures {
     Queue q = freshQueue();
     try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
       awaitConsumers(q, workers * threads);
-      long dueAt = seedDue(q, n, "noop", payload(), 2000 + n / 10);
+      long dueAt = seedDue(q, n, "noop", payload(), seedDelayMs(n));
       Map<String, Double> split0 = redis.cpuByMaster();
       double cpuBefore = redis.cpuSeconds();
       Map<String, long[]> commandsBefore = redis.commandStats();
@@ -226,7 +226,9 @@ final class Measures {
         awaitConsumers(q, workers * threads);
       }
       int perQueue = n / 3;
-      long dueAt = redisNowMs() + 2000 + n / 10;
+      long delayMs = seedDelayMs(n);
+      long seedStart = redisNowMs();
+      long dueAt = seedStart + delayMs;
       Map<String, Integer> queueOf = new java.util.HashMap<>();
       String payload = "{\"log\":\"" + log + "\",\"marker\":true}";
       for (int i = 0; i < queues.size(); i++) {
@@ -239,7 +241,7 @@ final class Measures {
         }
       }
       if (redisNowMs() > dueAt) {
-        throw new IllegalStateException("seeding took longer than the jobs' delay; use a smaller --n");
+        throw seedingOverran(n, redisNowMs() - seedStart, delayMs);
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + n / 1000);
       while (queues.stream().mapToLong(this::records).sum() > 0) {
@@ -307,7 +309,7 @@ final class Measures {
         + limit + "/1s\n");
     try (SupervisorRun supervisor = supervisor(q, workers, threads)) {
       awaitConsumers(q, workers * threads);
-      seedDue(q, n, "bench_probe", "{\"log\":\"" + log + "\",\"marker\":true}", 2000 + n / 10);
+      seedDue(q, n, "bench_probe", "{\"log\":\"" + log + "\",\"marker\":true}", seedDelayMs(n));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60 + 2L * n / limit);
       while (redis.redis().hlen(q.keys().jobs()) > 0) {
         if (System.nanoTime() > deadline) {
@@ -815,7 +817,8 @@ final class Measures {
 
   /** Enqueues n jobs due together {@code inMs} from now (Redis clock); returns their due time. */
   private long seedDue(Queue q, int n, String type, String payload, long inMs) throws InterruptedException {
-    long dueAt = redisNowMs() + inMs;
+    long start = redisNowMs();
+    long dueAt = start + inMs;
     List<JobRequest> jobs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       jobs.add(JobRequest.at(type, payload, java.time.Instant.ofEpochMilli(dueAt)));
@@ -823,11 +826,34 @@ final class Measures {
     q.producer().enqueueAll(jobs);
     long wait = dueAt - redisNowMs();
     if (wait < 0) {
-      throw new IllegalStateException("seeding " + n + " jobs took longer than " + inMs + " ms; "
-          + "they did not all go to delayed");
+      throw seedingOverran(n, redisNowMs() - start, inMs);
     }
     Thread.sleep(wait + 1);
     return dueAt;
+  }
+
+  /**
+   * How far ahead the seeded jobs of a drain-like measure fall due: long enough for all of them
+   * to be written first (they must all start from delayed, due at one ms). 2 s plus 0.1 ms a
+   * job fits a quiet machine; each overrun lengthens it for the rest of the run.
+   */
+  long seedDelayMs(int n) {
+    return Math.round((2000 + n / 10) * seedSlack);
+  }
+
+  private double seedSlack = 1;
+
+  private SeedingOverran seedingOverran(int n, long tookMs, long delayMs) {
+    seedSlack = Math.max(seedSlack * 2, 1.5 * tookMs / (2000 + n / 10));
+    return new SeedingOverran("seeding " + n + " jobs took " + tookMs + " ms, longer than their "
+        + delayMs + " ms delay (a busy machine): some fell due before the rest were written");
+  }
+
+  /** A run whose seeding overran the jobs' delay: worth running again with the longer one. */
+  static final class SeedingOverran extends IllegalStateException {
+    SeedingOverran(String message) {
+      super(message);
+    }
   }
 
   // ---- browse ----------------------------------------------------------------------------
