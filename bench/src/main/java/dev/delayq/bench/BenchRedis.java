@@ -41,6 +41,9 @@ final class BenchRedis implements AutoCloseable {
     this.cluster = cluster;
     this.replicaAcks = replicaAcks;
     this.servers = servers;
+    // a bench stopped by a signal (timeout, Ctrl-C) leaves no private redis-server behind
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> servers.forEach(Process::destroyForcibly),
+        "bench-redis-stop"));
     this.connection = RedisConnector.connect(new ConfigLoader().load(null, env()), "delayq-bench", 64);
   }
 

@@ -51,7 +51,14 @@ final class SupervisorRun implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("logs/supervisor.log").toFile()));
     pb.environment().putAll(env);
     SupervisorRun run = new SupervisorRun(home, pb.start());
-    run.awaitChildren(children -> running(children, "worker") == workers && running(children, "scheduler") == 1, 90);
+    // a bench stopped by a signal (timeout, Ctrl-C) still stops the system it started
+    Runtime.getRuntime().addShutdownHook(new Thread(run::stopQuietly, "bench-supervisor-stop"));
+    try {
+      run.awaitChildren(children -> running(children, "worker") == workers && running(children, "scheduler") == 1, 90);
+    } catch (InterruptedException | RuntimeException e) {
+      run.close();
+      throw e;
+    }
     return run;
   }
 
@@ -147,6 +154,16 @@ final class SupervisorRun implements AutoCloseable {
     process.destroy();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly();
+    }
+  }
+
+  private void stopQuietly() {
+    if (process.isAlive()) {
+      try {
+        close();
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+      }
     }
   }
 }
