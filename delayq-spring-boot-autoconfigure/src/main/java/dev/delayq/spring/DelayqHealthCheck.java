@@ -43,22 +43,16 @@ public final class DelayqHealthCheck {
     Inspector.Depths d = inspector.depths();
     long now = RedisTime.nowMs(redis.client(), keys.jobs());
     DelayedReads delayed = new DelayedReads(redis.client());
-    long dueDelayed = delayed.count(keys, "-inf", Long.toString(now));
+    long dueDelayed = 0;
     long oldestDue = Long.MAX_VALUE;
-    Tuple first = delayed.first(keys, Long.toString(now));
-    if (first != null) {
-      oldestDue = (long) first.getScore();
-    }
-    String nextReady = redis.client().lindex(keys.ready(), -1);
-    if (nextReady != null) {
-      String raw = redis.client().hget(keys.jobs(), nextReady);
-      if (raw != null) {
-        try {
-          oldestDue = Math.min(oldestDue, JobRecord.parse(nextReady, raw).dueAt());
-        } catch (JobRecord.MalformedRecordException e) {
-          // the worker dead-letters it; it says nothing about lateness
-        }
+    // a sharded queue's backlog and oldest job may be in any of its shards
+    for (Keys shard : keys.allShards()) {
+      dueDelayed += delayed.count(shard, "-inf", Long.toString(now));
+      Tuple first = delayed.first(shard, Long.toString(now));
+      if (first != null) {
+        oldestDue = Math.min(oldestDue, (long) first.getScore());
       }
+      oldestDue = Math.min(oldestDue, nextReadyDue(shard));
     }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("redis", redis.describe());
@@ -74,5 +68,19 @@ public final class DelayqHealthCheck {
       details.put("worker", "stopped claiming: " + failure);
     }
     return new Reading(failure == null, details);
+  }
+
+  /** The due time of the job a shard's consumers take next, or Long.MAX_VALUE for none. */
+  private long nextReadyDue(Keys shard) {
+    String nextReady = redis.client().lindex(shard.ready(), -1);
+    String raw = nextReady == null ? null : redis.client().hget(shard.jobs(), nextReady);
+    if (raw == null) {
+      return Long.MAX_VALUE;
+    }
+    try {
+      return JobRecord.parse(nextReady, raw).dueAt();
+    } catch (JobRecord.MalformedRecordException e) {
+      return Long.MAX_VALUE; // the worker dead-letters it; it says nothing about lateness
+    }
   }
 }

@@ -50,10 +50,12 @@ public class DelayqProperties {
     put(env, "REDIS_MASTER_NAME", redis.masterName);
     put(env, "REDIS_REPLICA_ACKS", redis.replicaAcks);
     put(env, "REDIS_REPLICA_ACKS_TIMEOUT", redis.replicaAcksTimeout);
+    put(env, "REDIS_CLUSTER", redis.cluster);
     put(env, "QUEUE_NAME", queue.name);
     put(env, "QUEUE_KEY_PREFIX", queue.keyPrefix);
     put(env, "QUEUE_MAX_PAYLOAD_BYTES", queue.maxPayloadBytes);
     put(env, "QUEUE_ID_RETENTION", queue.idRetention);
+    put(env, "QUEUE_SHARDS", queue.shards);
     put(env, "WORKER_THREADS", worker.threads);
     put(env, "WORKER_POLL_TIMEOUT", worker.pollTimeout);
     put(env, "WORKER_PREFETCH", worker.prefetch);
@@ -205,6 +207,20 @@ public class DelayqProperties {
     public void setReplicaAcksTimeout(Duration replicaAcksTimeout) {
       this.replicaAcksTimeout = replicaAcksTimeout;
     }
+
+    /**
+     * Comma-separated host:port list of a Redis Cluster's seed nodes: the cluster client, which
+     * follows redirects, instead of url. Empty: no cluster.
+     */
+    private String cluster;
+
+    public String getCluster() {
+      return cluster;
+    }
+
+    public void setCluster(String cluster) {
+      this.cluster = cluster;
+    }
   }
 
   /** The queue (conf/delayq.yml {@code queue.*}). */
@@ -217,6 +233,19 @@ public class DelayqProperties {
     private Integer maxPayloadBytes;
     /** How long a caller-chosen id stays taken after its job ended (0: off). Default 24h. */
     private Duration idRetention;
+    /**
+     * Slots the queue is spread over, {name#0} to {name#K-1} (on a cluster: over its masters);
+     * every process of the queue must use the same. Default 1.
+     */
+    private Integer shards;
+
+    public Integer getShards() {
+      return shards;
+    }
+
+    public void setShards(Integer shards) {
+      this.shards = shards;
+    }
 
     public Duration getIdRetention() {
       return idRetention;

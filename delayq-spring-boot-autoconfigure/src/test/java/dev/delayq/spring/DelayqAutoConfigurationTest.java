@@ -119,6 +119,55 @@ class DelayqAutoConfigurationTest {
   }
 
   @Test
+  void onAShardedQueueTheHealthCheckCountsEveryShardsBacklogAndFindsTheOldestJobInAnyOfThem() {
+    runner.withPropertyValues("delayq.queue.shards=3").run(context -> {
+      assertThat(context.getBean(DelayqConfig.class).queue().shards()).isEqualTo(3);
+      DelayQueue producer = context.getBean(DelayQueue.class);
+      Keys sharded = Keys.sharded("delayq", queue, 3);
+      // the oldest overdue job in shard 2, a younger one in shard 0: no scheduler or worker runs
+      String oldest = idInShard(sharded, 2);
+      producer.schedule("order_close", Map.of(), java.time.Instant.now().minus(Duration.ofHours(2)),
+          dev.delayq.JobOptions.withId(oldest));
+      producer.schedule("order_close", Map.of(), java.time.Instant.now().minus(Duration.ofMinutes(1)),
+          dev.delayq.JobOptions.withId(idInShard(sharded, 0)));
+      // and 30 jobs that fall due in delayed, with no scheduler to forward them: every shard gets some
+      for (int i = 0; i < 30; i++) {
+        producer.delay("order_close", Map.of("n", i), Duration.ofMillis(100));
+      }
+      Thread.sleep(300);
+      for (Keys shard : sharded.allShards()) {
+        assertThat(new DelayedReads(REDIS).count(shard, "-inf", "+inf")).as("delayed in shard " + shard.shard())
+            .isPositive();
+      }
+
+      DelayqHealthCheck.Reading reading = context.getBean(DelayqHealthCheck.class).read();
+
+      assertThat(reading.details()).containsEntry("backlog", 32L).containsEntry("ready", 2L)
+          .containsEntry("delayed", 30L);
+      assertThat((Long) reading.details().get("oldestOverdueMs"))
+          .isBetween(Duration.ofMinutes(119).toMillis(), Duration.ofMinutes(121).toMillis());
+    });
+  }
+
+  @Test
+  void theClusterSeedsAreAProperty() {
+    DelayqProperties properties = new DelayqProperties();
+    properties.getRedis().setCluster("10.0.0.1:6379,10.0.0.2:6379");
+    properties.getQueue().setShards(3);
+    DelayqConfig config = new dev.delayq.config.ConfigLoader().load(null, properties.toEnvironment());
+    assertThat(config.redis().clusterNodes()).hasSize(2);
+    assertThat(config.queue().shards()).isEqualTo(3);
+  }
+
+  private static String idInShard(Keys sharded, int shard) {
+    for (int i = 0; ; i++) {
+      if (sharded.shardIndexOf("order-" + i) == shard) {
+        return "order-" + i;
+      }
+    }
+  }
+
+  @Test
   void aBadValueStopsStartUpNamingTheKey() {
     runner.withPropertyValues("delayq.worker.threads=0").run(context ->
         assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("threads"));
