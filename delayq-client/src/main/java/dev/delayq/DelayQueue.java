@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -41,6 +42,8 @@ public final class DelayQueue implements AutoCloseable {
   private final RedisConnection owned;
   private final EnqueueBatcher batcher;
   private final Listener listener;
+  /** Where generated ids come from: {@link #newId}, or a test's made-up ones (a forced collision). */
+  private final Supplier<String> ids;
 
   /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
   public interface Listener {
@@ -83,6 +86,17 @@ public final class DelayQueue implements AutoCloseable {
 
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
       RedisConnection owned, Listener listener) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, owned, listener, DelayQueue::newId);
+  }
+
+  /** A producer whose generated ids come from {@code ids} (tests: an id that meets a stored job's). */
+  DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Supplier<String> ids) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, ids);
+  }
+
+  private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
+      RedisConnection owned, Listener listener, Supplier<String> ids) {
+    this.ids = ids;
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
     this.defaultMaxAttempts = defaultMaxAttempts;
@@ -253,7 +267,7 @@ public final class DelayQueue implements AutoCloseable {
     checkType(r.type());
     String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
-    String id = r.options().id() == null ? newId() : r.options().id();
+    String id = r.options().id() == null ? ids.get() : r.options().id();
     // a caller-chosen id stays taken for queue.idRetention once the job ended
     String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
     if (r.delay() != null) {
@@ -330,8 +344,8 @@ public final class DelayQueue implements AutoCloseable {
         || e.code() == RedisBroker.EnqueueCode.ENDED;
   }
 
-  private static RedisBroker.NewJob withNewId(RedisBroker.NewJob job) {
-    return new RedisBroker.NewJob(newId(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
+  private RedisBroker.NewJob withNewId(RedisBroker.NewJob job) {
+    return new RedisBroker.NewJob(ids.get(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
   }
 
   @Override

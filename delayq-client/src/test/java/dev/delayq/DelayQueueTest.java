@@ -230,6 +230,30 @@ class DelayQueueTest {
   }
 
   @Test
+  void aGeneratedIdThatMeetsAStoredJobIsSentAgainUnderANewOneAndTheStoredJobIsUntouched() {
+    queue.delay("t", "{\"v\":\"theirs\"}", Duration.ofMinutes(5), JobOptions.withId("taken-pending"));
+    String pendingRecord = probe.rawRecord("taken-pending");
+    probe.seedDead("c1", "taken-dead", "boom");
+    // the first generated ids meet those jobs, one by one and in a batch
+    java.util.Iterator<String> made = List.of("taken-pending", "fresh-1", "taken-dead", "taken-pending",
+        "fresh-2", "fresh-3").iterator();
+    DelayQueue colliding = new DelayQueue(broker, 1_048_576, 5, made::next);
+
+    EnqueueResult one = colliding.delay("t", "{\"v\":\"mine\"}", Duration.ofMinutes(1));
+    List<EnqueueResult> batch = colliding.enqueueAll(List.of(
+        JobRequest.delay("t", "{\"v\":\"a\"}", Duration.ofMinutes(1)),
+        JobRequest.delay("t", "{\"v\":\"b\"}", Duration.ofMinutes(1))));
+
+    assertEquals("fresh-1", one.id());
+    assertTrue(one.accepted());
+    assertEquals(List.of("fresh-2", "fresh-3"), batch.stream().map(EnqueueResult::id).toList());
+    assertTrue(batch.stream().allMatch(EnqueueResult::accepted));
+    assertEquals("{\"v\":\"mine\"}", payloadOf("fresh-1"));
+    assertEquals(pendingRecord, probe.rawRecord("taken-pending"), "the stored job is not this one's");
+    assertEquals(List.of("dead"), probe.placesOf("taken-dead"));
+  }
+
+  @Test
   void sameIdTwiceIsADuplicateThatChangesNothing() {
     EnqueueResult first = queue.delay("t", "{\"v\":1}", Duration.ofMinutes(5), JobOptions.withId("order-1"));
     String record = probe.rawRecord("order-1");
