@@ -1133,8 +1133,18 @@ public final class RedisBroker {
       args.add(r.consumerId());
       args.add(r.started() == null ? "" : r.started().element());
       args.add(Integer.toString(r.finished().size()));
+      // the hints in one string, then the elements and the ids as they are: the script compares
+      // and deletes them without cutting strings (ack.lua)
+      StringBuilder hints = new StringBuilder(r.finished().size());
       for (Delivery d : r.finished()) {
-        args.add(d.ackArgument());
+        hints.append(d.ackHint());
+      }
+      args.add(hints.toString());
+      for (Delivery d : r.finished()) {
+        args.add(d.element());
+      }
+      for (Delivery d : r.finished()) {
+        args.add(d.id());
       }
     }
     return new Scripts.Call(keyList, args);

@@ -101,7 +101,8 @@ if not flow then
       end
     end
   end
-  redis.call('RPOP', readyKey, count)
+  -- LTRIM, not RPOP with a count: the same ids leave, and no reply of them comes back into Lua
+  redis.call('LTRIM', readyKey, 0, -count - 1)
   if #deliveries > 0 then
     for from = 1, #deliveries, 1000 do
       redis.call('LPUSH', inflightKey, unpack(deliveries, from, math.min(#deliveries, from + 999)))
