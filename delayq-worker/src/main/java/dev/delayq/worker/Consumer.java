@@ -14,8 +14,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
- * share of the backlog in one call, or one job with BLMOVE when nothing waits) and runs them one
- * by one with its {@link JobRunner}.
+ * share of the backlog in one call; when nothing waits, it blocks with BLMOVE and the job that
+ * wakes it comes with the rest of a fair share of what waits then) and runs them one by one with
+ * its {@link JobRunner}. When a wake's claim left ready empty, its next claim is that wait again,
+ * not a claim that would as a rule find nothing: at a steady rate the consumers keep up with, a
+ * job costs the wait and its claim.
  *
  * <p>Before each job it confirms that the delivery is still its own: while the worker's
  * {@link Lease} holds (its last confirmed heartbeat is recent), nobody can have taken the job
