@@ -103,6 +103,7 @@ local function acknowledgeOldest(inflightKey, jobsKey, args, at, n, retain, done
     end
     if all then redis.call('LTRIM', inflightKey, 0, -n - 1) end
   end
+  local gone, coded = #done, #out -- (running ends, not # on each append: # is a search in Lua 5.1)
   for i = 1, n do
     local acked = 1
     if not all then acked = redis.call('LREM', inflightKey, -1, args[elements + i]) end
@@ -116,9 +117,11 @@ local function acknowledgeOldest(inflightKey, jobsKey, args, at, n, retain, done
           rememberKept(retain, id, outcome[1])
         end
       end
-      done[#done + 1] = id
+      gone = gone + 1
+      done[gone] = id
     end
-    out[#out + 1] = acked
+    coded = coded + 1
+    out[coded] = acked
   end
 end
 

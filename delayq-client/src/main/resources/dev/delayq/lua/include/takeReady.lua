@@ -24,27 +24,35 @@ end
 local function takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budget, recordMax, pulled,
     claimedBefore, out)
   local ids = redis.call('LRANGE', readyKey, -take, -1)
-  local records = {}
-  for from = 1, #ids, 1000 do -- unpack's limit
-    local part = redis.call('HMGET', jobsKey, unpack(ids, from, math.min(#ids, from + 999)))
-    for _, raw in ipairs(part) do records[#records + 1] = raw end
+  local records
+  if #ids <= 1000 then -- unpack's limit
+    records = redis.call('HMGET', jobsKey, unpack(ids))
+  else
+    records = {}
+    for from = 1, #ids, 1000 do
+      local part = redis.call('HMGET', jobsKey, unpack(ids, from, math.min(#ids, from + 999)))
+      for _, raw in ipairs(part) do records[#records + 1] = raw end
+    end
   end
-  local deliveries = {}
+  -- (running ends, not # on each append: # is a search in Lua 5.1)
+  local deliveries, pushed, at = {}, 0, #out
   local count = 0
   for i = #ids, 1, -1 do -- the right end runs next
     local id, raw = ids[i], records[i]
     local size = raw and #raw or 0
     if (claimedBefore or count > 0) and size <= recordMax and pulled + size > budget then break end
     count = count + 1
-    out[#out + 1] = id
+    out[at + 1] = id
+    at = at + 2
     if size == 0 then
-      out[#out + 1] = false
+      out[at] = false
     else
-      deliveries[#deliveries + 1] = deliveryOf(firstToken + count - 1, id)
+      pushed = pushed + 1
+      deliveries[pushed] = deliveryOf(firstToken + count - 1, id)
       if size > recordMax then
-        out[#out + 1] = size
+        out[at] = size
       else
-        out[#out + 1] = raw
+        out[at] = raw
         pulled = pulled + size
       end
     end
