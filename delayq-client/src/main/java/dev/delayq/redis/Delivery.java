@@ -81,6 +81,16 @@ public final class Delivery {
     return (cancelled ? "!" : "") + keepsId + element;
   }
 
+  /**
+   * This delivery's outcome as ack.lua takes it, one character beside its element: lower case done,
+   * upper case cancelled; 'k' the claimed record keeps its id, 'f' it does not, 'u' not known (the
+   * script reads the record).
+   */
+  public char ackHint() {
+    char c = keepsId == '+' ? 'k' : keepsId == '-' ? 'f' : 'u';
+    return cancelled ? Character.toUpperCase(c) : c;
+  }
+
   public long token() {
     return token;
   }

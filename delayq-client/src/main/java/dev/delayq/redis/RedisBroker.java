@@ -943,25 +943,66 @@ public final class RedisBroker {
 
   /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
+    Woken w = claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, 1);
+    if (!w.dropped().isEmpty()) {
+      return Optional.of(new Claimed(new Delivery(0, w.dropped().get(0)), null));
+    }
+    return w.jobs().isEmpty() ? Optional.empty() : Optional.of(w.jobs().get(0));
+  }
+
+  /**
+   * What a claim after a wait brought: the jobs in claim order (the first marked running, the
+   * others waiting for {@link #start}), ids dropped for having no record, and the length of ready
+   * right after the claim (0 too when the wait timed out), or -1 when it was not looked at.
+   */
+  public record Woken(List<Claimed> jobs, List<String> dropped, long left) {
+    static final Woken NONE = new Woken(List.of(), List.of(), -1);
+  }
+
+  /**
+   * As {@link #claim(String, double, long, int)}, and with nothing limited or paused the same call
+   * takes the rest of a fair share of what still waits in ready, up to {@code most} jobs in all
+   * (claim.lua), so a consumer woken into a backlog takes a batch at once.
+   */
+  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
     Keys keys = this.keys.shard(shard);
     String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
         ListDirection.LEFT, timeoutSeconds);
     if (id == null) {
-      return Optional.empty();
+      return new Woken(List.of(), List.of(), 0); // ready stayed empty the whole wait
     }
     List<?> r = (List<?>) scripts.eval(Script.CLAIM,
         List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries(),
             keys.ready(), keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec));
+        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec,
+            Integer.toString(Math.max(1, most)), claimMaxBytes, Integer.toString(this.keys.shards())));
     long token = (Long) r.get(0);
     if (token == 0 || token == -2) {
-      return Optional.empty();
+      return Woken.NONE;
     }
     if (token < 0) {
-      return Optional.of(new Claimed(new Delivery(0, id), null));
+      return new Woken(List.of(), List.of(id), -1);
     }
-    return Optional.of(r.get(1) instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
-        : new Claimed(new Delivery(token, id).withRecord((String) r.get(1)), (String) r.get(1)));
+    List<Claimed> jobs = new ArrayList<>((r.size() - 1) / 2);
+    jobs.add(claimedOf(token, id, r.get(1)));
+    List<String> dropped = List.of();
+    for (int i = 3; i + 1 < r.size(); i += 2) {
+      token++;
+      String more = (String) r.get(i);
+      if (r.get(i + 1) instanceof Boolean || r.get(i + 1) == null) {
+        dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
+        dropped.add(more);
+      } else {
+        jobs.add(claimedOf(token, more, r.get(i + 1)));
+      }
+    }
+    return new Woken(jobs, dropped, (Long) r.get(2));
+  }
+
+  /** A claimed job from a claim script's answer: its record, or its length when too long to read. */
+  private static Claimed claimedOf(long token, String id, Object answer) {
+    return answer instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
+        : new Claimed(new Delivery(token, id).withRecord((String) answer), (String) answer);
   }
 
   /**
@@ -1133,8 +1174,18 @@ public final class RedisBroker {
       args.add(r.consumerId());
       args.add(r.started() == null ? "" : r.started().element());
       args.add(Integer.toString(r.finished().size()));
+      // the hints in one string, then the elements and the ids as they are: the script compares
+      // and deletes them without cutting strings (ack.lua)
+      StringBuilder hints = new StringBuilder(r.finished().size());
       for (Delivery d : r.finished()) {
-        args.add(d.ackArgument());
+        hints.append(d.ackHint());
+      }
+      args.add(hints.toString());
+      for (Delivery d : r.finished()) {
+        args.add(d.element());
+      }
+      for (Delivery d : r.finished()) {
+        args.add(d.id());
       }
     }
     return new Scripts.Call(keyList, args);

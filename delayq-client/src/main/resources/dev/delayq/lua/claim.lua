@@ -1,6 +1,9 @@
 --[[ claim: after BLMOVE moved an id from ready into a consumer's in-flight list, turns it into a
   delivery with its own token, marks it as running (the consumer starts it at once), returns its
-  record and (re)registers the consumer as alive.
+  record and (re)registers the consumer as alive. With nothing limited or paused it also takes,
+  in this same call, the rest of the consumer's fair share of what still waits in ready (as
+  claimReady does, up to ARGV[7] jobs in all), so a consumer woken into a backlog does not claim
+  it one job per wake-up; those wait for start.lua, as the rest of a claimReady batch does.
   KEYS[1] jobs       (HASH)   id -> record
   KEYS[2] in-flight  (LIST)   this consumer's deliveries '<token>|<id>'; BLMOVE left the bare id
   KEYS[3] consumers  (ZSET)   consumer id -> heartbeat expiry, epoch ms
@@ -17,21 +20,32 @@
   ARGV[4] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
   ARGV[5] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
   ARGV[6] queue.limits as flow.lua's spec, '' for none
-  Returns {token, record}; {token, length} for a record longer than ARGV[4] (the worker
-  dead-letters it without pulling it); {0} when the bare id is no longer in the list (taken back
-  in the meantime: the consumer must not run it); {-1} when the id has no record (it is dropped);
-  {-2} when flow control held it (paused, or its type at its cap) or deferred it (over its rate).
-  Invariant: the id stays in this one in-flight list, now as a delivery; a consumer holding ids
-  is always registered, even when the recoverer removed it a moment ago; an id flow control
-  holds or defers moves from the in-flight list to held:<type> or delayed in this step.
+  ARGV[7] most jobs to hold after this call, the moved one included (absent: 1, that one only)
+  ARGV[8] worker.claimMaxBytes: the records of the batch add up to no more, the moved one's
+          included (which always comes)
+  ARGV[9] the queue's shard count (absent: 1), for the fair share as in claimReady
+  Returns {token, record, left, id2, record2, id3, record3, ...}: {token, length, ...} for a record
+  longer than ARGV[4] (the worker dead-letters it without pulling it); left is ready's length
+  after the call, or -1 when it was not looked at (flow control on, or ARGV[7] 1); the i-th further id's token is token + i - 1 and its record is false when it had
+  none (dropped, as in claimReady) or its length when too long. {0} when the bare id is no longer
+  in the list (taken back in the meantime: the consumer must not run it); {-1} when the id has no
+  record (it is dropped); {-2} when flow control held it (paused, or its type at its cap) or
+  deferred it (over its rate). Those three take nothing more.
+  Invariant: the id stays in this one in-flight list, now as a delivery; each further id moves from
+  ready to the in-flight list in this step; a consumer holding ids is always registered, even
+  when the recoverer removed it a moment ago; an id flow control holds or defers moves from the
+  in-flight list to held:<type> or delayed in this step.
 ]]
 --@include now
 --@include delivery
 --@include record
 --@include wake
 --@include flow
-local jobsKey, inflightKey, consumersKey, runningKey, deliveriesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local id, consumer, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+--@include takeReady
+local jobsKey, inflightKey, consumersKey, runningKey, deliveriesKey, readyKey =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local id, consumer, ttl, recordMax = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local most = tonumber(ARGV[7] or '1')
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 if redis.call('LREM', inflightKey, 1, id) == 0 then return {0} end
@@ -40,16 +54,30 @@ if redis.call('LREM', inflightKey, 1, id) == 0 then return {0} end
 local raw = redis.call('HGET', jobsKey, id)
 local size = raw and #raw or 0
 if size == 0 then return {-1} end
-local token = redis.call('INCR', deliveriesKey)
-local delivery = deliveryOf(token, id)
 -- flow control hook (include/flow.lua): nil, one EXISTS, when nothing is limited or paused
 local flow = flowOf({ paused = KEYS[7], heldIndex = KEYS[8], delayed = KEYS[9], wake = KEYS[10] },
-  ARGV[5], ARGV[6], KEYS[6])
-if flow and size <= tonumber(ARGV[4]) then
+  ARGV[5], ARGV[6], readyKey)
+-- the rest of the fair share, the moved id counted in it; only on flow control's fast path (the
+-- slow path stays id by id, in claimReady)
+local waiting = (not flow and most > 1) and redis.call('LLEN', readyKey) or 0
+local more = 0
+if waiting > 0 then
+  more = math.min(waiting, fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1')) - 1)
+end
+local token = redis.call('INCRBY', deliveriesKey, 1 + more) - more
+local delivery = deliveryOf(token, id)
+if flow and size <= recordMax then
   local verdict = admit(flow, jobsKey, id, raw, delivery, inflightKey, true)
   if verdict ~= 'run' then return {-2} end
 end
 redis.call('LPUSH', inflightKey, delivery)
 redis.call('HSET', runningKey, consumer, delivery)
-if size > tonumber(ARGV[4]) then return {token, size} end
-return {token, raw}
+local out = {token, size > recordMax and size or raw, -1}
+if more > 0 then
+  local pulled = size > recordMax and 0 or size
+  local _, count = takeReady(readyKey, inflightKey, jobsKey, more, token + 1, tonumber(ARGV[8]), recordMax,
+    pulled, true, out)
+  waiting = waiting - count
+end
+if not flow and most > 1 then out[3] = waiting end
+return out

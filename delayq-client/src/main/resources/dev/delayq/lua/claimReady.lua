@@ -49,6 +49,7 @@
 --@include record
 --@include wake
 --@include flow
+--@include takeReady
 local readyKey, inflightKey, jobsKey, consumersKey, runningKey, deliveriesKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local consumer, ttl, most, ackFirst = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
@@ -61,9 +62,7 @@ local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11]
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local shards = tonumber(ARGV[10] or '1')
-local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
-local take = math.min(waiting, math.max(1, math.min(most, math.floor(waiting / consumers))))
+local take = math.min(waiting, fairShare(consumersKey, waiting, most, tonumber(ARGV[10] or '1')))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 local budget, recordMax = tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -71,41 +70,9 @@ local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
 local out = {acked, firstToken}
 
 if not flow then
-  -- Nothing limited or paused: the batch in five calls, not five per id. The ids at ready's right
-  -- end and their records are read first, the batch is cut where the byte budget ends, and then
-  -- exactly those ids are taken (nothing runs in between). Reading the records also gives their
-  -- lengths, so no HSTRLEN is needed; one longer than ARGV[7] is read but not answered.
-  local ids = redis.call('LRANGE', readyKey, -take, -1)
-  local records = {}
-  for from = 1, #ids, 1000 do -- unpack's limit
-    local part = redis.call('HMGET', jobsKey, unpack(ids, from, math.min(#ids, from + 999)))
-    for _, raw in ipairs(part) do records[#records + 1] = raw end
-  end
-  local deliveries = {}
-  local pulled, count = 0, 0
-  for i = #ids, 1, -1 do -- the right end runs next
-    local id, raw = ids[i], records[i]
-    local size = raw and #raw or 0
-    if count > 0 and size <= recordMax and pulled + size > budget then break end
-    count = count + 1
-    out[#out + 1] = id
-    if size == 0 then
-      out[#out + 1] = false
-    else
-      deliveries[#deliveries + 1] = deliveryOf(firstToken + count - 1, id)
-      if size > recordMax then
-        out[#out + 1] = size
-      else
-        out[#out + 1] = raw
-        pulled = pulled + size
-      end
-    end
-  end
-  redis.call('RPOP', readyKey, count)
+  -- nothing limited or paused: the batch in a few calls (include/takeReady)
+  local deliveries = takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budget, recordMax, 0, false, out)
   if #deliveries > 0 then
-    for from = 1, #deliveries, 1000 do
-      redis.call('LPUSH', inflightKey, unpack(deliveries, from, math.min(#deliveries, from + 999)))
-    end
     redis.call('HSET', runningKey, consumer, deliveries[1])
   end
   return out

@@ -124,4 +124,65 @@ class ClaimScriptTest {
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(List.of("inflight:c2"), probe.placesOf("j2"));
   }
+
+  @Test
+  void aWokenClaimTakesTheRestOfItsFairShareInClaimOrderOnlyTheFirstMarkedRunning() {
+    for (String id : List.of("j1", "j2", "j3", "j4", "j5")) {
+      probe.seedReady(id);
+    }
+
+    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 3);
+
+    assertEquals(List.of("j1", "j2", "j3"), w.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(2, w.left(), "ready's length after the claim");
+    long first = w.jobs().get(0).delivery().token();
+    for (int i = 0; i < 3; i++) {
+      assertEquals(first + i, w.jobs().get(i).delivery().token(), "consecutive tokens");
+      assertEquals(probe.rawRecord("j" + (i + 1)), w.jobs().get(i).rawRecord());
+    }
+    assertEquals(List.of("j3", "j2", "j1"), probe.inFlightIds("c1"), "newest on the left: the first claimed runs first");
+    assertEquals(w.jobs().get(0).delivery().element(), probe.runningMark("c1"), "only the moved one starts at once");
+    assertEquals(List.of("j5", "j4"), probe.readyIds());
+  }
+
+  @Test
+  void aWokenClaimTakesNoMoreThanReadyOverTheRegisteredConsumers() {
+    broker.heartbeat(List.of("c1", "c2", "c3"), 30_000);
+    for (int i = 1; i <= 7; i++) {
+      probe.seedReady("j" + i);
+    }
+
+    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+
+    assertEquals(2, w.jobs().size(), "7 waited, 3 consumers: a share of 2");
+    assertEquals(5, w.left());
+  }
+
+  @Test
+  void aWokenClaimOfOneLooksNoFurtherAndAnEmptyReadySaysSo() {
+    probe.seedReady("j1");
+    probe.seedReady("j2");
+    RedisBroker.Woken one = broker.claimWoken("c1", 1.0, 30_000, 0, 1);
+    assertEquals(1, one.jobs().size());
+    assertEquals(-1, one.left(), "not looked at");
+
+    RedisBroker.Woken last = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    assertEquals(List.of("j2"), last.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(0, last.left());
+    assertEquals(0, broker.claimWoken("c1", 0.05, 30_000, 0, 32).left(), "a wait that timed out saw none");
+  }
+
+  @Test
+  void aWokenClaimDropsAFurtherIdWithoutARecord() {
+    probe.seedReady("j1");
+    broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
+    probe.seedReady("j3");
+    probe.seedReady("j4");
+
+    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+
+    assertEquals(List.of("ghost"), w.dropped());
+    assertEquals(List.of("j1", "j3", "j4"), w.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(List.of(), probe.placesOf("ghost"), "dropped, in no list");
+  }
 }

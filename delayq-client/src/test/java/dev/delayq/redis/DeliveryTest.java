@@ -32,4 +32,18 @@ class DeliveryTest {
     assertEquals(d, d.withRecord(kept));
     assertEquals("a", new Delivery(0, "a").withRecord(kept).ackArgument(), "a bare id gets no hint");
   }
+
+  @Test
+  void theAckHintSaysTheOutcomeAndWhatTheClaimedRecordSaidOfItsId() {
+    String kept = "{\"t\":\"x\",\"m\":1,\"k\":1,\"c\":1,\"d\":0,\"p\":{}}";
+    String plain = "{\"t\":\"x\",\"m\":1,\"c\":1,\"d\":0,\"p\":{}}";
+    Delivery d = new Delivery(42, "a");
+
+    assertEquals('u', d.ackHint(), "not known: the script reads the record");
+    assertEquals('k', d.withRecord(kept).ackHint());
+    assertEquals('f', d.withRecord(plain).ackHint());
+    assertEquals('K', d.withRecord(kept).endedCancelled().ackHint());
+    assertEquals('F', d.withRecord(plain).endedCancelled().ackHint());
+    assertEquals('U', d.endedCancelled().ackHint());
+  }
 }

@@ -14,8 +14,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
- * share of the backlog in one call, or one job with BLMOVE when nothing waits) and runs them one
- * by one with its {@link JobRunner}.
+ * share of the backlog in one call; when nothing waits, it blocks with BLMOVE and the job that
+ * wakes it comes with the rest of a fair share of what waits then) and runs them one by one with
+ * its {@link JobRunner}. When a wake's claim left ready empty, its next claim is that wait again,
+ * not a claim that would as a rule find nothing: at a steady rate the consumers keep up with, a
+ * job costs the wait and its claim.
  *
  * <p>Before each job it confirms that the delivery is still its own: while the worker's
  * {@link Lease} holds (its last confirmed heartbeat is recent), nobody can have taken the job
@@ -80,6 +83,8 @@ final class Consumer {
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
   private boolean unsure;
+  /** The last wait's claim left ready empty (or the wait timed out): the next claim waits at once. */
+  private boolean readyLeftEmpty;
   private final ClaimRotation rotation;
   /** False while a {@link MultiQueueConsumer} makes its non-blocking pass over its queues. */
   private boolean blockWhenIdle = true;
@@ -272,6 +277,16 @@ final class Consumer {
     int epoch = shared.lease().epoch();
     boolean leaseHeld = shared.lease().holds(System.nanoTime());
     long masterEpoch = shared.resync().epoch();
+    if (readyLeftEmpty && blockWhenIdle && shared.watch() == null) {
+      // the last wait left ready empty: at a steady rate below what the consumers can take, a
+      // claim now would as a rule find nothing, and cost a call per job. Straight back to the
+      // wait, which returns at once when a job came meanwhile; the acknowledgement goes with
+      // the sender, which gathers those of all the consumers
+      readyLeftEmpty = false;
+      handOffAck();
+      took(awaitJobs(), epoch, leaseHeld, masterEpoch);
+      return;
+    }
     int first = rotation.first();
     if (pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != first) {
       // it cannot ride on a claim in another shard's slot: the sender takes it with the others'
@@ -295,15 +310,28 @@ final class Consumer {
       if (shared.watch() != null) {
         awaitWatch();
       } else {
-        jobs = broker.claim(id, settings.pollSeconds(), settings.heartbeatTtlMs(), rotation.home())
-            .map(List::of).orElse(List.of());
-        rotation.waited();
-        if (jobs.size() == 1 && jobs.get(0).dropped()) {
-          droppedWithoutRecord(jobs.get(0).id());
-          jobs = List.of();
-        }
+        jobs = awaitJobs();
       }
     }
+    took(jobs, epoch, leaseHeld, masterEpoch);
+  }
+
+  /**
+   * Blocks on its home shard until a job comes (BLMOVE), and takes it with the rest of a fair share
+   * of what waits then; notes whether that left ready empty.
+   */
+  private List<RedisBroker.Claimed> awaitJobs() {
+    RedisBroker.Woken woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
+        rotation.home(), settings.prefetch());
+    rotation.waited();
+    for (String dropped : woken.dropped()) {
+      droppedWithoutRecord(dropped);
+    }
+    readyLeftEmpty = woken.left() == 0;
+    return woken.jobs();
+  }
+
+  private void took(List<RedisBroker.Claimed> jobs, int epoch, boolean leaseHeld, long masterEpoch) {
     batch = jobs;
     next = 0;
     nextIsMarked = !jobs.isEmpty();

@@ -78,30 +78,50 @@ local function acknowledge(inflightKey, jobsKey, delivery, retain, done)
   return acked
 end
 
--- Acknowledges the deliveries one consumer finished, args[from..to] in the order it ran them,
--- appending a code for each to out as acknowledge() answers. A consumer runs its deliveries in
--- claim order, so those it finished are, as a rule, the oldest in its list, its rightmost
--- elements: when one LRANGE shows exactly them, one LTRIM removes them all; otherwise each is
--- removed by itself (LREM), so one fenced among them changes nothing for it.
-local function acknowledgeOldest(inflightKey, jobsKey, args, from, to, retain, done, out)
-  local n = to - from + 1
-  local acks = {}
-  for i = 1, n do acks[i] = { ackOf(args[from + i - 1]) } end
-  local oldest = n > 1 and redis.call('LRANGE', inflightKey, -n, -1) or {}
-  local all = #oldest == n and n > 1
-  for i = 1, n do
+-- How ack.lua sends one finished delivery's outcome, a character of its hints: lower case done,
+-- upper case cancelled; k/K its record keeps its id, f/F it does not, u/U not known (the record is
+-- read). One character per delivery, not a prefix on each element, so that the common case
+-- compares the elements as sent and needs no string work per job.
+local HINT_OUTCOMES = { [107] = { 'done', true }, [102] = { 'done', false }, [117] = { 'done', nil },
+  [75] = { 'cancelled', true }, [70] = { 'cancelled', false }, [85] = { 'cancelled', nil } }
+
+-- Acknowledges the n deliveries one consumer finished, in the order it ran them, appending a code
+-- for each to out as acknowledge() answers. args[at] holds their hints (HINT_OUTCOMES), then come
+-- their n elements '<token>|<id>' and their n ids. A consumer runs its deliveries in claim order,
+-- so those it finished are, as a rule, the oldest in its list, its rightmost elements: when one
+-- LRANGE shows exactly them, one LTRIM removes them all; otherwise each is removed by itself
+-- (LREM), so one fenced among them changes nothing for it.
+local function acknowledgeOldest(inflightKey, jobsKey, args, at, n, retain, done, out)
+  local hints, elements, ids = args[at], at, at + n
+  local all = false
+  if n > 1 then
+    local oldest = redis.call('LRANGE', inflightKey, -n, -1)
+    all = #oldest == n
     -- the oldest element is the rightmost one, the first the consumer ran
-    if not all or oldest[n - i + 1] ~= acks[i][1] then all = false break end
+    for i = 1, n do
+      if not all or oldest[n - i + 1] ~= args[elements + i] then all = false break end
+    end
+    if all then redis.call('LTRIM', inflightKey, 0, -n - 1) end
   end
-  if all then
-    redis.call('LTRIM', inflightKey, 0, -n - 1)
-  end
+  local gone, coded = #done, #out -- (running ends, not # on each append: # is a search in Lua 5.1)
   for i = 1, n do
-    local element, outcome, keeps = acks[i][1], acks[i][2], acks[i][3]
     local acked = 1
-    if not all then acked = redis.call('LREM', inflightKey, -1, element) end
-    if acked == 1 then acknowledged(jobsKey, element, outcome, keeps, retain, done) end
-    out[#out + 1] = acked
+    if not all then acked = redis.call('LREM', inflightKey, -1, args[elements + i]) end
+    if acked == 1 then
+      local id = args[ids + i]
+      if retain.ms > 0 then
+        local outcome = HINT_OUTCOMES[string.byte(hints, i)]
+        if outcome[2] == nil then
+          rememberEnded(retain, id, redis.call('HGET', jobsKey, id), outcome[1])
+        elseif outcome[2] then
+          rememberKept(retain, id, outcome[1])
+        end
+      end
+      gone = gone + 1
+      done[gone] = id
+    end
+    coded = coded + 1
+    out[coded] = acked
   end
 end
 
