@@ -210,7 +210,7 @@ final class Measures {
    * Three queues weighted 6/3/1 (worker.queues), {@code n}/3 jobs due together in each: the
    * share of the starts each queue had over the first half of them (while all three still had
    * due jobs), against its weight, and the jobs per second over all three. Each start is stamped
-   * by the probe handler (one RPUSH per job, which the drain measure does not pay).
+   * by the probe handler (pushed in batches, see ProbeStamps; the drain measure pays none).
    */
   Map<String, Object> queues(int n, int workers, int threads) throws Exception {
     Queue main = freshQueue();
