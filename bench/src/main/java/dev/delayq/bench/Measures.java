@@ -248,6 +248,7 @@ final class Measures {
         }
         Thread.sleep(5);
       }
+      awaitStamps(log, queueOf.size(), "the three queues' jobs");
       List<long[]> starts = new ArrayList<>();  // {start ms, queue}
       for (String e : redis.redis().lrange(log, 0, -1)) {
         int comma = e.lastIndexOf(',');
@@ -315,6 +316,7 @@ final class Measures {
         }
         Thread.sleep(20);
       }
+      awaitStamps(log, n, "the rate-limited jobs");
       long[] starts = redis.redis().lrange(log, 0, -1).stream()
           .mapToLong(e -> Long.parseLong(e.substring(e.lastIndexOf(',') + 1))).sorted().toArray();
       int busiest = 0;
@@ -467,6 +469,21 @@ final class Measures {
     env.putAll(Map.of("DELAYQ_QUEUE", q.name(), "DELAYQ_QUEUE_SHARDS", Integer.toString(shards),
         "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"));
     return SupervisorRun.start(this.home, home, env, workers);
+  }
+
+  /**
+   * Waits until {@code log} holds {@code count} stamps: the probes push theirs in batches
+   * ({@link ProbeStamps}), so the last ones arrive up to a flush period after their jobs ended.
+   */
+  private void awaitStamps(String log, long count, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (redis.redis().llen(log) < count) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("only " + redis.redis().llen(log) + " stamps of " + count + " of "
+            + what + " arrived");
+      }
+      Thread.sleep(10);
+    }
   }
 
   void awaitConsumers(Queue q, int consumers) throws InterruptedException {
