@@ -116,6 +116,13 @@ public final class RedisCluster implements AutoCloseable {
     return ownerOf(slot).getPort();
   }
 
+  /** Waits until the node on {@code port} (a restarted master, say) is a replica in sync with its master. */
+  public void awaitReplicaInSync(int port) {
+    RedisServer.await(":" + port + " to be a replica in sync", Duration.ofSeconds(30),
+        () -> infoField(port, "replication", "role").equals("slave")
+            && infoField(port, "replication", "master_link_status").equals("up"));
+  }
+
   /** "127.0.0.1:p1,127.0.0.1:p2,...", every node, as redis.cluster takes it. */
   public String seeds() {
     return nodes.stream().map(m -> "127.0.0.1:" + m.port()).collect(Collectors.joining(","));
