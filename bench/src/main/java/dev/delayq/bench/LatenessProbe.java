@@ -17,11 +17,15 @@ import redis.clients.jedis.UnifiedJedis;
  * bench/scripts/lateness-trace.sh follow each job through a MONITOR of the Redis); with "marker": true it records "<id>,<start epoch ms>"
  * instead, with "seq": n (the soak's ledger) "<n>,<start epoch ms>,<due epoch ms>,<attempt>", and with
  * "tick": true how late it started against its schedule tick
- * (start - {@code ctx.tickAt()}, ms); with "sleepMs" it then sleeps (interruptibly). The bench drops its own jar into
+ * (start - {@code ctx.tickAt()}, ms); with "sleepMs" it then sleeps (interruptibly). The stamp is
+ * taken at the handler's start and pushed in batches by {@link ProbeStamps} (but the soak's, at once). The bench drops its own jar into
  * the workers' jobs directory, so this also exercises handler discovery from jobs/.
  */
 public final class LatenessProbe implements JobHandler {
   private static volatile UnifiedJedis redis;
+  private static volatile ProbeStamps stamps;
+  /** DELAYQ_BENCH_PROBE_PUSH=each: one RPUSH per job as before the batching (for A/B runs). */
+  private static final boolean PUSH_EACH = "each".equals(System.getenv("DELAYQ_BENCH_PROBE_PUSH"));
 
   /**
    * Opens its Redis connection here, as the worker loads its handlers before its consumers
@@ -33,6 +37,7 @@ public final class LatenessProbe implements JobHandler {
   public LatenessProbe() {
     if (System.getenv("DELAYQ_REDIS_URL") != null || System.getenv("DELAYQ_REDIS_CLUSTER") != null) {
       redis().ping();
+      stamps();
     }
   }
 
@@ -56,12 +61,29 @@ public final class LatenessProbe implements JobHandler {
     } else {
       entry = (now - due) + "," + ctx.id();
     }
-    redis().rpush(ctx.payload().path("log").asText(), entry);
+    String log = ctx.payload().path("log").asText();
+    if (ctx.payload().has("seq") || PUSH_EACH) {
+      // the soak's ledger, which SIGKILLs workers: its stamp is in Redis before the job is acked
+      redis().rpush(log, entry);
+    } else {
+      stamps().add(log, entry);
+    }
     long sleep = ctx.payload().path("sleepMs").asLong(0);
     if (sleep > 0) {
       Thread.sleep(sleep);
     }
     return JobResult.done();
+  }
+
+  private static ProbeStamps stamps() {
+    if (stamps == null) {
+      synchronized (LatenessProbe.class) {
+        if (stamps == null) {
+          stamps = new ProbeStamps(LatenessProbe::redis);
+        }
+      }
+    }
+    return stamps;
   }
 
   /** The bench's Redis, as the worker reaches it: its cluster (DELAYQ_REDIS_CLUSTER) or its URL. */

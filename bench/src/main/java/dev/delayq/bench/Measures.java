@@ -210,7 +210,7 @@ final class Measures {
    * Three queues weighted 6/3/1 (worker.queues), {@code n}/3 jobs due together in each: the
    * share of the starts each queue had over the first half of them (while all three still had
    * due jobs), against its weight, and the jobs per second over all three. Each start is stamped
-   * by the probe handler (one RPUSH per job, which the drain measure does not pay).
+   * by the probe handler (pushed in batches, see ProbeStamps; the drain measure pays none).
    */
   Map<String, Object> queues(int n, int workers, int threads) throws Exception {
     Queue main = freshQueue();
@@ -250,6 +250,7 @@ final class Measures {
         }
         Thread.sleep(5);
       }
+      awaitStamps(log, queueOf.size(), "the three queues' jobs");
       List<long[]> starts = new ArrayList<>();  // {start ms, queue}
       for (String e : redis.redis().lrange(log, 0, -1)) {
         int comma = e.lastIndexOf(',');
@@ -317,6 +318,7 @@ final class Measures {
         }
         Thread.sleep(20);
       }
+      awaitStamps(log, n, "the rate-limited jobs");
       long[] starts = redis.redis().lrange(log, 0, -1).stream()
           .mapToLong(e -> Long.parseLong(e.substring(e.lastIndexOf(',') + 1))).sorted().toArray();
       int busiest = 0;
@@ -469,6 +471,21 @@ final class Measures {
     env.putAll(Map.of("DELAYQ_QUEUE", q.name(), "DELAYQ_QUEUE_SHARDS", Integer.toString(shards),
         "DELAYQ_WORKER_THREADS", Integer.toString(threads), "DELAYQ_WEB_ENABLED", "false"));
     return SupervisorRun.start(this.home, home, env, workers);
+  }
+
+  /**
+   * Waits until {@code log} holds {@code count} stamps: the probes push theirs in batches
+   * ({@link ProbeStamps}), so the last ones arrive up to a flush period after their jobs ended.
+   */
+  private void awaitStamps(String log, long count, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (redis.redis().llen(log) < count) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("only " + redis.redis().llen(log) + " stamps of " + count + " of "
+            + what + " arrived");
+      }
+      Thread.sleep(10);
+    }
   }
 
   void awaitConsumers(Queue q, int consumers) throws InterruptedException {

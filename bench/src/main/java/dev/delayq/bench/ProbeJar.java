@@ -13,7 +13,7 @@ import java.util.jar.JarOutputStream;
 /**
  * Puts the bench_probe handler into a worker's jobs directory, the way users add job types:
  * the bench's own jar when it runs from one, else (in the build's tests) a jar made from the
- * compiled probe class and its ServiceLoader entry.
+ * compiled probe classes and its ServiceLoader entry.
  */
 final class ProbeJar {
   private ProbeJar() {}
@@ -29,12 +29,14 @@ final class ProbeJar {
       Files.copy(self, target, StandardCopyOption.REPLACE_EXISTING);
       return;
     }
-    String cls = LatenessProbe.class.getName().replace('.', '/') + ".class";
     try (OutputStream file = Files.newOutputStream(target);
         JarOutputStream jar = new JarOutputStream(file)) {
-      jar.putNextEntry(new JarEntry(cls));
-      jar.write(Files.readAllBytes(self.resolve(cls)));
-      jar.closeEntry();
+      for (Class<?> c : new Class<?>[] {LatenessProbe.class, ProbeStamps.class}) {
+        String cls = c.getName().replace('.', '/') + ".class";
+        jar.putNextEntry(new JarEntry(cls));
+        jar.write(Files.readAllBytes(self.resolve(cls)));
+        jar.closeEntry();
+      }
       jar.putNextEntry(new JarEntry("META-INF/services/dev.delayq.job.JobHandler"));
       jar.write((LatenessProbe.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
       jar.closeEntry();

@@ -72,7 +72,7 @@ final class Report {
       out.append(String.format("%-44s %14s%n", "3 queues 6/3/1: start shares % (first half)",
           q.get("share_pct_critical") + "/" + q.get("share_pct_default") + "/" + q.get("share_pct_low")));
       line(out, r, "queues", "  worst share off its weight, %", "worst_share_off_weight_pct", 0);
-      line(out, r, "queues", "  jobs/s over the three (probe RPUSH per job)", "jobs_per_s", 0);
+      line(out, r, "queues", "  jobs/s over the three (probe stamps batched)", "jobs_per_s", 0);
     }
     if (r.get("pipeline") instanceof Map<?, ?> pl) {
       out.append(String.format("%-44s %s / %s us (p50 / p99)%n", "one command", pl.get("one_command_us_p50"),

@@ -2,9 +2,12 @@ package dev.delayq.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +31,15 @@ import redis.clients.jedis.UnifiedJedis;
 final class ClusterTopology implements MasterView {
   private static final Logger log = LoggerFactory.getLogger(ClusterTopology.class);
 
+  private static final long LOOK_EVERY_MS = 1000;
+
   private final String process;
   private final RedisClusterClient client;
+  private final AtomicLong epoch = new AtomicLong();
+  /** The node ids that served slots at the last look (touched by the watch thread only). */
+  private Set<String> mastersSeen;
+  private volatile Thread watch;
+  private volatile boolean closed;
 
   ClusterTopology(String process, RedisClusterClient client) {
     this.process = process;
@@ -43,12 +53,74 @@ final class ClusterTopology implements MasterView {
   }
 
   /**
-   * Always 0: a slot moved by resharding carries its keys with it, and a cluster failover is not
-   * told apart from it here (see docs/redis-layout.md).
+   * Grows when a node that was not a master serves slots: a replica took over from a failed
+   * master, so what the old master had not passed on is missing on the new one and the workers
+   * must look at their in-flight lists again ({@code FailoverResync}). A slot moved by
+   * resharding goes to a master there was already, keys and all, and does not count. The slot
+   * map is looked at once a second by a daemon thread, started by the first call (only workers
+   * ask), so a failover counts within about a second of the surviving nodes agreeing on it.
    */
   @Override
   public long epoch() {
-    return 0;
+    if (watch == null) {
+      startWatch();
+    }
+    return epoch.get();
+  }
+
+  private synchronized void startWatch() {
+    if (watch != null) {
+      return;
+    }
+    watch = new Thread(() -> {
+      while (!closed) {
+        try {
+          lookAtMasters();
+          Thread.sleep(LOOK_EVERY_MS);
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          // no node answers now (a failover under way): the next look tries again
+          try {
+            Thread.sleep(LOOK_EVERY_MS);
+          } catch (InterruptedException stop) {
+            return;
+          }
+        }
+      }
+    }, process + "-cluster-masters");
+    watch.setDaemon(true);
+    watch.start();
+  }
+
+  /** One look at the slot map: counts an epoch when a master serves slots that was not one before. */
+  void lookAtMasters() {
+    Map<String, HostAndPort> now = new LinkedHashMap<>();
+    for (Object range : slotRanges()) {
+      List<?> master = (List<?>) ((List<?>) range).get(2);
+      HostAndPort at = new HostAndPort(new String((byte[]) master.get(0), StandardCharsets.UTF_8),
+          ((Long) master.get(1)).intValue());
+      // the node id where the server gives it (Redis 4 and later), else its address
+      String id = master.size() > 2 ? new String((byte[]) master.get(2), StandardCharsets.UTF_8) : at.toString();
+      now.put(id, at);
+    }
+    if (mastersSeen != null && !mastersSeen.containsAll(now.keySet())) {
+      long e = epoch.incrementAndGet();
+      List<HostAndPort> fresh = now.entrySet().stream().filter(m -> !mastersSeen.contains(m.getKey()))
+          .map(Map.Entry::getValue).toList();
+      log.warn("{}: Redis Cluster node(s) {} serve slots as master now (a failover; master epoch {}): "
+          + "consumers look at their in-flight lists again", process, fresh, e);
+    }
+    mastersSeen = new HashSet<>(now.keySet());
+  }
+
+  /** Ends the watch of the slot map; the client is closed by its owner. */
+  void close() {
+    closed = true;
+    Thread w = watch;
+    if (w != null) {
+      w.interrupt();
+    }
   }
 
   @Override

@@ -13,7 +13,9 @@ import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.MultiNodePipelineBase;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Opens every pipeline of delayq. A cluster pipeline whose commands go to several masters (every
@@ -59,14 +61,53 @@ public final class Pipelines {
     FLUSH = flush;
   }
 
+  private static final long REFRESH_EVERY_NANOS = 100_000_000L;
+  private static final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong();
+
   private Pipelines() {}
+
+  /**
+   * A node of a cluster did not answer a pipeline (a master killed, its replica about to take
+   * over): reads the slot map again, at most every 100 ms. Jedis's cluster pipeline does not: it
+   * logs the failure, drops the node's replies and routes the next pipeline by the old map, so a
+   * process that reached a slot only through pipelines (acknowledgements, claims beside lengths,
+   * forwards of several shards, batched enqueues) went on sending to the dead node for good.
+   */
+  public static void nodeLost(UnifiedJedis redis) {
+    if (!(redis instanceof RedisClusterClient cluster)) {
+      return;
+    }
+    long now = System.nanoTime();
+    long last = lastRefresh.get();
+    if (last != 0 && now - last < REFRESH_EVERY_NANOS || !lastRefresh.compareAndSet(last, now)) {
+      return;
+    }
+    try {
+      cluster.refreshClusterTopology();
+    } catch (RuntimeException e) {
+      log.debug("reading the cluster's slot map again failed ({}); the next lost node tries again", e.toString());
+    }
+  }
+
+  /**
+   * The reply a pipeline's {@code response} holds, or a {@link JedisConnectionException} when it
+   * holds none: on a cluster, its node's connection failed while the pipeline read it.
+   */
+  public static <T> T reply(Response<T> response, String what) {
+    try {
+      return response.get();
+    } catch (IllegalStateException unset) {
+      throw new JedisConnectionException("no reply to " + what + ": the connection to its Redis Cluster node "
+          + "failed during the pipeline (the slot map is read again)");
+    }
+  }
 
   /** A pipeline on {@code redis}; on a cluster, one that reads its masters' replies on the caller's thread. */
   public static AbstractPipeline open(UnifiedJedis redis) {
     if (!(redis instanceof RedisClusterClient cluster)) {
       return redis.pipelined();
     }
-    OnTheCaller executor = new OnTheCaller();
+    OnTheCaller executor = new OnTheCaller(cluster);
     ClusterPipeline pipeline = cluster.pipelined(executor);
     executor.pipeline = pipeline;
     return pipeline;
@@ -77,12 +118,35 @@ public final class Pipelines {
    * master of its pipeline (see the class comment); one per pipeline, never shut down.
    */
   private static final class OnTheCaller extends AbstractExecutorService {
+    private final RedisClusterClient cluster;
     private MultiNodePipelineBase pipeline;
+
+    OnTheCaller(RedisClusterClient cluster) {
+      this.cluster = cluster;
+    }
 
     @Override
     public void execute(Runnable task) {
       sendAll();
+      Map<?, Connection> connections = connections();
+      int before = connections == null ? 0 : connections.size();
       task.run();
+      // Jedis drops the connection of a node whose replies could not be read, and leaves them unset
+      if (connections != null && connections.size() < before) {
+        nodeLost(cluster);
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<?, Connection> connections() {
+      if (CONNECTIONS == null || pipeline == null) {
+        return null;
+      }
+      try {
+        return (Map<?, Connection>) CONNECTIONS.get(pipeline);
+      } catch (IllegalAccessException | ClassCastException e) {
+        return null;
+      }
     }
 
     /** Sends what each connection of the pipeline holds; what is sent already costs nothing more. */

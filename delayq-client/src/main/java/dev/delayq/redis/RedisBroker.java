@@ -889,6 +889,8 @@ public final class RedisBroker {
       return length.get();
     } catch (JedisDataException e) {
       return 1; // a redirect or a moving slot: the claim itself follows it
+    } catch (IllegalStateException e) {
+      return 1; // no reply: its node's connection failed (a cluster failover); the claim there tells
     }
   }
 

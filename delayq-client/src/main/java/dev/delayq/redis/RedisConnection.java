@@ -104,6 +104,9 @@ public final class RedisConnection implements AutoCloseable {
 
   @Override
   public void close() {
+    if (master instanceof ClusterTopology cluster) {
+      cluster.close();
+    }
     client.close();
   }
 }

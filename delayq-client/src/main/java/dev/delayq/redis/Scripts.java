@@ -9,6 +9,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -216,16 +217,20 @@ public final class Scripts {
         }
       }
       pipeline.sync();
+    } catch (JedisConnectionException e) {
+      // a cluster node that cannot be reached at all (killed, its replica not yet in its place)
+      Pipelines.nodeLost(redis);
+      throw e;
     }
     Response<Long> confirmed = null;
     for (Response<Long> c : confirmations) {
-      if (confirmed == null || c.get() < confirmed.get()) {
+      if (confirmed == null || Pipelines.reply(c, "WAIT") < Pipelines.reply(confirmed, "WAIT")) {
         confirmed = c;
       }
     }
     for (int i = 0; i < responses.size(); i++) {
       try {
-        replies.add(responses.get(i).get());
+        replies.add(Pipelines.reply(responses.get(i), script.toString()));
       } catch (JedisNoScriptException e) {
         replies.add(null);
         missed.add(i);

@@ -17,8 +17,9 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
- * A real Redis Cluster of three masters on free loopback ports, made as an operator makes one:
- * three {@code redis-server --cluster-enabled yes}, then {@code redis-cli --cluster create}.
+ * A real Redis Cluster of three masters (and, made by {@link #startWithReplicas}, a replica of
+ * each) on free loopback ports, made as an operator makes one: {@code redis-server
+ * --cluster-enabled yes} nodes, then {@code redis-cli --cluster create}.
  * {@link #shared()} is started once per test JVM (a cluster takes a few seconds to form) and
  * torn down when the JVM exits; tests keep apart by fresh queue names, as on the plain fixture.
  */
@@ -26,9 +27,12 @@ public final class RedisCluster implements AutoCloseable {
   private static RedisCluster shared;
 
   private final List<RedisServer> masters;
+  /** Every node, masters first (the same as masters on a cluster without replicas). */
+  private final List<RedisServer> nodes;
 
-  private RedisCluster(List<RedisServer> masters) {
+  private RedisCluster(List<RedisServer> masters, List<RedisServer> nodes) {
     this.masters = masters;
+    this.nodes = nodes;
   }
 
   /** The JVM-wide cluster, formed on first use. */
@@ -45,21 +49,83 @@ public final class RedisCluster implements AutoCloseable {
     for (int i = 0; i < 3; i++) {
       masters.add(RedisServer.startClusterNode());
     }
-    RedisCluster cluster = new RedisCluster(masters);
-    List<String> create = new ArrayList<>(List.of("--cluster", "create"));
-    for (RedisServer m : masters) {
-      create.add("127.0.0.1:" + m.port());
+    return form(masters, masters, 0);
+  }
+
+  /**
+   * A new cluster of three masters and a replica of each ({@code --cluster-replicas 1}), whose
+   * nodes count a silent peer as failed after {@code nodeTimeoutMs}: kill a master and its
+   * replica takes over its slots about that long after. State ok, every replica in sync.
+   */
+  public static RedisCluster startWithReplicas(int nodeTimeoutMs) {
+    List<RedisServer> nodes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      nodes.add(RedisServer.startClusterNode(nodeTimeoutMs));
     }
-    create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-    cluster.cli(create);
-    RedisServer.await("cluster_state:ok on every node", Duration.ofSeconds(30),
-        () -> masters.stream().allMatch(m -> "ok".equals(clusterInfo(m.port()))));
+    // redis-cli makes the first three of the list masters and the others their replicas
+    RedisCluster cluster = form(new ArrayList<>(nodes.subList(0, 3)), nodes, 1);
+    RedisServer.await("every replica in sync with its master", Duration.ofSeconds(30),
+        () -> nodes.subList(3, 6).stream().allMatch(r -> infoField(r.port(), "replication", "master_link_status").equals("up")));
     return cluster;
   }
 
-  /** "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3", as redis.cluster takes it. */
+  private static RedisCluster form(List<RedisServer> masters, List<RedisServer> nodes, int replicas) {
+    RedisCluster cluster = new RedisCluster(masters, nodes);
+    List<String> create = new ArrayList<>(List.of("--cluster", "create"));
+    for (RedisServer n : nodes) {
+      create.add("127.0.0.1:" + n.port());
+    }
+    create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
+    cluster.cli(create);
+    RedisServer.await("cluster_state:ok on every node", Duration.ofSeconds(30),
+        () -> nodes.stream().allMatch(n -> "ok".equals(clusterInfo(n.port()))));
+    // a replica knows the slot map once it has heard of every master's slots
+    RedisServer.await("every node to see all 16384 slots", Duration.ofSeconds(30),
+        () -> nodes.stream().allMatch(n -> infoLine(n.port(), "cluster_slots_ok:").equals("16384")));
+    return cluster;
+  }
+
+  /** Every node of the cluster (masters first, then replicas, as formed). */
+  public List<RedisServer> nodes() {
+    return nodes;
+  }
+
+  /** The node on {@code port}. */
+  public RedisServer node(int port) {
+    return nodes.stream().filter(n -> n.port() == port).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no node of this cluster on port " + port));
+  }
+
+  /**
+   * SIGKILLs the master serving {@code slot} and waits until a replica has taken over the slot
+   * (as the surviving nodes see it, cluster_state ok again); returns the new master's port.
+   */
+  public int killMasterOf(int slot, Duration failoverTimeout) {
+    int dead = ownerOf(slot).getPort();
+    node(dead).kill();
+    RedisServer.await("a replica to take over slot " + slot + " from :" + dead, failoverTimeout,
+        () -> {
+          try {
+            int now = ownerOf(slot).getPort();
+            return now != dead && nodes.stream().filter(n -> n.port() != dead)
+                .allMatch(n -> "ok".equals(clusterInfo(n.port())));
+          } catch (RuntimeException notYet) {
+            return false;
+          }
+        });
+    return ownerOf(slot).getPort();
+  }
+
+  /** Waits until the node on {@code port} (a restarted master, say) is a replica in sync with its master. */
+  public void awaitReplicaInSync(int port) {
+    RedisServer.await(":" + port + " to be a replica in sync", Duration.ofSeconds(30),
+        () -> infoField(port, "replication", "role").equals("slave")
+            && infoField(port, "replication", "master_link_status").equals("up"));
+  }
+
+  /** "127.0.0.1:p1,127.0.0.1:p2,...", every node, as redis.cluster takes it. */
   public String seeds() {
-    return masters.stream().map(m -> "127.0.0.1:" + m.port()).collect(Collectors.joining(","));
+    return nodes.stream().map(m -> "127.0.0.1:" + m.port()).collect(Collectors.joining(","));
   }
 
   public List<RedisServer> masters() {
@@ -68,7 +134,7 @@ public final class RedisCluster implements AutoCloseable {
 
   /** The master serving {@code slot} now. */
   public HostAndPort ownerOf(int slot) {
-    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+    try (Jedis node = liveNode()) {
       for (Object range : node.clusterSlots()) {
         List<?> r = (List<?>) range;
         if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
@@ -91,7 +157,7 @@ public final class RedisCluster implements AutoCloseable {
   /** The port of the master serving each slot now (index: slot). */
   public int[] slotOwners() {
     int[] owners = new int[16384];
-    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+    try (Jedis node = liveNode()) {
       for (Object range : node.clusterSlots()) {
         List<?> r = (List<?>) range;
         int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
@@ -131,7 +197,7 @@ public final class RedisCluster implements AutoCloseable {
   /** The lowest slot of each master: what {@code redis-cli --cluster reshard} moves first. */
   public List<Integer> lowestSlots() {
     Map<Integer, Integer> lowest = new TreeMap<>();
-    try (Jedis node = new Jedis("127.0.0.1", masters.get(0).port())) {
+    try (Jedis node = liveNode()) {
       for (Object range : node.clusterSlots()) {
         List<?> r = (List<?>) range;
         int port = ((Long) ((List<?>) r.get(2)).get(1)).intValue();
@@ -196,6 +262,38 @@ public final class RedisCluster implements AutoCloseable {
         + "a cluster (Debian: apt-get install redis-tools)");
   }
 
+  /** A connection to the first node that answers (a test may have killed some). */
+  private Jedis liveNode() {
+    for (RedisServer n : nodes) {
+      Jedis j = new Jedis("127.0.0.1", n.port());
+      try {
+        j.ping();
+        return j;
+      } catch (RuntimeException down) {
+        j.close();
+      }
+    }
+    throw new IllegalStateException("no node of the cluster answers");
+  }
+
+  private static String infoField(int port, String section, String field) {
+    try (Jedis node = new Jedis("127.0.0.1", port)) {
+      return node.info(section).lines().filter(l -> l.startsWith(field + ":"))
+          .map(l -> l.substring(field.length() + 1).trim()).findFirst().orElse("");
+    } catch (RuntimeException notYet) {
+      return "";
+    }
+  }
+
+  private static String infoLine(int port, String prefix) {
+    try (Jedis node = new Jedis("127.0.0.1", port)) {
+      return node.clusterInfo().lines().filter(l -> l.startsWith(prefix))
+          .map(l -> l.substring(prefix.length()).trim()).findFirst().orElse("");
+    } catch (RuntimeException notYet) {
+      return "";
+    }
+  }
+
   private static String clusterInfo(int port) {
     try (Jedis node = new Jedis("127.0.0.1", port)) {
       return node.clusterInfo().lines()
@@ -208,6 +306,6 @@ public final class RedisCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    masters.forEach(RedisServer::kill);
+    nodes.forEach(RedisServer::kill);
   }
 }

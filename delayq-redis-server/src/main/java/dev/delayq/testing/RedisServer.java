@@ -43,10 +43,18 @@ public final class RedisServer implements AutoCloseable {
 
   /** A node of a Redis Cluster, not yet part of one (see {@link RedisCluster}). */
   static RedisServer startClusterNode() {
+    return startClusterNode(5000);
+  }
+
+  /**
+   * A cluster node that counts a peer as failed after {@code nodeTimeoutMs} without an answer
+   * (cluster-node-timeout): how soon a replica takes over from a master that died.
+   */
+  static RedisServer startClusterNode(int nodeTimeoutMs) {
     int port = freePort();
     return launch(port, List.of("--port", Integer.toString(port), "--cluster-enabled", "yes",
-        "--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout", "5000"),
-        false, ready -> ready.logContains("Ready to accept connections"));
+        "--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout",
+        Integer.toString(nodeTimeoutMs)), false, ready -> ready.logContains("Ready to accept connections"));
   }
 
   /**
