@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
@@ -384,13 +385,21 @@ final class Consumer {
 
   /**
    * Acknowledges the finished job and gives back every other claimed one, none of them started.
-   * The acknowledgements on their way go first, or their jobs would be given back and run twice.
+   * The acknowledgements on their way go first, or their jobs would be given back and run twice:
+   * while they cannot be sent (Redis, or a cluster's failed master, not answering yet) nothing is
+   * given back and the consumer stays unsure, to try again after its backoff. Only at shutdown
+   * does it give back anyway (the drain must end; its worker's exit takes back what remains).
    */
   private void giveBackAll() {
+    boolean sent = false;
     try {
-      acks.flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
+      sent = acks.flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (!sent && !quiet.getAsBoolean()) {
+      throw new JedisConnectionException(id + ": its acknowledgements are not sent yet; its claimed "
+          + "jobs are given back once they are");
     }
     RedisBroker.Released r = broker.releaseClaimed(id, pendingAck);
     acknowledged(pendingAck, r.ack());
