@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interleaved before/after of `bin/delayq bench enqueue` and `bench memory`: TURNS turns of
-# (before, after), each `bench enqueue memory --n N --runs RUNS` (its own private Redis), then
+# (before, after), each `bench enqueue` and `bench memory` `--n N --runs RUNS` (its own private Redis), then
 # the medians over the turns of batched and one-by-one jobs/s, the Redis CPU µs per batched
 # enqueued job and the bytes per pending job, with the load average before each run. The machine
 # is shared: CPU µs per job is the steadier figure.
@@ -14,8 +14,10 @@ for turn in $(seq 1 "$TURNS"); do
   for side in before after; do
     tree="$before"; [ "$side" = after ] && tree="$after"
     cut -d' ' -f1-3 /proc/loadavg > "$OUT/$side-$turn.load"
-    "$tree/bin/delayq" bench enqueue memory --n "$N" --runs "$RUNS" --json "$OUT/$side-$turn.json" \
-      > "$OUT/$side-$turn.log" 2>&1
+    for measure in enqueue memory; do
+      "$tree/bin/delayq" bench "$measure" --n "$N" --runs "$RUNS" --json "$OUT/$side-$turn-$measure.json" \
+        > "$OUT/$side-$turn-$measure.log" 2>&1
+    done
     echo "turn $turn $side done (load $(cat "$OUT/$side-$turn.load"))" >&2
   done
 done
@@ -28,8 +30,8 @@ print(f"{'run':<12}{'load':>16}{'batched/s':>11}{'single/s':>10}{'cpu us/job':>1
 for side in ("before", "after"):
     rows = []
     for t in range(1, turns + 1):
-        d = json.load(open(f"{out}/{side}-{t}.json"))
-        e, m = d["enqueue"], d["memory"]
+        e = json.load(open(f"{out}/{side}-{t}-enqueue.json"))["enqueue"]
+        m = json.load(open(f"{out}/{side}-{t}-memory.json"))["memory"]
         b = m.get("bytes_per_pending_job", m.get("bytes_per_job"))
         load = open(f"{out}/{side}-{t}.load").read().strip()
         rows.append([e[c] for c in cols] + [b])
