@@ -99,7 +99,7 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return delayed() + ":index";
   }
 
-  /** ZSET: one bucket of the wheel, job id -> due time, epoch ms; at most 64 ids. */
+  /** ZSET: one bucket of the wheel, job id -> due time, epoch ms; at most 128 ids. */
   public String delayedBucket(String position) {
     return delayed() + ":" + position;
   }

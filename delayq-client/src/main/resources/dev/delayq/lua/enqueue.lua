@@ -27,6 +27,10 @@
     {5, -1}       if-pending: refused, the job is running; {6, -1} its record cannot be rewritten
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
+  Work: one ZMSCORE (ended:expiry) and one HMGET (jobs) for the call's ids; one HSET and one LPUSH
+  for the accepted; their wheel adds bucket by bucket with one count (include/wheel wheelGather,
+  wheelFlush). An id a second time in the call, or an id that has a record, goes on alone after
+  the writes before it are made.
 ]]
 --@include now
 --@include record
@@ -101,7 +105,9 @@ local function enqueueOne(k, id, head, payload, when, mode)
   local again = seen[id]
   seen[id] = true
   if again then flush() end
-  local freeAt = endedTaken(id, again and redis.call('ZSCORE', expiryKey, id) or freeAts[k])
+  local freeAt = freeAts[k]
+  if again then freeAt = redis.call('ZSCORE', expiryKey, id) end
+  freeAt = endedTaken(id, freeAt)
   if freeAt then return 2, freeAt end
   local dueAt = when
   if mode == 'delay' then dueAt = now + when end

@@ -16,7 +16,7 @@
       apart (it is a plain ZSET)
     "score", id: the id's due time when it is delayed (found by its record's due time; KEYS[2]
       jobs), else nil
-  Work: each bucket it reads holds at most 64 ids; range and count look at the buckets of the
+  Work: each bucket it reads holds at most 128 ids; range and count look at the buckets of the
   window only (and count reads each with ZCOUNT).
   Invariant: none kept or broken: it reads.
 ]]

@@ -14,10 +14,9 @@
 -- place's) by one index lookup: ties of any number of ids at one ms split by id. This include is
 -- the only Lua that knows the layout.
 
--- Half of zset-max-listpack-entries (128): an add scans its bucket's listpack (to find the id,
--- then its place), so a bucket of at most 64 makes an enqueue ~10% cheaper than one of 128, for
--- ~3 B more a job (more buckets, each with its key and index member; docs/redis-layout.md).
-local WHEEL_MOST = 64
+-- zset-max-listpack-entries (128). Splitting at 64 made the scans of an add shorter but the
+-- enqueue bench no cheaper, for ~5 B more a job (docs/redis-layout.md).
+local WHEEL_MOST = 128
 
 -- a < b byte by byte, as Redis orders lex ranges (Lua's < follows the locale)
 local function wheelBefore(a, b)
@@ -124,12 +123,11 @@ end
 -- before high + 1 ms, in order; nil when they are many more than the n adds that will look them
 -- up (then one lookup per add is cheaper than reading them all).
 local function wheelRange(indexKey, low, high, n)
-  local from = redis.call('ZRANGE', indexKey, '[' .. wheelPosition(low, ''), '-',
-    'BYLEX', 'REV', 'LIMIT', '0', '1')[1]
-  from = from and ('[' .. from) or '-'
-  local to = '(' .. wheelPosition(high + 1, '')
-  if redis.call('ZLEXCOUNT', indexKey, from, to) > 2 * n + 8 then return nil end
-  return redis.call('ZRANGE', indexKey, from, to, 'BYLEX')
+  local start, to = wheelPosition(low, ''), '(' .. wheelPosition(high + 1, '')
+  -- the ones that start within the range, and the one before it that holds its first ids
+  if redis.call('ZLEXCOUNT', indexKey, '[' .. start, to) + 1 > 2 * n + 8 then return nil end
+  local from = redis.call('ZRANGE', indexKey, '[' .. start, '-', 'BYLEX', 'REV', 'LIMIT', '0', '1')[1]
+  return redis.call('ZRANGE', indexKey, from and ('[' .. from) or '-', to, 'BYLEX')
 end
 
 -- Puts the gathered adds in the wheel. Each add's bucket comes from one read of the index range
