@@ -27,6 +27,10 @@
     {5, -1}       if-pending: refused, the job is running; {6, -1} its record cannot be rewritten
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
+  Work: one ZMSCORE (ended:expiry) and one HMGET (jobs) for the call's ids; one HSET and one LPUSH
+  for the accepted; their wheel adds bucket by bucket with one count (include/wheel wheelGather,
+  wheelFlush). An id a second time in the call, or an id that has a record, goes on alone after
+  the writes before it are made.
 ]]
 --@include now
 --@include record
@@ -45,10 +49,46 @@ local earliestAdded = nil
 local acceptedPerType = {}
 local out = {}
 
+-- Commands take at most this many arguments from unpack (Lua's stack is bounded).
+local CHUNK = 1000
+
+-- The reply of command on key with the values from, in CHUNK pieces: the replies' elements
+-- joined, or their sum when they are numbers.
+local function chunked(command, key, values)
+  local all, sum = {}, 0
+  for from = 1, #values, CHUNK do
+    local r = redis.call(command, key, unpack(values, from, math.min(#values, from + CHUNK - 1)))
+    if type(r) == 'table' then
+      for _, v in ipairs(r) do all[#all + 1] = v end
+    else
+      sum = sum + r
+    end
+  end
+  return all, sum
+end
+
+-- What the batch reads before it writes, one command each for all its ids: the ended window of
+-- each (ended:expiry) and whether it has a record. A job whose id came earlier in this call
+-- reads them again (its first job may have written them).
+local ids = {}
+for i = 2, #ARGV, 5 do ids[#ids + 1] = ARGV[i] end
+local freeAts = chunked('ZMSCORE', expiryKey, ids)
+local existing = chunked('HMGET', jobsKey, ids)
+local seen = {}
+
+-- The writes of accepted jobs, gathered and made together by flush(): before anything reads a
+-- record or a place (an id's second job, the if-pending path) and before the call returns.
+local records, readyIds, adds = {}, {}, wheelAdds(delayedKey)
+local function flush()
+  if #records > 0 then chunked('HSET', jobsKey, records) end
+  if #readyIds > 0 then chunked('LPUSH', readyKey, readyIds) end
+  records, readyIds = {}, {}
+  wheelFlush(adds)
+end
+
 -- When the id stays taken (its window has not passed): the time it is free again. A window that passed but
 -- that the scheduler has not trimmed yet is trimmed here, so the id is free on time.
-local function endedTaken(id)
-  local freeAt = redis.call('ZSCORE', expiryKey, id)
+local function endedTaken(id, freeAt)
   if not freeAt then return nil end
   freeAt = tonumber(freeAt)
   if freeAt > now then return freeAt end
@@ -57,25 +97,35 @@ local function endedTaken(id)
   return nil
 end
 
--- The outcome pair of one job, writing it when it is accepted.
-local function enqueueOne(id, head, payload, when, mode)
+-- The outcome pair of the job at k (1-based), writing it when it is accepted.
+local function enqueueOne(k, id, head, payload, when, mode)
   local option
   mode, option = string.match(mode, '^(%a+)(.*)$')
   if #payload > maxPayload then return -2, #payload end
-  local freeAt = endedTaken(id)
+  local again = seen[id]
+  seen[id] = true
+  if again then flush() end
+  local freeAt = freeAts[k]
+  if again then freeAt = redis.call('ZSCORE', expiryKey, id) end
+  freeAt = endedTaken(id, freeAt)
   if freeAt then return 2, freeAt end
   local dueAt = when
   if mode == 'delay' then dueAt = now + when end
   local record = newRecord(head, now, dueAt, payload)
-  if redis.call('HSETNX', jobsKey, id, record) == 0 then
+  local exists = existing[k]
+  if again then exists = redis.call('HEXISTS', jobsKey, id) == 1 end
+  if exists then
     local deadAt = redis.call('ZSCORE', deadKey, id)
     if deadAt then return 3, tonumber(deadAt) end
+    flush()
     return onPending(jobsKey, delayedKey, readyKey, deadKey, wakeKey, id, option, payload, dueAt, now)
   end
+  records[#records + 1] = id
+  records[#records + 1] = record
   if dueAt <= now and straightToReady then
-    redis.call('LPUSH', readyKey, id)
+    readyIds[#readyIds + 1] = id
   else
-    wheelAdd(delayedKey, dueAt, id)
+    wheelGather(adds, dueAt, id)
     if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
   end
   local jobType = recordType(head)
@@ -84,10 +134,11 @@ local function enqueueOne(id, head, payload, when, mode)
 end
 
 for i = 2, #ARGV, 5 do
-  local code, value = enqueueOne(ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), ARGV[i + 4])
+  local code, value = enqueueOne((i + 3) / 5, ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), ARGV[i + 4])
   out[#out + 1] = code
   out[#out + 1] = value
 end
+flush()
 
 for jobType, n in pairs(acceptedPerType) do
   redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, n)

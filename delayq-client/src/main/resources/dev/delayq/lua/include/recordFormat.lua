@@ -5,6 +5,14 @@
 -- is escaped and the compact head holds no object (headers are a flat array of strings), so
 -- the first payload key in the text starts the payload member, whatever the payload holds.
 
+-- A number's text, for a record or a command: an integer (a time in ms) by '%d', which costs a
+-- tenth of what Lua's own conversion (%.14g, which redis.call and '..' use) costs; another number
+-- as Lua writes it.
+local function numberText(x)
+  if x == math.floor(x) and x > -2^53 and x < 2^53 then return string.format('%d', x) end
+  return tostring(x)
+end
+
 -- Where the payload member starts (its ',') and the length of its key with the colon, or nil.
 local function payloadAt(raw)
   if string.sub(raw, 1, 5) == '{"t":' then
@@ -47,8 +55,9 @@ end
 -- payload, in the head's format. The attempt (1) is left out: absent means 1.
 local function newRecord(head, createdAt, dueAt, payload)
   if string.sub(head, 1, 5) == '{"t":' then
-    return head .. ',"c":' .. createdAt .. ',"d":' .. (dueAt - createdAt) .. ',"p":' .. payload .. '}'
+    return head .. ',"c":' .. numberText(createdAt) .. ',"d":' .. numberText(dueAt - createdAt)
+      .. ',"p":' .. payload .. '}'
   end
-  return head .. ',"attempt":1,"createdAt":' .. createdAt .. ',"dueAt":' .. dueAt
+  return head .. ',"attempt":1,"createdAt":' .. numberText(createdAt) .. ',"dueAt":' .. numberText(dueAt)
     .. ',"payload":' .. payload .. '}'
 end

@@ -14,6 +14,8 @@
 -- place's) by one index lookup: ties of any number of ids at one ms split by id. This include is
 -- the only Lua that knows the layout.
 
+-- zset-max-listpack-entries (128). Splitting at 64 made the scans of an add shorter but the
+-- enqueue bench no cheaper, for ~5 B more a job (docs/redis-layout.md).
 local WHEEL_MOST = 128
 
 -- a < b byte by byte, as Redis orders lex ranges (Lua's < follows the locale)
@@ -32,7 +34,7 @@ end
 -- The index member of the bucket that holds (due, id) if it is anywhere in the wheel, or nil.
 local function wheelBucket(delayedKey, due, id)
   return redis.call('ZRANGE', delayedKey .. ':index', '[' .. wheelPosition(due, id), '-',
-    'BYLEX', 'REV', 'LIMIT', 0, 1)[1]
+    'BYLEX', 'REV', 'LIMIT', '0', '1')[1]
 end
 
 -- The index member of the bucket that holds id, looked for in every bucket: for an id whose due
@@ -66,38 +68,150 @@ local function recordDue(raw)
   return tonumber(string.match(head, '"dueAt":(%-?[%d.eE+]+)'))
 end
 
--- Puts id, due at due, in the wheel. The caller has taken it out of every other place.
-local function wheelAdd(delayedKey, due, id)
+-- Puts id, due at due, in the wheel, without counting it: returns 1 when it was not in its bucket
+-- yet (the caller adds that to <delayed>:count), else 0. The caller has taken it out of every
+-- other place.
+local function wheelPut(delayedKey, due, id)
   local indexKey = delayedKey .. ':index'
   local at = wheelBucket(delayedKey, due, id)
   if not at then
     -- before every bucket: the first one moves its start down when it has room, else a new one
-    local first = redis.call('ZRANGE', indexKey, 0, 0)[1]
+    local first = redis.call('ZRANGE', indexKey, '0', '0')[1]
     at = wheelPosition(due, id)
     if first and redis.call('ZCARD', delayedKey .. ':' .. first) < WHEEL_MOST then
       redis.call('RENAME', delayedKey .. ':' .. first, delayedKey .. ':' .. at)
       redis.call('ZREM', indexKey, first)
     end
-    redis.call('ZADD', indexKey, 0, at)
+    redis.call('ZADD', indexKey, '0', at)
   end
   local bucket = delayedKey .. ':' .. at
-  if redis.call('ZCARD', bucket) >= WHEEL_MOST then
-    -- split in halves before it grows past the listpack limit (a skiplist never turns back)
-    local upper = redis.call('ZRANGE', bucket, WHEEL_MOST / 2, -1, 'WITHSCORES')
+  local size = redis.call('ZCARD', bucket)
+  if size >= WHEEL_MOST then
+    -- split in halves before it grows past the listpack limit (a skiplist never turns back):
+    -- a COPY of the bucket (its listpack's bytes) loses its lower half, the bucket its upper
+    -- half. Adding the upper half's ids one by one to a new ZSET scans its listpack for each:
+    -- that cost ten times more, a few µs per enqueued job.
+    local half = math.floor(size / 2)
+    local upper = redis.call('ZRANGE', bucket, half, half, 'WITHSCORES')
     local split = wheelPosition(tonumber(upper[2]), upper[1])
-    local args = {}
-    for i = 1, #upper, 2 do
-      args[#args + 1] = upper[i + 1]
-      args[#args + 1] = upper[i]
-    end
-    redis.call('ZADD', delayedKey .. ':' .. split, unpack(args))
-    redis.call('ZREMRANGEBYRANK', bucket, WHEEL_MOST / 2, -1)
-    redis.call('ZADD', indexKey, 0, split)
+    local upperKey = delayedKey .. ':' .. split
+    redis.call('COPY', bucket, upperKey, 'REPLACE')
+    redis.call('ZREMRANGEBYRANK', upperKey, 0, half - 1)
+    redis.call('ZREMRANGEBYRANK', bucket, half, -1)
+    redis.call('ZADD', indexKey, '0', split)
     if not wheelBefore(wheelPosition(due, id), split) then bucket = delayedKey .. ':' .. split end
   end
-  if redis.call('ZADD', bucket, due, id) == 1 then
+  return redis.call('ZADD', bucket, numberText(due), id)
+end
+
+-- Puts id, due at due, in the wheel. The caller has taken it out of every other place.
+local function wheelAdd(delayedKey, due, id)
+  if wheelPut(delayedKey, due, id) == 1 then
     redis.call('INCR', delayedKey .. ':count')
   end
+end
+
+-- Many adds in one script call (enqueue's batch): wheelGather collects them and wheelFlush puts
+-- them all in the wheel, bucket by bucket, and counts them with one INCRBY. Until the flush they
+-- are nowhere: the caller flushes before it reads the wheel or the ids' places, and before it
+-- returns. wheelAdd, for one id, needs no flush.
+local function wheelAdds(delayedKey)
+  return { key = delayedKey, dues = {}, ids = {}, has = {} }
+end
+
+-- The index members (positions) from the bucket that holds due times of low on to the last one
+-- before high + 1 ms, in order; nil when they are many more than the n adds that will look them
+-- up (then one lookup per add is cheaper than reading them all).
+local function wheelRange(indexKey, low, high, n)
+  local start, to = wheelPosition(low, ''), '(' .. wheelPosition(high + 1, '')
+  -- the ones that start within the range, and the one before it that holds its first ids
+  if redis.call('ZLEXCOUNT', indexKey, '[' .. start, to) + 1 > 2 * n + 8 then return nil end
+  local from = redis.call('ZRANGE', indexKey, '[' .. start, '-', 'BYLEX', 'REV', 'LIMIT', '0', '1')[1]
+  return redis.call('ZRANGE', indexKey, from and ('[' .. from) or '-', to, 'BYLEX')
+end
+
+-- Puts the gathered adds in the wheel. Each add's bucket comes from one read of the index range
+-- they fall in (a binary search over it here) or, when that range is large, one lookup per add;
+-- the adds of one bucket go in with one ZCARD and one ZADD while the bucket has room for them.
+-- The others (before every bucket, or past a bucket's room) go in one by one (wheelPut), after:
+-- they may split or rename buckets, which the grouped ones have not read any more.
+local function wheelFlush(adds)
+  local n = #adds.ids
+  if n == 0 then return end
+  local key, dues, ids = adds.key, adds.dues, adds.ids
+  adds.dues, adds.ids, adds.has = {}, {}, {}
+  local indexKey = key .. ':index'
+  local low, high = dues[1], dues[1]
+  for i = 2, n do
+    if dues[i] < low then low = dues[i] elseif dues[i] > high then high = dues[i] end
+  end
+  local members = wheelRange(indexKey, low, high, n)
+  -- the members' due times (positions' numbers) and ids, parsed when the search first reads them
+  local starts, names = {}, {}
+  local function parse(j)
+    local m = members[j]
+    local bar = string.find(m, '|', 1, true)
+    starts[j], names[j] = tonumber(string.sub(m, 1, bar - 1)), string.sub(m, bar + 1)
+  end
+  local groups, order, rest = {}, {}, {}
+  for i = 1, n do
+    local due, id, at = dues[i], ids[i], nil
+    if members then
+      -- the last member not after (due, id), as wheelBucket's lookup finds it
+      local start = math.floor(due) + 5e15
+      local lo, hi, found = 1, #members, 0
+      while lo <= hi do
+        local mid = math.floor((lo + hi) / 2)
+        if not starts[mid] then parse(mid) end
+        local s = starts[mid]
+        if s < start or (s == start and not wheelBefore(id, names[mid])) then
+          found, lo = mid, mid + 1
+        else
+          hi = mid - 1
+        end
+      end
+      at = members[found]
+    else
+      at = wheelBucket(key, due, id)
+    end
+    if at then
+      local group = groups[at]
+      if not group then
+        group = {}
+        groups[at] = group
+        order[#order + 1] = at
+      end
+      group[#group + 1] = i
+    else
+      rest[#rest + 1] = i
+    end
+  end
+  local added = 0
+  for _, at in ipairs(order) do
+    local group, bucket = groups[at], key .. ':' .. at
+    local room = WHEEL_MOST - redis.call('ZCARD', bucket)
+    local args = {}
+    for g, i in ipairs(group) do
+      if g <= room then
+        args[#args + 1] = numberText(dues[i])
+        args[#args + 1] = ids[i]
+      else
+        rest[#rest + 1] = i
+      end
+    end
+    if #args > 0 then added = added + redis.call('ZADD', bucket, unpack(args)) end
+  end
+  for _, i in ipairs(rest) do added = added + wheelPut(key, dues[i], ids[i]) end
+  if added > 0 then redis.call('INCRBY', key .. ':count', added) end
+end
+
+-- Gathers one add for wheelFlush. An id gathered twice flushes the first add before it (the
+-- second then finds the first in its bucket, as wheelAdd would).
+local function wheelGather(adds, due, id)
+  if adds.has[id] then wheelFlush(adds) end
+  adds.has[id] = true
+  adds.dues[#adds.dues + 1] = due
+  adds.ids[#adds.ids + 1] = id
 end
 
 -- Takes id out of the wheel's bucket for due (its record's due time; nil when unknown: then
