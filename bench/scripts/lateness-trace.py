@@ -51,9 +51,12 @@ def parse_monitor(path, part):
                 elif cmd not in ('EVALSHA', 'EVAL') and len(args) > 1:
                     name = f"{cmd} {args[1].rsplit(':', 1)[-1]}"
                 calls[name] = calls.get(name, 0) + 1
-            if lua and cmd == 'ZADD' and args[1].endswith(':delayed') and len(args) == 4:
-                due.setdefault(args[3], float(args[2]))
-                created.setdefault(args[3], t_ms)
+            if lua and cmd == 'ZADD' and (args[1].endswith(':delayed') or ':delayed:' in args[1]) \
+                    and not args[1].endswith(':delayed:index'):
+                # the old ZSET or a time-wheel bucket; a batch's adds to a bucket are one ZADD
+                for score, job in zip(args[2::2], args[3::2]):
+                    due.setdefault(job, float(score))
+                    created.setdefault(job, t_ms)
             elif lua and cmd == 'LPUSH' and args[1].endswith(':ready'):
                 for i in args[2:]:
                     forward.setdefault(i, t_ms)
