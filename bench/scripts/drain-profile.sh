@@ -23,15 +23,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${1:-20000}"; SLOWER_THAN="${SLOWER_THAN:-10}"; THREADS="${THREADS:-8}"; WORKERS="${WORKERS:-1}"
 DELAYQ="${DELAYQ:-$root/bin/delayq}"
 tree="$(cd "$(dirname "$DELAYQ")/.." && pwd)"
-work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-  --dir "$work" --pidfile "$work/redis.pid" --slowlog-log-slower-than "$SLOWER_THAN" \
-  --slowlog-max-len $((N * 4 + 100000)) >/dev/null
-trap 'kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
-sleep 0.5
-cli() { redis-cli -p "$port" "$@"; }
+. "$root/bench/scripts/private-redis.sh"
+private_redis --slowlog-log-slower-than "$SLOWER_THAN" --slowlog-max-len $((N * 4 + 100000))
 
 java -cp "$(ls "$tree"/bench/target/lib/delayq-client-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
 cli CONFIG RESETSTAT >/dev/null
@@ -65,9 +58,11 @@ fi
 cli INFO commandstats > "$work/commandstats"
 cli --json SLOWLOG GET -1 > "$work/slowlog.json"
 
-python3 - "$N" "$work" <<'EOF'
+python3 - "$N" "$work" "$root/bench/scripts" <<'EOF'
 import json, sys, collections
 n, work = int(sys.argv[1]), sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import commandstats
 names = dict(line.split() for line in open(work + "/shas"))
 entries = json.load(open(work + "/slowlog.json"))
 per = collections.defaultdict(lambda: [0, 0])
@@ -83,15 +78,7 @@ for name, (calls, us) in sorted(per.items(), key=lambda kv: -kv[1][1])[:15]:
     print(f"{name:<24}{calls:>9}{calls / n:>11.3f}{us / calls:>10.2f}{us / n:>9.3f}")
 print()
 print("INFO commandstats, the whole run (inner commands of scripts counted again)")
-print(f"{'command':<24}{'calls/job':>11}{'us/call':>10}{'us/job':>9}")
-rows = []
-for line in open(work + "/commandstats"):
-    if line.startswith("cmdstat_"):
-        key, value = line.strip().split(":", 1)
-        f = dict(p.split("=") for p in value.split(","))
-        rows.append((key[8:], int(f["calls"]), int(f["usec"])))
-for name, calls, us in sorted(rows, key=lambda r: -r[2])[:20]:
-    print(f"{name:<24}{calls / n:>11.3f}{us / calls:>10.2f}{us / n:>9.3f}")
+commandstats.table(work + "/commandstats", n)
 d = json.load(open(work + "/drain.json"))["drain"]
 print()
 print("bench drain:", {k: d[k] for k in ("jobs_per_s", "redis_cpu_us_per_job", "redis_usec_per_job_by_command") if k in d})

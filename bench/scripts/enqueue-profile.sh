@@ -12,14 +12,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${1:-100000}"
 DELAYQ="${DELAYQ:-$root/bin/delayq}"
-work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-  --dir "$work" --pidfile "$work/redis.pid" >/dev/null
-trap 'kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
-sleep 0.5
-cli() { redis-cli -p "$port" "$@"; }
+. "$root/bench/scripts/private-redis.sh"
+private_redis
 cli CONFIG RESETSTAT >/dev/null
 # instructions the redis-server retires over the run: a load-independent figure for A/B on a
 # shared machine (CPU µs per job moves with the load)
@@ -29,20 +23,14 @@ perf_pid=$!
 cli INFO commandstats > "$work/commandstats"
 kill -INT "$perf_pid"; wait "$perf_pid" || true
 
-python3 - "$N" "$work" <<'PY'
+python3 - "$N" "$work" "$root/bench/scripts" <<'PY'
 import json, sys
 n, work = int(sys.argv[1]), sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import commandstats
 jobs = 2 * n
 print(f"INFO commandstats, the whole run ({jobs} jobs enqueued; inner commands of scripts counted again)")
-print(f"{'command':<24}{'calls/job':>11}{'us/call':>10}{'us/job':>9}")
-rows = []
-for line in open(work + "/commandstats"):
-    if line.startswith("cmdstat_"):
-        key, value = line.strip().split(":", 1)
-        f = dict(p.split("=") for p in value.split(","))
-        rows.append((key[8:], int(f["calls"]), int(f["usec"])))
-for name, calls, us in sorted(rows, key=lambda r: -r[2])[:20]:
-    print(f"{name:<24}{calls / jobs:>11.3f}{us / calls:>10.2f}{us / jobs:>9.3f}")
+commandstats.table(work + "/commandstats", jobs)
 d = json.load(open(work + "/enqueue.json"))["enqueue"]
 print()
 ins = [l for l in open(work + "/perfstat") if "instructions" in l]
