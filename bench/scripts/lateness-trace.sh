@@ -15,8 +15,9 @@
 #      MEASURE (precision; or ticks), TICKS (60).
 # Writes OUT_DIR/{monitor.txt,<MEASURE>.json,gc-*.log,pressure-*.txt,trace.txt}.
 set -euo pipefail
-# the trace finds each start in the probe's own RPUSH: one per job, not the batched stamps
-export DELAYQ_BENCH_PROBE_PUSH=each
+# the trace finds each start in the probe's own RPUSH: one per job, not the batched stamps (a run
+# without MONITOR, for before/after figures, keeps the batched probe that bench precision runs)
+[ "${MONITOR:-1}" = 1 ] && export DELAYQ_BENCH_PROBE_PUSH=each
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/lateness-trace}" && cd "${1:-$root/target/lateness-trace}" && pwd)"
 N="${N:-2000}"; SHARDS="${SHARDS:-1}"; SUSTAIN="${SUSTAIN:-3}"; PART="${PART:-spread}"

@@ -35,15 +35,16 @@ final class BenchRedis implements AutoCloseable {
   private final int replicaAcks;
   private final List<Process> servers;
   private final RedisConnection connection;
+  /** A bench stopped by a signal (timeout, Ctrl-C) leaves no private redis-server behind; removed at close. */
+  private final Thread stopOnExit;
 
   private BenchRedis(String url, String cluster, int replicaAcks, List<Process> servers) {
     this.url = url;
     this.cluster = cluster;
     this.replicaAcks = replicaAcks;
     this.servers = servers;
-    // a bench stopped by a signal (timeout, Ctrl-C) leaves no private redis-server behind
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> servers.forEach(Process::destroyForcibly),
-        "bench-redis-stop"));
+    this.stopOnExit = new Thread(() -> servers.forEach(Process::destroyForcibly), "bench-redis-stop");
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
     this.connection = RedisConnector.connect(new ConfigLoader().load(null, env()), "delayq-bench", 64);
   }
 
@@ -311,6 +312,11 @@ final class BenchRedis implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    } catch (IllegalStateException e) {
+      // the JVM is shutting down: the hook stops the servers
+    }
     connection.close();
     for (Process server : servers) {
       server.destroy();

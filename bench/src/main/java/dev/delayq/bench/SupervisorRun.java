@@ -28,10 +28,13 @@ final class SupervisorRun implements AutoCloseable {
 
   private final Path home;
   private final Process process;
+  /** Stops the system if the bench is stopped by a signal (timeout, Ctrl-C); removed at close. */
+  private final Thread stopOnExit = new Thread(this::stopQuietly, "bench-supervisor-stop");
 
   private SupervisorRun(Path home, Process process) {
     this.home = home;
     this.process = process;
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
   }
 
   static SupervisorRun start(Path install, Path home, Map<String, String> env, int workers)
@@ -51,8 +54,6 @@ final class SupervisorRun implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("logs/supervisor.log").toFile()));
     pb.environment().putAll(env);
     SupervisorRun run = new SupervisorRun(home, pb.start());
-    // a bench stopped by a signal (timeout, Ctrl-C) still stops the system it started
-    Runtime.getRuntime().addShutdownHook(new Thread(run::stopQuietly, "bench-supervisor-stop"));
     try {
       run.awaitChildren(children -> running(children, "worker") == workers && running(children, "scheduler") == 1, 90);
     } catch (InterruptedException | RuntimeException e) {
@@ -151,6 +152,15 @@ final class SupervisorRun implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    stop();
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    } catch (IllegalStateException e) {
+      // closed by that very hook, the JVM already shutting down
+    }
+  }
+
+  private void stop() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly();
@@ -160,7 +170,7 @@ final class SupervisorRun implements AutoCloseable {
   private void stopQuietly() {
     if (process.isAlive()) {
       try {
-        close();
+        stop();
       } catch (InterruptedException e) {
         process.destroyForcibly();
       }

@@ -76,10 +76,13 @@ public record JobRecord(String id, String type, int attempt, int maxAttempts, lo
    * include/recordFormat.lua's recordKeepsId reads it.
    */
   public static boolean keepsId(String raw) {
-    boolean compact = raw.startsWith(COMPACT);
-    int at = raw.indexOf(compact ? COMPACT_PAYLOAD : PAYLOAD);
-    String head = at < 0 ? raw : raw.substring(0, at + 1);
-    return compact ? head.contains(",\"k\":1") : head.contains("\"keepId\":true");
+    // in the head only (a payload may hold the same text), found without copying the head: this
+    // runs for every claimed job
+    int at = payloadAt(raw);
+    int headEnd = at < 0 ? raw.length() : at + 1;
+    String mark = raw.startsWith(COMPACT) ? ",\"k\":1" : "\"keepId\":true";
+    int hit = raw.indexOf(mark);
+    return hit >= 0 && hit + mark.length() <= headEnd;
   }
 
   private static String jsonString(String s) {

@@ -150,21 +150,17 @@ public final class Pipelines {
     }
 
     /** Sends what each connection of the pipeline holds; what is sent already costs nothing more. */
-    @SuppressWarnings("unchecked")
     private void sendAll() {
-      if (CONNECTIONS == null || pipeline == null) {
-        return;
+      Map<?, Connection> connections = connections();
+      if (connections == null) {
+        return; // not the Jedis this was written for: its tasks send their own commands, as they would anyway
       }
-      try {
-        for (Connection c : ((Map<?, Connection>) CONNECTIONS.get(pipeline)).values()) {
-          try {
-            FLUSH.invoke(c);
-          } catch (ReflectiveOperationException e) {
-            // a connection that cannot send is the task's to report: it tries again and fails there
-          }
+      for (Connection c : connections.values()) {
+        try {
+          FLUSH.invoke(c);
+        } catch (ReflectiveOperationException e) {
+          // a connection that cannot send is the task's to report: it tries again and fails there
         }
-      } catch (IllegalAccessException | ClassCastException e) {
-        // not the Jedis this was written for: its tasks send their own commands, as they would anyway
       }
     }
 

@@ -16,9 +16,10 @@
 local jobsKey, delayedKey, readyKey, deadKey, requestKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, channel, ttl = ARGV[1], ARGV[2], ARGV[3]
 
-if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) or redis.call('LPOS', readyKey, id) then return 0 end
+local raw = redis.call('HGET', jobsKey, id)
+if wheelScore(delayedKey, recordDue(raw), id) or redis.call('LPOS', readyKey, id) then return 0 end
 if redis.call('ZSCORE', deadKey, id) then return -2 end
-if redis.call('HEXISTS', jobsKey, id) == 0 then return -1 end
+if not raw then return -1 end
 redis.call('SET', requestKey, nowMs(), 'PX', ttl)
 redis.call('PUBLISH', channel, id)
 return 1

@@ -62,7 +62,8 @@ local flow = flowOf({ paused = KEYS[7], heldIndex = KEYS[8], delayed = KEYS[9], 
 local waiting = (not flow and most > 1) and redis.call('LLEN', readyKey) or 0
 local more = 0
 if waiting > 0 then
-  more = math.min(waiting, fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1')) - 1)
+  -- at most waiting: fairShare is at most max(1, (waiting + 1) / consumers)
+  more = fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1')) - 1
 end
 local token = redis.call('INCRBY', deliveriesKey, 1 + more) - more
 local delivery = deliveryOf(token, id)

@@ -19,7 +19,7 @@
   ARGV[1] consumer id
   ARGV[2] heartbeat ttl in ms
   ARGV[3] most ids to take
-  ARGV[4] delivery to acknowledge first, '' for none (its prefixes as in ack.lua)
+  ARGV[4] delivery to acknowledge first, '' for none (its prefixes as include/ended.lua's ackOf reads them)
   ARGV[5] queue.idRetention in ms (0: off)
   ARGV[6] worker.claimMaxBytes: the records one call returns add up to no more (the first one
           always comes, so a claim of one record of up to ARGV[7] bytes still goes through)
@@ -62,7 +62,8 @@ local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11]
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
-local take = math.min(waiting, fairShare(consumersKey, waiting, most, tonumber(ARGV[10] or '1')))
+-- never more than waiting: fairShare is at most max(1, waiting / consumers)
+local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[10] or '1'))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 local budget, recordMax = tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -89,7 +90,7 @@ while claimed < take and passed <= 100 do
   if claimed > 0 and size <= recordMax and pulled + size > budget then break end
   local delivery = deliveryOf(firstToken + claimed, id)
   local verdict = 'run'
-  if flow and size > 0 and size <= recordMax then -- flow control hook
+  if size > 0 and size <= recordMax then -- flow control hook (the fast path above took no flow)
     verdict = admit(flow, jobsKey, id, redis.call('HGET', jobsKey, id), delivery, inflightKey, claimed == 0)
   end
   if verdict == 'later' then break end

@@ -7,7 +7,7 @@
   KEYS[3] ready     (LIST)  due ids; released ids go on the right, to run next, in claim order
   KEYS[4] ended     (HASH)  caller-chosen id -> how its job ended (id retention)
   KEYS[5] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
-  ARGV[1] delivery to acknowledge first, '' for none (its prefixes as in ack.lua)
+  ARGV[1] delivery to acknowledge first, '' for none (its prefixes as include/ended.lua's ackOf reads them)
   ARGV[2] queue.idRetention in ms (0: off)
   Returns {ack, released}: ack 1 acknowledged, 0 fenced, -1 none asked; released the number of
   ids given back.

@@ -22,7 +22,7 @@ local id, reason = ARGV[1], ARGV[2]
 
 local raw = redis.call('HGET', jobsKey, id)
 if not raw then return 0 end
-if wheelScore(delayedKey, recordDue(redis.call('HGET', jobsKey, id)), id) or redis.call('ZSCORE', deadKey, id)
+if wheelScore(delayedKey, recordDue(raw), id) or redis.call('ZSCORE', deadKey, id)
     or redis.call('LPOS', readyKey, id) then
   return 0
 end

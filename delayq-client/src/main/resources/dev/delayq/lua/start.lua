@@ -12,7 +12,7 @@
   ARGV, from ARGV[2], three per start i:
     consumer id
     delivery to start
-    delivery to acknowledge first, '' for none (its prefixes as in ack.lua)
+    delivery to acknowledge first, '' for none (its prefixes as include/ended.lua's ackOf reads them)
   Returns, two per start: ack (1 acknowledged, 0 fenced: no longer this consumer's, -1 none
   asked), started (1, or 0 when the delivery is no longer in the consumer's list: taken back
   after its heartbeat expired or its worker was presumed dead; it must not run).

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.api.Test;
 
 class DeliveryTest {
+  private final String kept = "{\"t\":\"x\",\"m\":1,\"k\":1,\"c\":1,\"d\":0,\"p\":{}}";
+  /** Its payload holds the text that marks a kept id in a head: it must not count. */
+  private final String plain = "{\"t\":\"x\",\"m\":1,\"c\":1,\"d\":0,\"p\":{\"s\":\",\\\"k\\\":1\"}}";
+  private final Delivery d = new Delivery(42, "a");
+
   @Test
   void elementIsTheTokenAndTheId() {
     assertEquals("42|order:1001", new Delivery(42, "order:1001").element());
@@ -20,10 +25,6 @@ class DeliveryTest {
 
   @Test
   void theAckArgumentSaysWhatTheClaimedRecordSaidOfItsIdButTheCrashRecordDoesNot() {
-    String kept = "{\"t\":\"x\",\"m\":1,\"k\":1,\"c\":1,\"d\":0,\"p\":{}}";
-    String plain = "{\"t\":\"x\",\"m\":1,\"c\":1,\"d\":0,\"p\":{\"s\":\",\\\"k\\\":1\"}}";
-    Delivery d = new Delivery(42, "a");
-
     assertEquals("42|a", d.ackArgument(), "not known: the script reads the record");
     assertEquals("+42|a", d.withRecord(kept).ackArgument());
     assertEquals("-42|a", d.withRecord(plain).ackArgument(), "a payload cannot say it");
@@ -35,10 +36,6 @@ class DeliveryTest {
 
   @Test
   void theAckHintSaysTheOutcomeAndWhatTheClaimedRecordSaidOfItsId() {
-    String kept = "{\"t\":\"x\",\"m\":1,\"k\":1,\"c\":1,\"d\":0,\"p\":{}}";
-    String plain = "{\"t\":\"x\",\"m\":1,\"c\":1,\"d\":0,\"p\":{}}";
-    Delivery d = new Delivery(42, "a");
-
     assertEquals('u', d.ackHint(), "not known: the script reads the record");
     assertEquals('k', d.withRecord(kept).ackHint());
     assertEquals('f', d.withRecord(plain).ackHint());

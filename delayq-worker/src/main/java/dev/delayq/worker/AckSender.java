@@ -56,11 +56,6 @@ final class AckSender implements AutoCloseable {
       return await(unsent, deadlineNanos);
     }
 
-    /** How many of this consumer's reports are not sent yet (those out in a call included). */
-    long unsent() {
-      return unsent.get();
-    }
-
     /**
      * Waits until at most {@code most} of this consumer's reports are unsent, woken by each send;
      * false when {@code giveUp} holds first (looked at every 10 ms).

@@ -51,15 +51,19 @@ local function wheelSearch(delayedKey, id)
   end
 end
 
--- The bucket for (due, id), or, when due is nil, the one that holds id.
+-- The bucket for (due, id); when due is false (the id has no record), none: an id leaves the
+-- wheel with its record, so a cancel of a finished job costs one HGET, not a look at every
+-- bucket; when due is nil (a record whose due time cannot be read), the bucket that holds id.
 local function wheelFind(delayedKey, due, id)
   if due then return wheelBucket(delayedKey, due, id) end
+  if due == false then return nil end
   return wheelSearch(delayedKey, id)
 end
 
--- The due time a record gives (createdAt + d, or dueAt), or nil.
+-- The due time a record gives (createdAt + d, or dueAt); false for no record, nil for a record
+-- that does not say (see wheelFind).
 local function recordDue(raw)
-  if not raw then return nil end
+  if not raw then return false end
   local head = headText(raw)
   if string.sub(head, 1, 5) == '{"t":' then
     local c, d = string.match(head, ',"c":(%-?%d+),"d":(%-?%d+)')
