@@ -32,14 +32,17 @@ class RecurringScheduleTest {
   /**
    * Allowed past it on the shared 2-core test host, where other builds push the load average
    * past 10 (measured there: the standby's tick 21 to 25 ms late, the others 1 to 10 ms, at load
-   * averages of 6 to 14). A tick in the margin is printed as such.
+   * averages of 6 to 14). A tick in the margin is printed as such. Past it, a stall of the host
+   * that the test JVM saw between the tick and its start ({@link HostStalls}) is added: at load
+   * averages past 10 a runnable thread waits 100 ms and more for a core, which no scheduler can
+   * beat; on a quiet host the bound stays the issue's plus the margin.
    */
   private static final long HOST_MARGIN_MS = 25;
 
   @Test
   void everyTickOfTenGetsExactlyOneJobWithTwoSchedulersOneKilledHalfWay() throws Exception {
     QueueUnderTest q = new QueueUnderTest();
-    try (JvmProcesses processes = q.processes("recurringSchedule")
+    try (HostStalls stalls = new HostStalls(); JvmProcesses processes = q.processes("recurringSchedule")
         .with("DELAYQ_SCHEDULER_LEASE_TTL", LEASE_TTL_MS + "ms")) {
       Process a = processes.scheduler("scheduler-a");
       Process b = processes.scheduler("scheduler-b");
@@ -85,12 +88,15 @@ class RecurringScheduleTest {
         RunLog.Run r = runs.get(0);
         assertEquals(tick, r.dueMs(), "the job carries its tick time");
         assertEquals(tick, r.tickMs(), "its handler sees it: JobContext.tickAt()");
+        long stall = stalls.longestDuring(tick, r.startMs());
         if (r.latenessMs() > MOST_LATE_MS) {
-          System.out.printf("tick +%d started %d ms late: past the issue's %d ms, within the host margin%n",
-              tick - first, r.latenessMs(), MOST_LATE_MS);
+          System.out.printf("tick +%d started %d ms late: past the issue's %d ms, within the host margin "
+              + "(%d ms, and the host starved a thread %d ms meanwhile)%n",
+              tick - first, r.latenessMs(), MOST_LATE_MS, HOST_MARGIN_MS, stall);
         }
-        assertTrue(r.latenessMs() >= 0 && r.latenessMs() <= MOST_LATE_MS + HOST_MARGIN_MS, "tick +" + (tick - first)
-            + " started " + r.latenessMs() + " ms late (bound " + MOST_LATE_MS + " + " + HOST_MARGIN_MS + "): " + report);
+        assertTrue(r.latenessMs() >= 0 && r.latenessMs() <= MOST_LATE_MS + HOST_MARGIN_MS + stall, "tick +"
+            + (tick - first) + " started " + r.latenessMs() + " ms late (bound " + MOST_LATE_MS + " + "
+            + HOST_MARGIN_MS + " + a host stall of " + stall + " ms meanwhile): " + report);
       }
       assertEquals(List.of(), q.inspector.check());
     }

@@ -121,8 +121,11 @@ class RunningSystemProcessTest {
     await().atMost(Duration.ofSeconds(40)).until(() -> running("worker") == 2);
     Runs runs = new Runs(home.resolve("reload-runs.log"));
     List<JobRequest> jobs = new ArrayList<>();
+    // 2,000 x 60 ms on 8 threads is 15 s of work: the two new JVMs come up within it even on a
+    // loaded host (at 25 ms, 6 s, they sometimes came up after the last job); on 1 worker the
+    // rest takes 30 s at most
     for (int i = 0; i < 2000; i++) {
-      jobs.add(JobRequest.delay("test_sleep", runs.payload(25), Duration.ZERO));
+      jobs.add(JobRequest.delay("test_sleep", runs.payload(60), Duration.ZERO));
     }
     Set<String> ids = new HashSet<>();
     for (EnqueueResult r : queue.enqueueAll(jobs)) {
