@@ -10,11 +10,14 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.resps.Slowlog;
 
 /**
  * {@code delayq check} and {@code delayq recover} (Inspector.check, Admin.recover) on a queue of
@@ -23,7 +26,7 @@ import redis.clients.jedis.RedisClient;
  * hash timed on the same Redis just before, and never less than 10 ms (a read of a million ids,
  * or any one call over some 20,000 of them, fails). The bound is relative because the 2-core host is shared: a
  * command descheduled for 30 ms shows in SLOWLOG too, and a fixed 10 ms failed under a load
- * average of 8. Another client's PING during the run is printed as a figure (p50/p99/max), not
+ * average of 8; a command over the bound is a breach when it is over it in each of three looks. Another client's PING during the run is printed as a figure (p50/p99/max), not
  * asserted: it measures the host as much as the code. 995,000 jobs wait in delayed; 5,000 sit in
  * the list of a consumer whose heartbeat expired, which recover takes back.
  */
@@ -31,6 +34,8 @@ class MillionJobsCheckAndRecoverTest {
   private static final int JOBS = 1_000_000;
   private static final int IN_FLIGHT = 5_000;
   private static final int CHUNK = 1_000;
+  /** SLOWLOG entries kept and read per look: every command over the bound, however loaded the host. */
+  private static final int SLOW_KEPT = 100_000;
 
   @Test
   void checkAndRecoverOfAMillionJobsSendOnlyBoundedCommands() throws Exception {
@@ -43,11 +48,16 @@ class MillionJobsCheckAndRecoverTest {
       long wholeReadUs = wholeReadUs(admin, keys);
       long boundUs = Math.max(10_000, wholeReadUs / 50);
       admin.configSet("slowlog-log-slower-than", Long.toString(boundUs));
+      admin.configSet("slowlog-max-len", Integer.toString(SLOW_KEPT));
       System.out.println("one whole read of the jobs hash (HKEYS of 1,000,000 fields): " + wholeReadUs
           + " us; bound for any one command: " + boundUs + " us");
-      // up to three looks, each printed: a look counts when Redis was not starved meanwhile; a
-      // real cost (an unchunked read) is over the bound in all three
+      // up to three looks over the same jobs, each printed: a look with no command over the bound
+      // passes. A real cost (an unchunked read) is over it in every look, in the same command; a
+      // loaded host's stall of Redis lands on a command at random, so a command over the bound in
+      // every look is the breach (looking for one clean look failed at load averages past 10,
+      // where some command of each look's thousands was descheduled for 10 ms)
       List<String> looks = new ArrayList<>();
+      Set<String> slowInEveryLook = null;
       for (int look = 1; look <= 3; look++) {
         Look l = look(server, redis, admin, broker, keys);
         looks.add(l.toString());
@@ -57,10 +67,16 @@ class MillionJobsCheckAndRecoverTest {
         if (l.slowCommands().isEmpty()) {
           return;
         }
+        Set<String> slow = l.slowCommands().stream().map(SlowCommand::command).collect(Collectors.toSet());
+        if (slowInEveryLook == null) {
+          slowInEveryLook = slow;
+        } else {
+          slowInEveryLook.retainAll(slow);
+        }
         seedInFlight(redis, keys);
       }
-      throw new AssertionError("no look kept every command under " + boundUs + " us (a fiftieth of one whole "
-          + "read of the jobs hash, " + wholeReadUs + " us): " + looks);
+      assertEquals(Set.of(), slowInEveryLook, "commands over " + boundUs + " us (a fiftieth of one whole read of "
+          + "the jobs hash, " + wholeReadUs + " us) in each of three looks: " + looks);
     }
   }
 
@@ -75,8 +91,20 @@ class MillionJobsCheckAndRecoverTest {
     return us;
   }
 
+  /** A command over the bound, its epoch-ms arguments (a look's own time) written as {@code <ms>}. */
+  private record SlowCommand(long us, String command) {
+    static SlowCommand of(Slowlog entry) {
+      return new SlowCommand(entry.getExecutionTime(), String.join(" ", entry.getArgs()).replaceAll("\\b1\\d{12}\\b", "<ms>"));
+    }
+
+    @Override
+    public String toString() {
+      return us + "us " + command.replaceAll("(.{120}).*", "$1…");
+    }
+  }
+
   private record Look(List<Inspector.Breach> breaches, int takenBack, long checkMs, long recoverMs,
-      List<String> slowCommands, int pings, double pingP50Ms, double pingP99Ms, double pingMaxMs) {
+      List<SlowCommand> slowCommands, int pings, double pingP50Ms, double pingP99Ms, double pingMaxMs) {
     @Override
     public String toString() {
       return String.format("1,000,000 jobs: check %d ms, recover %d ms (%d taken back); commands over the bound: %s; "
@@ -112,8 +140,7 @@ class MillionJobsCheckAndRecoverTest {
     long recoverMs = (System.nanoTime() - t0) / 1_000_000;
     done.set(true);
     pinger.join();
-    List<String> slow = admin.slowlogGet(128).stream()
-        .map(s -> s.getExecutionTime() + "us " + String.join(" ", s.getArgs()).replaceAll("(.{120}).*", "$1…")).toList();
+    List<SlowCommand> slow = admin.slowlogGet(SLOW_KEPT).stream().map(SlowCommand::of).toList();
     long[] sorted = Arrays.copyOf(pings, count[0]);
     Arrays.sort(sorted);
     return new Look(breaches, report.requeued(), checkMs, recoverMs, slow, sorted.length,

@@ -66,15 +66,7 @@ class ClusterFailoverProcessTest {
     DelayqConfig config = new ConfigLoader().load(null, env);
     keys = Keys.of(config);
     queue = DelayQueue.connect(config);
-    sup = SupervisorProcess.start(home, """
-        worker:
-          processes: 1
-          threads: 4
-          pollTimeout: 500ms
-          drainTimeout: 5s
-        supervisor:
-          stopTimeout: 10s
-        """ + SupervisorProcess.LEAN_JVMS, env);
+    sup = SupervisorProcess.start(home, SupervisorProcess.quickWorkers(1, 4), env);
     sup.awaitRunning(2);
   }
 

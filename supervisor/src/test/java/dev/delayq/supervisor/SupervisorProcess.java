@@ -32,15 +32,24 @@ final class SupervisorProcess implements AutoCloseable {
       """;
 
   /** One worker of two threads that drains quickly: enough for a test about the supervisor itself. */
-  static final String ONE_QUICK_WORKER = """
-      worker:
-        processes: 1
-        threads: 2
-        pollTimeout: 500ms
-        drainTimeout: 5s
-      supervisor:
-        stopTimeout: 10s
-      """ + LEAN_JVMS;
+  static final String ONE_QUICK_WORKER = quickWorkers(1, 2);
+
+  /**
+   * {@code processes} workers of {@code threads} threads each that poll every 500 ms and drain
+   * within 5 s, a supervisor that stops within 10 s, and {@link #LEAN_JVMS}: the set-up of most
+   * process tests, which add their own sections (queue limits, web) beside it.
+   */
+  static String quickWorkers(int processes, int threads) {
+    return """
+        worker:
+          processes: %d
+          threads: %d
+          pollTimeout: 500ms
+          drainTimeout: 5s
+        supervisor:
+          stopTimeout: 10s
+        """.formatted(processes, threads) + LEAN_JVMS;
+  }
 
   final Path home;
   final Path config;

@@ -58,15 +58,7 @@ class WebApiProcessTest {
     Keys keys = new Keys("delayq", queueName);
     queue = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
     inspector = new Inspector(RedisFixture.get().redis(), keys);
-    sup = SupervisorProcess.start(home, """
-        worker:
-          processes: 2
-          threads: 2
-          pollTimeout: 500ms
-          drainTimeout: 5s
-        supervisor:
-          stopTimeout: 10s
-        """ + SupervisorProcess.LEAN_JVMS, env);
+    sup = SupervisorProcess.start(home, SupervisorProcess.quickWorkers(2, 2), env);
     web = new WebClient(sup.webUrl(), TOKEN);
     anonymous = new WebClient(sup.webUrl());
     await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() -> web.up()
