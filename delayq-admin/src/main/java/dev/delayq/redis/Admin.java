@@ -244,8 +244,8 @@ public final class Admin {
     Long readyPos;
     Double deadAt;
     String consumer = null;
-    // loads readDelayed.lua on the shard's master, so that the transaction can call it
-    new DelayedReads(redis).score(keys, id);
+    // readDelayed.lua on the shard's master, so that the transaction can call it by SHA
+    scripts.load(Script.READ_DELAYED, keys.delayed());
     Scripts.Call wheel = DelayedReads.scoreCall(keys, id);
     try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
       Response<String> rawR = tx.hget(keys.jobs(), id);

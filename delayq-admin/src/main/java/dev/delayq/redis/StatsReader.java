@@ -10,7 +10,6 @@ import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.resps.Tuple;
 
 /**
  * Reads the statistics behind {@link Admin#stats()} and {@link Admin#dueForecast}: depths and
@@ -34,25 +33,14 @@ final class StatsReader {
 
   Admin.Stats read(long nowMs) {
     Inspector.Depths depths = inspector.depths();
+    Inspector.Backlog backlog = inspector.backlog(nowMs);
     long nowSecond = nowMs / 1000;
     int k = keys.shards();
-    List<Long> dueDelayed = new ArrayList<>(k);
-    List<Response<Long>> ready = new ArrayList<>(k);
-    List<Tuple> oldestDelayed = new ArrayList<>(k);
-    // the delayed jobs' reads are scripts (the time wheel): one call each per shard
-    DelayedReads delayed = new DelayedReads(redis);
-    for (Keys shard : keys.allShards()) {
-      dueDelayed.add(delayed.count(shard, "-inf", Long.toString(nowMs)));
-      oldestDelayed.add(delayed.first(shard, Long.toString(nowMs)));
-    }
-    List<Response<List<String>>> oldestReady = new ArrayList<>(k);
     List<Response<Map<String, String>>> cumulative = new ArrayList<>(k);
     List<Response<Map<String, String>>> seconds = new ArrayList<>(WINDOW_SECONDS);
     // a cluster's pipeline sends each command to the master of its key's slot: one trip per master
     try (AbstractPipeline p = Pipelines.open(redis)) {
       for (Keys shard : keys.allShards()) {
-        ready.add(p.llen(shard.ready()));
-        oldestReady.add(p.lrange(shard.ready(), -1, -1));
         // enqueues count in their shard's hash, workers in shard 0's
         cumulative.add(p.hgetAll(shard.stats()));
       }
@@ -61,36 +49,20 @@ final class StatsReader {
       }
       p.sync();
     }
-    long oldestDue = Long.MAX_VALUE;
-    long backlog = 0;
-    Map<String, String> counters = k == 1 ? cumulative.get(0).get() : new HashMap<>();
-    for (int i = 0; i < k; i++) {
-      backlog += dueDelayed.get(i) + ready.get(i).get();
-      if (oldestDelayed.get(i) != null) {
-        oldestDue = Math.min(oldestDue, (long) oldestDelayed.get(i).getScore());
-      }
-      if (!oldestReady.get(i).get().isEmpty()) {
-        String id = oldestReady.get(i).get().get(0);
-        long readyDue = dueAtOf(id, redis.hget(keys.shard(i).jobs(), id));
-        if (readyDue > 0) {
-          oldestDue = Math.min(oldestDue, readyDue);
-        }
-      }
-      if (k > 1) {
-        cumulative.get(i).get().forEach((field, n) -> counters.merge(field, n,
-            (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b))));
-      }
+    Map<String, String> counters = k == 1 ? Pipelines.reply(cumulative.get(0), "HGETALL of the stats") : new HashMap<>();
+    for (int i = 0; k > 1 && i < k; i++) {
+      Pipelines.reply(cumulative.get(i), "HGETALL of the stats").forEach((field, n) -> counters.merge(field, n,
+          (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b))));
     }
-    long overdue = oldestDue == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - oldestDue);
 
     long finished = 0;
     Distribution lateness = Distribution.empty();
     for (Response<Map<String, String>> second : seconds) {
-      StatsHash hash = StatsHash.parse(second.get());
+      StatsHash hash = StatsHash.parse(Pipelines.reply(second, "HGETALL of a second's stats"));
       finished += hash.total("succeeded") + hash.total("failed") + hash.total("cancelled");
       lateness = lateness.plus(hash.lateness());
     }
-    return new Admin.Stats(depths, backlog, overdue,
+    return new Admin.Stats(depths, backlog.jobs(), backlog.overdueMs(nowMs),
         finished / (double) WINDOW_SECONDS, lateness.upperBoundMs(0.50), lateness.upperBoundMs(0.99),
         lateness.count(), StatsHash.parse(counters).countsByType(), nowMs);
   }
@@ -107,9 +79,13 @@ final class StatsReader {
     }
     long stepMs = step.toMillis();
     List<Long> counts = new ArrayList<>((int) steps * keys.shards());
-    DelayedReads delayed = new DelayedReads(redis);
+    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
     for (Keys shard : keys.allShards()) {
-      counts.addAll(delayed.countsPerStep(shard, nowMs, stepMs, steps));
+      calls.add(DelayedReads.countsPerStepCall(shard, nowMs, stepMs, steps));
+    }
+    // one pipeline over the shards: one round trip per master
+    for (Object reply : new Scripts(redis).evalPipelined(Script.READ_DELAYED, calls)) {
+      counts.addAll(DelayedReads.counts(reply));
     }
     List<Long> out = new ArrayList<>((int) steps);
     for (int i = 0; i < counts.size(); i++) {
@@ -121,16 +97,5 @@ final class StatsReader {
       }
     }
     return out;
-  }
-
-  private static long dueAtOf(String id, String raw) {
-    if (raw == null) {
-      return 0;
-    }
-    try {
-      return JobRecord.parse(id, raw).dueAt();
-    } catch (JobRecord.MalformedRecordException e) {
-      return 0;
-    }
   }
 }

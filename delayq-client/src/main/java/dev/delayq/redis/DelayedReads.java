@@ -23,8 +23,19 @@ public final class DelayedReads {
 
   /** The jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf", "(123", "456"), earliest first. */
   public List<Tuple> range(Keys shard, String min, String max, long offset, int count) {
-    List<?> flat = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()),
-        List.of("range", min, max, Long.toString(offset), Integer.toString(count)));
+    Scripts.Call c = rangeCall(shard, min, max, offset, count);
+    return tuples(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
+  }
+
+  /** The call of {@link #range}, to send in a pipeline beside others; {@link #tuples} reads its reply. */
+  static Scripts.Call rangeCall(Keys shard, String min, String max, long offset, int count) {
+    return new Scripts.Call(List.of(shard.delayed()), List.of("range", min, max, Long.toString(offset),
+        Integer.toString(count)));
+  }
+
+  /** A range call's reply: id, due time, id, due time... */
+  static List<Tuple> tuples(Object reply) {
+    List<?> flat = (List<?>) reply;
     List<Tuple> out = new ArrayList<>(flat.size() / 2);
     for (int i = 0; i + 1 < flat.size(); i += 2) {
       out.add(new Tuple((String) flat.get(i), Double.parseDouble((String) flat.get(i + 1))));
@@ -45,7 +56,13 @@ public final class DelayedReads {
 
   /** How many jobs are due in [min, max] (ZCOUNT syntax). */
   public long count(Keys shard, String min, String max) {
-    return (Long) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()), List.of("count", min, max));
+    Scripts.Call c = countCall(shard, min, max);
+    return (Long) scripts.eval(Script.READ_DELAYED, c.keys(), c.args());
+  }
+
+  /** The call of {@link #count}, to send in a pipeline beside others; its reply is the count. */
+  static Scripts.Call countCall(Keys shard, String min, String max) {
+    return new Scripts.Call(List.of(shard.delayed()), List.of("count", min, max));
   }
 
   /** The earliest delayed job due by {@code max} (ZCOUNT syntax), or null. */
@@ -56,8 +73,19 @@ public final class DelayedReads {
 
   /** How many are due in each step (fromMs + i·stepMs, fromMs + (i+1)·stepMs], i < steps. */
   public List<Long> countsPerStep(Keys shard, long fromMs, long stepMs, long steps) {
-    List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()),
+    Scripts.Call c = countsPerStepCall(shard, fromMs, stepMs, steps);
+    return counts(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
+  }
+
+  /** The call of {@link #countsPerStep}, to send in a pipeline beside others; {@link #counts} reads its reply. */
+  static Scripts.Call countsPerStepCall(Keys shard, long fromMs, long stepMs, long steps) {
+    return new Scripts.Call(List.of(shard.delayed()),
         List.of("counts", Long.toString(fromMs), Long.toString(stepMs), Long.toString(steps)));
+  }
+
+  /** A counts call's reply: one count per step. */
+  static List<Long> counts(Object reply) {
+    List<?> r = (List<?>) reply;
     List<Long> out = new ArrayList<>(r.size());
     for (Object n : r) {
       out.add((Long) n);

@@ -10,11 +10,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * The read and admin side of the Redis contract: queue depths, flow control's state and the
@@ -80,6 +82,79 @@ public final class Inspector {
       long sum = inFlight.stream().mapToLong(Response::get).sum();
       long inWheel = wheel.get() == null ? 0 : Long.parseLong(wheel.get());
       return new Depths(inWheel + delayed.get(), ready.get(), sum, dead.get(), records.get());
+    }
+  }
+
+  /**
+   * The backlog, over every shard: {@code jobs} waiting to run now (ready, and delayed ones due
+   * by then), and the due time of the oldest of them ({@code oldestDueMs}, Long.MAX_VALUE for
+   * none): a stopped scheduler or too few workers show there first.
+   */
+  public record Backlog(long jobs, long oldestDueMs) {
+    /** How long past its due time the oldest waiting job is at {@code nowMs}; 0 for none. */
+    public long overdueMs(long nowMs) {
+      return oldestDueMs == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - oldestDueMs);
+    }
+  }
+
+  /**
+   * The backlog at {@code nowMs} (epoch ms, Redis time): each shard's due count and earliest due
+   * job (readDelayed.lua), its ready length and next ready id, all in one pipeline (one round trip
+   * per master, not per shard), then the next ready jobs' records in a second.
+   */
+  public Backlog backlog(long nowMs) {
+    List<Keys> shards = keys.allShards();
+    String now = Long.toString(nowMs);
+    List<Scripts.Call> calls = new ArrayList<>(2 * shards.size());
+    for (Keys shard : shards) {
+      calls.add(DelayedReads.countCall(shard, "-inf", now));
+      calls.add(DelayedReads.rangeCall(shard, "-inf", now, 0, 1));
+    }
+    Scripts.Beside<List<Response<?>>> read = scripts.evalBeside(Script.READ_DELAYED, calls, p -> {
+      List<Response<?>> ready = new ArrayList<>(2 * shards.size());
+      for (Keys shard : shards) {
+        ready.add(p.llen(shard.ready()));
+        ready.add(p.lindex(shard.ready(), -1)); // the one its consumers take next
+      }
+      return ready;
+    });
+    long jobs = 0;
+    long oldestDue = Long.MAX_VALUE;
+    Map<Integer, String> nextReady = new LinkedHashMap<>();
+    for (int i = 0; i < shards.size(); i++) {
+      jobs += (Long) read.replies().get(2 * i) + (Long) Pipelines.reply(read.beside().get(2 * i), "LLEN of ready");
+      List<Tuple> first = DelayedReads.tuples(read.replies().get(2 * i + 1));
+      if (!first.isEmpty()) {
+        oldestDue = Math.min(oldestDue, (long) first.get(0).getScore());
+      }
+      String id = (String) Pipelines.reply(read.beside().get(2 * i + 1), "LINDEX of ready");
+      if (id != null) {
+        nextReady.put(i, id);
+      }
+    }
+    if (nextReady.isEmpty()) {
+      return new Backlog(jobs, oldestDue);
+    }
+    Map<Integer, Response<String>> records = new LinkedHashMap<>();
+    try (AbstractPipeline p = Pipelines.open(redis)) {
+      nextReady.forEach((i, id) -> records.put(i, p.hget(shards.get(i).jobs(), id)));
+      p.sync();
+    }
+    for (Map.Entry<Integer, Response<String>> r : records.entrySet()) {
+      oldestDue = Math.min(oldestDue, dueAtOf(nextReady.get(r.getKey()), Pipelines.reply(r.getValue(), "HGET of a record")));
+    }
+    return new Backlog(jobs, oldestDue);
+  }
+
+  /** A waiting job's due time; Long.MAX_VALUE without a readable record (its worker dead-letters it). */
+  private static long dueAtOf(String id, String raw) {
+    if (raw == null) {
+      return Long.MAX_VALUE;
+    }
+    try {
+      return JobRecord.parse(id, raw).dueAt();
+    } catch (JobRecord.MalformedRecordException e) {
+      return Long.MAX_VALUE;
     }
   }
 
@@ -316,14 +391,19 @@ public final class Inspector {
       found.addAll(inSlot);
       return found.stream().sorted().collect(Collectors.toList());
     }
-    ScanParams params = new ScanParams().match(keys.inFlightPattern()).count(1000);
+    scanInto(found, keys.inFlightPattern());
+    return found.stream().sorted().collect(Collectors.toList());
+  }
+
+  /** Adds every key that matches {@code pattern} to {@code found}, by SCAN (a thousand a step). */
+  private void scanInto(Set<String> found, String pattern) {
+    ScanParams params = new ScanParams().match(pattern).count(1000);
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
       ScanResult<String> page = redis.scan(cursor, params);
       found.addAll(page.getResult());
       cursor = page.getCursor();
     } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-    return found.stream().sorted().collect(Collectors.toList());
   }
 
   /** Every type's held list (flow control), found by SCAN: the index is not trusted by a check. */
@@ -332,13 +412,7 @@ public final class Inspector {
     for (String type : redis.smembers(keys.heldIndex())) {
       found.add(keys.held(type));
     }
-    ScanParams params = new ScanParams().match(keys.heldPattern()).count(1000);
-    String cursor = ScanParams.SCAN_POINTER_START;
-    do {
-      ScanResult<String> page = redis.scan(cursor, params);
-      found.addAll(page.getResult());
-      cursor = page.getCursor();
-    } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+    scanInto(found, keys.heldPattern());
     return new ArrayList<>(found);
   }
 

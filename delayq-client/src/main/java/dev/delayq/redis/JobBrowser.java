@@ -171,8 +171,8 @@ public final class JobBrowser {
           p.sync();
         }
         for (int i = 0; i < trip.size(); i++) {
-          List<String> elements = lists.get(i).get();
-          String mark = marks.get().get(i);
+          List<String> elements = Pipelines.reply(lists.get(i), "LRANGE of an in-flight list");
+          String mark = Pipelines.reply(marks, "HMGET of the running marks").get(i);
           for (int k = elements.size() - 1; k >= 0; k--) { // claimed on the left: the oldest is on the right
             if (toSkip > 0) {
               toSkip--;

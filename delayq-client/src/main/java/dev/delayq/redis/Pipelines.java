@@ -91,7 +91,9 @@ public final class Pipelines {
 
   /**
    * The reply a pipeline's {@code response} holds, or a {@link JedisConnectionException} when it
-   * holds none: on a cluster, its node's connection failed while the pipeline read it.
+   * holds none: on a cluster, its node's connection failed while the pipeline read it. Every read
+   * of a pipelined reply goes through here, so that a lost node is the outage every caller already
+   * handles (Jedis's own {@code Response.get()} throws an IllegalStateException there).
    */
   public static <T> T reply(Response<T> response, String what) {
     try {

@@ -17,6 +17,7 @@ import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.resps.Tuple;
 
@@ -886,10 +887,10 @@ public final class RedisBroker {
   /** A ready list's length read beside a claim; 1 when it could not be read, so that it is tried. */
   private static long lengthOf(Response<Long> length) {
     try {
-      return length.get();
+      return Pipelines.reply(length, "LLEN of a ready list");
     } catch (JedisDataException e) {
       return 1; // a redirect or a moving slot: the claim itself follows it
-    } catch (IllegalStateException e) {
+    } catch (JedisConnectionException e) {
       return 1; // no reply: its node's connection failed (a cluster failover); the claim there tells
     }
   }

@@ -76,6 +76,14 @@ public final class Scripts {
     }
   }
 
+  /**
+   * Loads {@code script} where a call with {@code sampleKey} as its first key runs (on a cluster
+   * the master of its slot; else the server), for a transaction that calls it by SHA.
+   */
+  public void load(Script script, String sampleKey) {
+    redis.scriptLoad(script.source(), sampleKey);
+  }
+
   public Object eval(Script script, List<String> keys, List<String> args) {
     if (!waited(script)) {
       try {
@@ -96,8 +104,7 @@ public final class Scripts {
         try {
           return redis.evalsha(script.sha(), keys, args);
         } catch (JedisNoScriptException e) {
-          // the sample key loads it on the node of the keys' slot (on a cluster; else the server)
-          redis.scriptLoad(script.source(), keys.get(0));
+          load(script, keys.get(0));
           return redis.evalsha(script.sha(), keys, args);
         }
       } catch (JedisDataException e) {
@@ -150,6 +157,11 @@ public final class Scripts {
     return evalPipelined(script, List.of(call), beside);
   }
 
+  /** Many calls of {@code script} as by {@link #evalPipelined}, and commands beside them as by {@link #evalBeside}. */
+  public <T> Beside<T> evalBeside(Script script, List<Call> calls, Function<AbstractPipeline, T> beside) {
+    return evalPipelined(script, calls, beside);
+  }
+
   private <T> Beside<T> evalPipelined(Script script, List<Call> calls, Function<AbstractPipeline, T> beside) {
     try {
       return evalPipelinedOnce(script, calls, beside);
@@ -166,7 +178,7 @@ public final class Scripts {
     List<Integer> missed = new ArrayList<>();
     T besides = sendAll(script, calls, replies, missed, beside);
     if (!missed.isEmpty()) {
-      redis.scriptLoad(script.source(), calls.get(missed.get(0)).keys().get(0));
+      load(script, calls.get(missed.get(0)).keys().get(0));
       List<Call> again = new ArrayList<>(missed.size());
       for (int i : missed) {
         again.add(calls.get(i));

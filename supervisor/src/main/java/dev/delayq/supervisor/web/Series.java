@@ -54,7 +54,7 @@ final class Series {
     for (long t = from; t < nowSecond; t++) {
       Point point = settled.get(t);
       if (point == null) {
-        point = point(t, StatsHash.parse(reads.get(t).get()));
+        point = point(t, StatsHash.parse(Pipelines.reply(reads.get(t), "HGETALL of a second's stats")));
         if (t < nowSecond - SETTLE_SECONDS) {
           settled.put(t, point);
         }
