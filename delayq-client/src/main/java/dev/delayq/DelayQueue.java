@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -132,16 +133,7 @@ public final class DelayQueue implements AutoCloseable {
    */
   public EnqueueResult enqueue(JobRequest request) {
     RedisBroker.NewJob job = prepare(request);
-    RedisBroker.Enqueued e = batcher.enqueue(job);
-    while (request.options().id() == null && collided(e)) {
-      job = withNewId(job);
-      e = batcher.enqueue(job);
-    }
-    EnqueueResult result = result(job, e);
-    if (listener != null) {
-      listener.enqueued(request, result);
-    }
-    return result;
+    return settled(request, job, batcher.enqueue(job), batcher::enqueue);
   }
 
   /**
@@ -162,20 +154,28 @@ public final class DelayQueue implements AutoCloseable {
       List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
       List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
       for (int k = 0; k < slice.size(); k++) {
-        RedisBroker.NewJob job = slice.get(k);
-        RedisBroker.Enqueued e = replies.get(k);
-        while (requests.get(from + k).options().id() == null && collided(e)) {
-          job = withNewId(job);
-          e = broker.enqueue(job);
-        }
-        EnqueueResult result = result(job, e);
-        results.add(result);
-        if (listener != null) {
-          listener.enqueued(requests.get(from + k), result);
-        }
+        // a collided one goes again alone: one in 2^72 per stored job
+        results.add(settled(requests.get(from + k), slice.get(k), replies.get(k), broker::enqueue));
       }
     }
     return results;
+  }
+
+  /**
+   * The result of {@code job}'s enqueue, which answered {@code e}: a generated id that met a
+   * stored job's is sent again under a new one through {@code again}, until one is free.
+   */
+  private EnqueueResult settled(JobRequest request, RedisBroker.NewJob job, RedisBroker.Enqueued e,
+      Function<RedisBroker.NewJob, RedisBroker.Enqueued> again) {
+    while (request.options().id() == null && collided(e)) {
+      job = withNewId(job);
+      e = again.apply(job);
+    }
+    EnqueueResult result = result(job, e);
+    if (listener != null) {
+      listener.enqueued(request, result);
+    }
+    return result;
   }
 
   /** What {@link #cancelEvenIfRunning} did. */

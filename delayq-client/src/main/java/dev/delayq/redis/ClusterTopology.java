@@ -96,13 +96,8 @@ final class ClusterTopology implements MasterView {
   /** One look at the slot map: counts an epoch when a master serves slots that was not one before. */
   void lookAtMasters() {
     Map<String, HostAndPort> now = new LinkedHashMap<>();
-    for (Object range : slotRanges()) {
-      List<?> master = (List<?>) ((List<?>) range).get(2);
-      HostAndPort at = new HostAndPort(new String((byte[]) master.get(0), StandardCharsets.UTF_8),
-          ((Long) master.get(1)).intValue());
-      // the node id where the server gives it (Redis 4 and later), else its address
-      String id = master.size() > 2 ? new String((byte[]) master.get(2), StandardCharsets.UTF_8) : at.toString();
-      now.put(id, at);
+    for (SlotRange range : slotRanges()) {
+      now.put(range.masterId(), range.master());
     }
     if (mastersSeen != null && !mastersSeen.containsAll(now.keySet())) {
       long e = epoch.incrementAndGet();
@@ -149,28 +144,41 @@ final class ClusterTopology implements MasterView {
 
   private Map<HostAndPort, Integer> firstSlotOfEachMaster() {
     Map<HostAndPort, Integer> first = new LinkedHashMap<>();
-    List<Object> ranges = new ArrayList<>(slotRanges());
-    ranges.sort((a, b) -> Long.compare((Long) ((List<?>) a).get(0), (Long) ((List<?>) b).get(0)));
-    for (Object range : ranges) {
-      List<?> r = (List<?>) range;
-      List<?> master = (List<?>) r.get(2);
-      HostAndPort at = new HostAndPort(new String((byte[]) master.get(0), StandardCharsets.UTF_8),
-          ((Long) master.get(1)).intValue());
-      first.putIfAbsent(at, ((Long) r.get(0)).intValue());
+    List<SlotRange> ranges = new ArrayList<>(slotRanges());
+    ranges.sort((a, b) -> Integer.compare(a.firstSlot(), b.firstSlot()));
+    for (SlotRange r : ranges) {
+      first.putIfAbsent(r.master(), r.firstSlot());
     }
     return first;
   }
 
-  /** CLUSTER SLOTS from the first node of the client's map that answers. */
-  private List<?> slotRanges() {
+  /**
+   * One range of CLUSTER SLOTS: its first slot and its master's address and node id (the id where
+   * the server gives it, Redis 4 and later; else the address).
+   */
+  private record SlotRange(int firstSlot, HostAndPort master, String masterId) {
+    static SlotRange of(Object reply) {
+      List<?> r = (List<?>) reply;
+      List<?> m = (List<?>) r.get(2);
+      HostAndPort at = new HostAndPort(new String((byte[]) m.get(0), StandardCharsets.UTF_8), ((Long) m.get(1)).intValue());
+      String id = m.size() > 2 ? new String((byte[]) m.get(2), StandardCharsets.UTF_8) : at.toString();
+      return new SlotRange(((Long) r.get(0)).intValue(), at, id);
+    }
+  }
+
+  /** CLUSTER SLOTS from the first node of the client's map that answers, each range read once. */
+  private List<SlotRange> slotRanges() {
     RuntimeException last = null;
     for (ConnectionPool pool : client.getClusterNodes().values()) {
+      List<?> reply;
       try (Connection c = pool.getResource()) {
-        return (List<?>) c.executeCommand(new CommandObject<>(
+        reply = (List<?>) c.executeCommand(new CommandObject<>(
             new CommandArguments(Protocol.Command.CLUSTER).add("SLOTS"), BuilderFactory.RAW_OBJECT));
       } catch (RuntimeException e) {
         last = e;
+        continue;
       }
+      return reply.stream().map(SlotRange::of).toList();
     }
     throw last != null ? last : new IllegalStateException(process + ": no cluster node known");
   }
