@@ -388,9 +388,7 @@ final class Measures {
       String log = "bench:marker:" + q.name();
       String id = q.producer().delay("bench_probe",
           "{\"log\":\"" + log + "\",\"marker\":true,\"sleepMs\":4000}", Duration.ZERO).id();
-      while (redis.redis().llen(log) < 1) {
-        Thread.sleep(2);
-      }
+      awaitStamps(log, 1, 60, "the marker job's start");
       String holder = null;
       for (String consumer : q.broker().consumers()) {
         if (redis.redis().lrange(q.keys().inFlight(consumer), 0, -1).stream()
@@ -408,14 +406,8 @@ final class Measures {
       long restartedAt = supervisor.awaitChildren(children -> children.stream().anyMatch(c ->
           c.path("name").asText().equals(name) && c.path("pid").asLong() != pid
               && c.path("state").asText().equals("RUNNING")), 60);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (redis.redis().llen(log) < 2 && System.nanoTime() < deadline) {
-        Thread.sleep(2);
-      }
+      awaitStamps(log, 2, 30, "the marker job's starts (the killed worker's job did not run again)");
       List<String> starts = redis.redis().lrange(log, 0, -1);
-      if (starts.size() < 2) {
-        throw new IllegalStateException("the killed worker's job did not run again within 30 s");
-      }
       long rerunAt = Long.parseLong(starts.get(1).split(",")[1]);
       out.put("restart_ms", restartedAt - killedAt);
       out.put("rerun_ms", rerunAt - killedAt);
@@ -478,13 +470,18 @@ final class Measures {
    * ({@link ProbeStamps}), so the last ones arrive up to a flush period after their jobs ended.
    */
   private void awaitStamps(String log, long count, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    awaitStamps(log, count, 10, what);
+  }
+
+  /** {@link #awaitStamps(String, long, String)}, for at most {@code seconds}. */
+  private void awaitStamps(String log, long count, long seconds, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (redis.redis().llen(log) < count) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("only " + redis.redis().llen(log) + " stamps of " + count + " of "
-            + what + " arrived");
+            + what + " arrived within " + seconds + " s");
       }
-      Thread.sleep(10);
+      Thread.sleep(5);
     }
   }
 
@@ -573,13 +570,7 @@ final class Measures {
       String log = "bench:ticks:" + q.name();
       q.producer().schedules().upsert(new Schedule("bench-tick", new Cadence.Every(Duration.ofSeconds(1)),
           "bench_probe", "{\"log\":\"" + log + "\",\"tick\":true}", 1, false, Schedule.Missed.SKIP));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 30);
-      while (redis.redis().llen(log) < seconds) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("only " + redis.redis().llen(log) + " of " + seconds + " ticks ran");
-        }
-        Thread.sleep(50);
-      }
+      awaitStamps(log, seconds, seconds + 30, "the ticks");
       q.producer().schedules().remove("bench-tick");
       List<String> first = redis.redis().lrange(log, 0, seconds - 1);
       if (first.stream().anyMatch(e -> e.startsWith("none,"))) {
@@ -610,13 +601,7 @@ final class Measures {
    */
   private Map<String, Object> lateness(Queue q, String log, int n, int timeoutSeconds, String part)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-    while (redis.redis().llen(log) < n) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + redis.redis().llen(log) + " of " + n + " probes ran");
-      }
-      Thread.sleep(20);
-    }
+    awaitStamps(log, n, timeoutSeconds, "the probes");
     List<String> lines = redis.redis().lrange(log, 0, -1);
     String traceDir = System.getenv("DELAYQ_BENCH_TRACE_DIR");
     if (traceDir != null && !traceDir.isBlank() && !part.isEmpty()) {
@@ -924,17 +909,16 @@ final class Measures {
   }
 
   void clear(Queue q) {
-    for (String key : new Inspector(redis.redis(), q.keys()).inFlightKeys()) {
-      redis.redis().del(key);
-    }
-    // one DEL per shard: a cluster refuses a DEL whose keys span slots
+    Inspector inspector = new Inspector(redis.redis(), q.keys());
+    // one DEL per shard, of all its keys (a shard's keys share a slot; a cluster refuses a DEL
+    // whose keys span slots)
     for (Keys k : q.keys().allShards()) {
-      for (String key : wheelKeys(k)) {
-        redis.redis().del(key);
-      }
-      redis.redis().del(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
+      List<String> keys = new ArrayList<>(inspector.inFlightKeys(k));
+      keys.addAll(wheelKeys(k));
+      keys.addAll(List.of(k.delayed(), k.ready(), k.jobs(), k.dead(), k.wake(), k.consumers(), k.leader(),
           k.running(), k.deliveries(), k.stats(), k.schedulers(), k.ended(), k.endedExpiry(), k.paused(),
-          k.heldIndex());
+          k.heldIndex()));
+      redis.redis().del(keys.toArray(String[]::new));
     }
     redis.redis().del(q.keys().layout());
   }

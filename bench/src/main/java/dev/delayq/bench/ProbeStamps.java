@@ -24,6 +24,12 @@ final class ProbeStamps {
   private final Supplier<UnifiedJedis> redis;
   /** Per log list, its stamps not yet pushed, in the order they were taken; guarded by this. */
   private final Map<String, List<String>> pending = new LinkedHashMap<>();
+  /**
+   * Held from taking a buffer to its push (or its return after a failed push): one push at a
+   * time, so that stamps reach their list in the order they were taken even when a push fails
+   * while another is on its way (the later one would otherwise land first, or be put back ahead).
+   */
+  private final Object pushing = new Object();
 
   ProbeStamps(Supplier<UnifiedJedis> redis) {
     this.redis = redis;
@@ -44,36 +50,44 @@ final class ProbeStamps {
 
   /** Buffers {@code entry} for {@code log}; pushes that list's buffer at once when it is full. */
   void add(String log, String entry) {
-    List<String> full = null;
+    boolean full;
     synchronized (this) {
       List<String> list = pending.computeIfAbsent(log, k -> new ArrayList<>());
       list.add(entry);
-      if (list.size() >= FLUSH_AT) {
-        full = list;
-        pending.remove(log);
-      }
+      full = list.size() >= FLUSH_AT;
     }
-    if (full != null) {
-      push(log, full);
+    if (full) {
+      synchronized (pushing) {
+        List<String> entries;
+        synchronized (this) {
+          entries = pending.remove(log);
+        }
+        if (entries != null) { // else a flush took them first
+          push(log, entries);
+        }
+      }
     }
   }
 
   /** Pushes every list's buffer. */
   void flushAll() {
-    Map<String, List<String>> batch;
-    synchronized (this) {
-      if (pending.isEmpty()) {
-        return;
+    synchronized (pushing) {
+      Map<String, List<String>> batch;
+      synchronized (this) {
+        if (pending.isEmpty()) {
+          return;
+        }
+        batch = new LinkedHashMap<>(pending);
+        pending.clear();
       }
-      batch = new LinkedHashMap<>(pending);
-      pending.clear();
+      batch.forEach(this::push);
     }
-    batch.forEach(this::push);
   }
 
   /**
    * A failed push (a Redis hiccup) puts the stamps back in front of any taken since, for the next
    * round: no stamp is lost to it, and the job whose stamp filled the buffer is not failed for it.
+   * Called with {@link #pushing} held.
    */
   private void push(String log, List<String> entries) {
     try {

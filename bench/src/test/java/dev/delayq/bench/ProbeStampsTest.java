@@ -43,6 +43,11 @@ class ProbeStampsTest {
     }
   }
 
+  /**
+   * A handler's full buffer and the flusher's round fail at the same time while Redis is away
+   * (one push at a time keeps them in order: two failed pushes once put each other's stamps back
+   * out of order).
+   */
   @Test
   void stampsWhosePushFailedAreKeptAndPushedOnceRedisAnswersAgain() throws Exception {
     try (RedisServer server = RedisServer.start()) {

@@ -1,15 +1,21 @@
 package dev.delayq.redis;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
+import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisMonitor;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -71,6 +77,55 @@ class EnqueueBatchWheelTest {
     }
   }
 
+  /**
+   * The commands the scripts sent to this queue's wheel index while {@code call} ran, as MONITOR
+   * shows them: a marker ECHO before and after brackets the call.
+   */
+  private List<String> indexCommandsDuring(Runnable call) throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    String marker = "index-commands-" + keys.queue();
+    Jedis monitor = new Jedis(URI.create(RedisFixture.get().url()));
+    Thread watching = new Thread(() -> {
+      try {
+        monitor.monitor(new JedisMonitor() {
+          @Override
+          public void onCommand(String command) {
+            if (command.contains(marker) || command.contains("lua]") && command.contains("\"" + keys.delayedIndex() + "\"")) {
+              seen.add(command);
+            }
+          }
+        });
+      } catch (RuntimeException closed) {
+        // the monitor's connection closed below
+      }
+    }, "monitor");
+    watching.start();
+    try {
+      // MONITOR shows what runs after it answered: echo until it shows the start marker
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+        redis.echo(marker + "-start");
+        return seen.stream().anyMatch(c -> c.contains(marker + "-start"));
+      });
+      seen.clear();
+      call.run();
+      redis.echo(marker + "-end");
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream().anyMatch(c -> c.contains(marker + "-end")));
+    } finally {
+      monitor.close();
+      watching.join(10_000);
+    }
+    return seen.stream().filter(c -> !c.contains(marker)).toList();
+  }
+
+  /** Reads of a range of the index (wheelRange's), not a lookup of one add's bucket (wheelBucket's REV LIMIT 0 1). */
+  private static long rangeReads(List<String> indexCommands) {
+    return indexCommands.stream().filter(c -> c.contains("\"ZRANGE\"") && !c.contains("\"REV\"")).count();
+  }
+
+  private static long lookups(List<String> indexCommands) {
+    return indexCommands.stream().filter(c -> c.contains("\"ZRANGE\"") && c.contains("\"REV\"")).count();
+  }
+
   private static List<Job> shuffled(List<Job> jobs, long seed) {
     List<Job> out = new ArrayList<>(jobs);
     Collections.shuffle(out, new Random(seed));
@@ -102,7 +157,7 @@ class EnqueueBatchWheelTest {
   }
 
   @Test
-  void addsThatFallInTheSameBucketsAndBeforeEveryBucketInOneCallLandWhereTheirDueTimeSays() {
+  void addsThatFallInTheSameBucketsAndBeforeEveryBucketInOneCallLandWhereTheirDueTimeSays() throws Exception {
     long base = probe.redisNowMs() + 3_600_000;
     List<Job> first = new ArrayList<>();
     for (int i = 0; i < 400; i++) {
@@ -126,7 +181,10 @@ class EnqueueBatchWheelTest {
     for (int i = 0; i < 20; i++) {
       second.add(new Job("late" + i, base + 100_000 + i));
     }
-    List<Long> reply = enqueueInOneCall(shuffled(second, 4));
+    List<Long> reply = new ArrayList<>();
+    List<String> indexCommands = indexCommandsDuring(() -> reply.addAll(enqueueInOneCall(shuffled(second, 4))));
+
+    assertEquals(1, rangeReads(indexCommands), "the index range read once: " + indexCommands);
 
     for (int i = 0; i < reply.size(); i += 2) {
       assertEquals(1L, reply.get(i), "accepted");
@@ -138,7 +196,7 @@ class EnqueueBatchWheelTest {
   }
 
   @Test
-  void aFewAddsIntoAWideWheelAreLookedUpOneByOne() {
+  void aFewAddsIntoAWideWheelAreLookedUpOneByOne() throws Exception {
     long base = probe.redisNowMs() + 3_600_000;
     List<Job> wide = new ArrayList<>();
     for (int i = 0; i < 2_000; i++) {
@@ -150,8 +208,10 @@ class EnqueueBatchWheelTest {
     // far more buckets than adds: the call looks each add up instead of reading the index
     List<Job> few = List.of(new Job("f1", base + 1), new Job("f2", base + 300_000),
         new Job("f3", base + 599_999), new Job("f4", base - 1), new Job("f5", base + 300_000));
-    enqueueInOneCall(few);
+    List<String> indexCommands = indexCommandsDuring(() -> enqueueInOneCall(few));
 
+    assertEquals(0, rangeReads(indexCommands), "no read of the index range: " + indexCommands);
+    assertTrue(lookups(indexCommands) >= few.size(), "a lookup for each add: " + indexCommands);
     List<Job> all = new ArrayList<>(wide);
     all.addAll(few);
     assertWheelHolds(dues(all));
