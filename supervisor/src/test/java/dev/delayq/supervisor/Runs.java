@@ -26,6 +26,11 @@ final class Runs {
     return Map.of("ms", ms, "log", log.toString());
   }
 
+  /** The payload of a test_sleep job that, once started, waits for the file {@code gate} and then takes {@code ms}. */
+  Map<String, Object> gatedPayload(long ms, Path gate) {
+    return Map.of("ms", ms, "log", log.toString(), "gate", gate.toString());
+  }
+
   List<Run> all() {
     List<Run> out = new ArrayList<>();
     try {

@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A job that takes a while, for the end-to-end tests: payload {@code {"ms":3000,"log":"/abs/runs.log"}}.
+ * A job that takes a while, for the end-to-end tests: payload {@code {"ms":3000,"log":"/abs/runs.log"}},
+ * with {@code "gate":"/abs/file"} it waits after its start line until that file exists (at most
+ * two minutes), so that a test holds its jobs running until the moment it wants.
  * It appends {@code start <id> <attempt> <pid>} and {@code end <id> <attempt> <pid>} lines to the
  * log, so a test sees where and how often each job ran. Shipped to the worker as a jar in
  * {@code jobs/}, built by {@link JobsJar}.
@@ -36,6 +38,13 @@ public final class SleepHandler implements JobHandler {
     JsonNode payload = ctx.payload();
     Path log = Path.of(payload.path("log").asText());
     note(log, "start", ctx, withTime);
+    if (payload.hasNonNull("gate")) {
+      Path gate = Path.of(payload.path("gate").asText());
+      long until = System.nanoTime() + 120_000_000_000L;
+      while (!Files.exists(gate) && System.nanoTime() < until) {
+        Thread.sleep(10);
+      }
+    }
     long ms = payload.path("ms").asLong(0);
     if (ms > 0) {
       Thread.sleep(ms);
