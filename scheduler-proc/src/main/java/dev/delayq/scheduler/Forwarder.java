@@ -53,13 +53,18 @@ final class Forwarder {
    * normal outcome.
    */
   List<Pass> tick(List<Integer> shards, long graceMs) {
+    // the wait counts from when the call was sent, not from its reply: Redis read its clock about
+    // one request's way after the send, and the next call, sent at the end of the wait, reaches
+    // Redis that same way after it, so at the due time itself; counted from the reply, every
+    // forward came a whole round trip (and the script's time) late. One that comes a little
+    // early moves nothing, and the one at once after it moves the id.
+    long sent = System.nanoTime();
     List<RedisBroker.Forwarded> all = broker.moveDueToReady(shards, batchSize, graceMs);
-    long received = System.nanoTime();
     List<Pass> out = new ArrayList<>(all.size());
     for (RedisBroker.Forwarded f : all) {
       long next = Long.MAX_VALUE;
       if (f.nextDueAt().isPresent()) {
-        next = received + waitNanos(f.nextDueAt().getAsLong() + graceMs, f.redisNowMicros());
+        next = sent + waitNanos(f.nextDueAt().getAsLong() + graceMs, f.redisNowMicros());
       }
       out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNowMicros()));
     }
