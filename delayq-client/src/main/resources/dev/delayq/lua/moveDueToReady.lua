@@ -14,18 +14,17 @@
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
 --@include wheel
+--@include now
 local delayedKey, readyKey = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
--- include/now's nowMs(), keeping the microseconds (epoch us, about 2^51, is exact in a Lua number)
-local t = redis.call('TIME')
-local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local now = math.floor(nowUs / 1000)
+local us = nowUs()
+local now = math.floor(us / 1000)
 
-local ids = wheelTakeDue(delayedKey, now - grace, limit)
+-- the take answers the next due time too: the head is not read again after it
+local ids, nextDue = wheelTakeDue(delayedKey, now - grace, limit)
 if #ids > 0 then
   -- ids come in due order; pushing each on the left leaves the earliest at the right end
   redis.call('LPUSH', readyKey, unpack(ids))
 end
-local _, nextDue = wheelHead(delayedKey)
-return {#ids, nextDue or -1, now, nowUs}
+return {#ids, nextDue or -1, now, us}

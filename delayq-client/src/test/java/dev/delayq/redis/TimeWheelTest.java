@@ -114,6 +114,40 @@ class TimeWheelTest {
   }
 
   @Test
+  void everyForwardCallAnswersTheDueTimeOfTheEarliestIdLeftWhereverItsBatchEnds() {
+    long base = probe.redisNowMs() + 300;
+    // 300 ids due within 150 ms and 100 not due for an hour, over several buckets, in an order
+    // that mixes them
+    List<Long> dues = new ArrayList<>();
+    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      long due = i < 300 ? base + i / 2 : base + 3_600_000 + i;
+      dues.add(due);
+      jobs.add(at(String.format("j%04d", i), "{}", due));
+    }
+    Collections.shuffle(jobs, new Random(7));
+    broker.enqueueAll(jobs);
+    assertTrue(buckets().size() > 3, "several buckets: " + buckets().size());
+    probe.awaitRedisTimePast(base + 150);
+
+    // batches of these sizes end inside a bucket, at its end and at the due ones' end
+    int[] limits = {1, 7, 64, 130, 2, 128};
+    int moved = 0;
+    for (int call = 0; moved < 300; call++) {
+      int limit = limits[call % limits.length];
+      RedisBroker.Forwarded f = broker.moveDueToReady(limit);
+      assertEquals(Math.min(limit, 300 - moved), f.moved());
+      moved += f.moved();
+      assertEquals(dues.get(moved), f.nextDueAt().orElseThrow(), "after " + moved + " moved");
+    }
+    RedisBroker.Forwarded idle = broker.moveDueToReady(1000);
+    assertEquals(0, idle.moved());
+    assertEquals(dues.get(300), idle.nextDueAt().orElseThrow());
+    assertEquals(100, inspector.depths().delayed());
+    assertEquals(List.of(), inspector.check());
+  }
+
+  @Test
   void anEarlierJobThanEveryBucketMovesTheFirstBucketsStartDown() {
     long base = probe.redisNowMs() + 3_600_000;
     for (int i = 0; i < 10; i++) {

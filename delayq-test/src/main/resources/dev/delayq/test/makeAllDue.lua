@@ -1,7 +1,7 @@
 --[[ makeAllDue: the test kit's "everything is due now"; never used outside tests.
   KEYS[1] delayed (wheel)  the delayed key: the time wheel's keys are named after it; its ids
-          are taken as the forwarder takes them (include/wheel.lua of delayq-client, expanded
-          by Script.expandIncludes), everything counting as due
+          are taken as the forwarder takes them (include/wheel.lua and now.lua of delayq-client,
+          expanded by Script.expandIncludes), everything counting as due
   KEYS[2] jobs    (HASH)  id -> record
   KEYS[3] ready   (LIST)  due ids, consumers take from the right
   ARGV[1] most ids to change in this call
@@ -11,10 +11,10 @@
   enqueued due now.
 ]]
 --@include wheel
+--@include now
 local delayedKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
 local most = tonumber(ARGV[1])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = nowMs()
 
 local ids = wheelTakeDue(delayedKey, '+inf', most)
 

@@ -256,27 +256,44 @@ local function wheelHead(delayedKey)
   return id, due
 end
 
+-- The earliest due time in one ZSET (a bucket or the old delayed ZSET), or nil when it is gone.
+local function wheelFirstDue(key)
+  return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+end
+
 -- Takes up to most ids due by cutoff out of the delayed jobs, earliest first (the old ZSET's
--- before the wheel's), and returns them.
+-- before the wheel's), and returns them and the due time of the earliest id left (nil when
+-- nothing is delayed any more): the forwarder sleeps until then without reading the head again.
+-- A bucket it took from answers both whether it is gone and its new head with one ZRANGE.
 local function wheelTakeDue(delayedKey, cutoff, most)
-  local ids = {}
+  local ids, oldNext = {}, nil
   if redis.call('EXISTS', delayedKey) == 1 then
     ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', cutoff, 'LIMIT', 0, most)
     if #ids > 0 then redis.call('ZREM', delayedKey, unpack(ids)) end
+    oldNext = wheelFirstDue(delayedKey)
   end
-  local indexKey, taken = delayedKey .. ':index', 0
+  local indexKey, taken, wheelNext, known = delayedKey .. ':index', 0, nil, false
   while #ids < most do
     local first = redis.call('ZRANGE', indexKey, 0, 0)[1]
-    if not first then break end
+    if not first then known = true break end
     local bucket = delayedKey .. ':' .. first
     local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', cutoff, 'LIMIT', 0, most - #ids)
-    if #due == 0 then break end
-    redis.call('ZREM', bucket, unpack(due))
-    for _, id in ipairs(due) do ids[#ids + 1] = id end
-    taken = taken + #due
-    if redis.call('EXISTS', bucket) == 1 then break end
+    if #due > 0 then
+      redis.call('ZREM', bucket, unpack(due))
+      for _, id in ipairs(due) do ids[#ids + 1] = id end
+      taken = taken + #due
+    end
+    wheelNext = wheelFirstDue(bucket)
+    if wheelNext then known = true break end
+    -- the bucket is gone (emptied by this take): drop it from the index and go on
     redis.call('ZREM', indexKey, first)
   end
   if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', taken) end
-  return ids
+  if not known then
+    -- the batch filled before the wheel's head was looked at (the caller calls again at once)
+    local _, due = wheelHead(delayedKey)
+    wheelNext = due
+  end
+  if oldNext and (not wheelNext or oldNext < wheelNext) then wheelNext = oldNext end
+  return ids, wheelNext
 end
