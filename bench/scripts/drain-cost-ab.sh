@@ -21,9 +21,11 @@ for turn in $(seq 1 "$TURNS"); do
     java -cp "$tree/bench/target/lib/*" "$root/bench/scripts/DrainCost.java" "$port" "$N" "$prefetch" \
       "$CONSUMERS" "$per" > "$out/$side-$turn.txt"
     kill "$(cat "$work/redis.pid")" 2>/dev/null || true; sleep 0.3
+    rm -rf "$work"
     echo "$side $turn (load $load): $(head -1 "$out/$side-$turn.txt")"
   done
 done
+trap - EXIT
 python3 - "$out" "$TURNS" <<'PY'
 import re, sys, statistics
 out, turns = sys.argv[1], int(sys.argv[2])
