@@ -43,7 +43,8 @@ public final class RunningFile implements AutoCloseable {
    * Finished deliveries kept per consumer. A consumer never has more acknowledgements unsent
    * than this (it waits for its ack sender before it runs a job that would push the oldest
    * unsent one out of the ring: {@code Consumer}), so a crash never forgets a job that finished.
-   * As many as the default prefetch, so that wait comes only when the sender lags a whole batch.
+   * The sender sends what gathered every round trip, so that wait comes only when it lags 32
+   * jobs of one consumer (a starved thread, Redis not answering), whatever the prefetch.
    */
   public static final int FINISHED_KEPT = 32;
   private static final int CELLS = 1 + FINISHED_KEPT;

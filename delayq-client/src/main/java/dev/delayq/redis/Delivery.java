@@ -18,11 +18,11 @@ public final class Delivery {
   private final String id;
   private final String element;
   private final boolean cancelled;
-  /** What the claimed record said of its id: '+' it stays taken, '-' it does not, 0 not known. */
+  /** What the claimed record said of its id: 'k' it stays taken, 'f' it does not, 'u' not known. */
   private final char keepsId;
 
   public Delivery(long token, String id) {
-    this(token, id, false, (char) 0);
+    this(token, id, false, 'u');
   }
 
   private Delivery(long token, String id, boolean cancelled, char keepsId) {
@@ -46,7 +46,7 @@ public final class Delivery {
     if (raw == null || token == 0) {
       return this;
     }
-    return new Delivery(token, id, cancelled, JobRecord.keepsId(raw) ? '+' : '-');
+    return new Delivery(token, id, cancelled, JobRecord.keepsId(raw) ? 'k' : 'f');
   }
 
   /**
@@ -70,25 +70,13 @@ public final class Delivery {
   }
 
   /**
-   * What an acknowledging script (ack, claimReady, start, releaseClaimed) is sent: {@link
-   * #ackElement()}, and before the token '+' or '-' when the claimed record said whether the id
-   * stays taken, which spares the script reading the record (include/ended.lua).
-   */
-  public String ackArgument() {
-    if (keepsId == 0) {
-      return ackElement();
-    }
-    return (cancelled ? "!" : "") + keepsId + element;
-  }
-
-  /**
-   * This delivery's outcome as ack.lua takes it, one character beside its element: lower case done,
-   * upper case cancelled; 'k' the claimed record keeps its id, 'f' it does not, 'u' not known (the
-   * script reads the record).
+   * This delivery's outcome as every acknowledging script (ack, claimReady, start,
+   * releaseClaimed: include/ended.lua) takes it, one character beside its element and its id:
+   * lower case done, upper case cancelled; 'k' the claimed record keeps its id, 'f' it does not,
+   * 'u' not known (the script reads the record).
    */
   public char ackHint() {
-    char c = keepsId == '+' ? 'k' : keepsId == '-' ? 'f' : 'u';
-    return cancelled ? Character.toUpperCase(c) : c;
+    return cancelled ? Character.toUpperCase(keepsId) : keepsId;
   }
 
   public long token() {

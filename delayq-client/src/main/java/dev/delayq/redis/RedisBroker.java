@@ -905,32 +905,51 @@ public final class RedisBroker {
   }
 
   private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+    List<String> args = new ArrayList<>(12);
+    args.add(consumerId);
+    args.add(Long.toString(heartbeatTtlMs));
+    args.add(Integer.toString(most));
+    addAck(args, ackFirst);
+    args.addAll(List.of(idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
+        Integer.toString(this.keys.shards())));
     return new Scripts.Call(
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
             keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
-        List.of(consumerId, Long.toString(heartbeatTtlMs), Integer.toString(most), element(ackFirst),
-            idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
-            Integer.toString(this.keys.shards())));
+        args);
   }
 
   private static Batch claimReadyReply(Object reply, int shard) {
     List<?> r = (List<?>) reply;
-    long token = (Long) r.get(1);
-    List<Claimed> jobs = new ArrayList<>((r.size() - 2) / 2);
+    Claims c = claimsOf(r, 1);
+    return new Batch(Ack.of(r.get(0)), c.jobs(), c.dropped(), shard);
+  }
+
+  /** The jobs a claim script answered, in claim order, and the ids it dropped for having no record. */
+  private record Claims(List<Claimed> jobs, List<String> dropped) {}
+
+  /**
+   * Reads a claim script's answer (claimReady, claim): from {@code at}, the first delivery's token,
+   * then per claimed id, in claim order and with the next token each, the id and its record, or
+   * its length (a number) when too long to read, or false (null here) when it had none.
+   */
+  private static Claims claimsOf(List<?> r, int at) {
+    long token = (Long) r.get(at);
+    List<Claimed> jobs = new ArrayList<>((r.size() - at) / 2);
     List<String> dropped = List.of();
-    for (int i = 2; i + 1 < r.size(); i += 2, token++) {
+    for (int i = at + 1; i + 1 < r.size(); i += 2, token++) {
       String id = (String) r.get(i);
-      if (r.get(i + 1) instanceof String raw) {
+      Object answer = r.get(i + 1);
+      if (answer instanceof String raw) {
         jobs.add(new Claimed(new Delivery(token, id).withRecord(raw), raw));
-      } else if (r.get(i + 1) instanceof Long length) {
+      } else if (answer instanceof Long length) {
         jobs.add(new Claimed(new Delivery(token, id), null, length));
       } else {
         dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
         dropped.add(id);
       }
     }
-    return new Batch(Ack.of(r.get(0)), jobs, dropped, shard);
+    return new Claims(jobs, dropped);
   }
 
   /**
@@ -979,33 +998,15 @@ public final class RedisBroker {
             keys.ready(), keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
         List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec,
             Integer.toString(Math.max(1, most)), claimMaxBytes, Integer.toString(this.keys.shards())));
-    long token = (Long) r.get(0);
-    if (token == 0 || token == -2) {
+    long code = (Long) r.get(0);
+    if (code == 0 || code == -2) {
       return Woken.NONE;
     }
-    if (token < 0) {
+    if (code < 0) {
       return new Woken(List.of(), List.of(id), -1);
     }
-    List<Claimed> jobs = new ArrayList<>((r.size() - 1) / 2);
-    jobs.add(claimedOf(token, id, r.get(1)));
-    List<String> dropped = List.of();
-    for (int i = 3; i + 1 < r.size(); i += 2) {
-      token++;
-      String more = (String) r.get(i);
-      if (r.get(i + 1) instanceof Boolean || r.get(i + 1) == null) {
-        dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
-        dropped.add(more);
-      } else {
-        jobs.add(claimedOf(token, more, r.get(i + 1)));
-      }
-    }
-    return new Woken(jobs, dropped, (Long) r.get(2));
-  }
-
-  /** A claimed job from a claim script's answer: its record, or its length when too long to read. */
-  private static Claimed claimedOf(long token, String id, Object answer) {
-    return answer instanceof Long length ? new Claimed(new Delivery(token, id), null, length)
-        : new Claimed(new Delivery(token, id).withRecord((String) answer), (String) answer);
+    Claims c = claimsOf(r, 2);
+    return new Woken(c.jobs(), c.dropped(), (Long) r.get(1));
   }
 
   /**
@@ -1076,7 +1077,7 @@ public final class RedisBroker {
 
   private List<Started> startAllOn(Keys keys, List<Start> starts) {
     List<String> keyList = new ArrayList<>(starts.size() + 4);
-    List<String> args = new ArrayList<>(starts.size() * 3 + 1);
+    List<String> args = new ArrayList<>(starts.size() * 5 + 1);
     keyList.add(keys.jobs());
     keyList.add(keys.running());
     keyList.add(keys.ended());
@@ -1086,7 +1087,7 @@ public final class RedisBroker {
       keyList.add(keys.inFlight(s.consumerId()));
       args.add(s.consumerId());
       args.add(s.delivery().element());
-      args.add(element(s.ackFirst()));
+      addAck(args, s.ackFirst());
     }
     List<?> r = (List<?>) scripts.eval(Script.START, keyList, args);
     List<Started> out = new ArrayList<>(starts.size());
@@ -1176,9 +1177,8 @@ public final class RedisBroker {
       keyList.add(keys.inFlight(r.consumerId()));
       args.add(r.consumerId());
       args.add(r.started() == null ? "" : r.started().element());
-      args.add(Integer.toString(r.finished().size()));
       // the hints in one string, then the elements and the ids as they are: the script compares
-      // and deletes them without cutting strings (ack.lua)
+      // and deletes them without cutting strings (include/ended.lua)
       StringBuilder hints = new StringBuilder(r.finished().size());
       for (Delivery d : r.finished()) {
         hints.append(d.ackHint());
@@ -1221,9 +1221,11 @@ public final class RedisBroker {
     int released = 0;
     for (int shard = 0; shard < keys.shards(); shard++) {
       Keys keys = this.keys.shard(shard);
+      List<String> args = new ArrayList<>(4);
+      args.add(idRetentionMs);
+      addAck(args, shard == ackShard ? ackFirst : null);
       List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()),
-          List.of(element(shard == ackShard ? ackFirst : null), idRetentionMs));
+          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()), args);
       if (shard == ackShard) {
         ack = Ack.of(r.get(0));
       }
@@ -1232,9 +1234,18 @@ public final class RedisBroker {
     return new Released(ack, released);
   }
 
-  /** The delivery to acknowledge as a script takes it ('' for none). */
-  private static String element(Delivery orNull) {
-    return orNull == null ? "" : orNull.ackArgument();
+  /**
+   * The delivery to acknowledge first, as claimReady, start and releaseClaimed take it
+   * (include/ended.lua): its hint, its element and its id; three '' for none.
+   */
+  private static void addAck(List<String> args, Delivery orNull) {
+    if (orNull == null) {
+      args.addAll(List.of("", "", ""));
+    } else {
+      args.add(String.valueOf(orNull.ackHint()));
+      args.add(orNull.element());
+      args.add(orNull.id());
+    }
   }
 
   /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */

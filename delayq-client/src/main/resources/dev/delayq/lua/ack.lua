@@ -8,12 +8,12 @@
   KEYS[4]   ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   KEYS[4+i] in-flight (LIST)  the i-th consumer's deliveries '<token>|<id>', newest on the left
   ARGV[1] queue.idRetention in ms (0: off)
-  ARGV, from ARGV[2], per consumer i: consumer id, the delivery it started ('' for none), n, then
-    the hints of the n deliveries it finished, one character each (include/ended.lua's
-    HINT_OUTCOMES: done or cancelled, which a kept id records; and whether the worker read in its
-    record that it keeps its id, or not, so the record is not read again, or did not know), then
-    their n elements '<token>|<id>', then their n ids (sent, not cut out of the elements: no
-    string work per job in the script)
+  ARGV, from ARGV[2], per consumer i: consumer id, the delivery it started ('' for none), then
+    the n deliveries it finished as include/ended.lua's acknowledgeOldest reads them: their hints
+    in one string, one character each (done or cancelled, which a kept id records; and whether the
+    worker read in its record that it keeps its id, or not, so the record is not read again, or
+    did not know), then their n elements '<token>|<id>', then their n ids (sent, not cut out of
+    the elements: no string work per job in the script)
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
   changed for it).
   A consumer's finished deliveries are as a rule its oldest, the right end of its list, which
@@ -24,7 +24,6 @@
   the consumer's list, so a late one never points at a job that has moved on.
 ]]
 --@include now
---@include delivery
 --@include ended
 local jobsKey, runningKey = KEYS[1], KEYS[2]
 local retain = retention(KEYS[3], KEYS[4], ARGV[1])
@@ -34,10 +33,8 @@ local done = {}
 local at = 2
 for i = 1, #KEYS - 4 do
   local inflightKey = KEYS[4 + i]
-  local consumer, mark, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
-  at = at + 3
-  acknowledgeOldest(inflightKey, jobsKey, ARGV, at, n, retain, done, out)
-  at = at + 1 + 2 * n
+  local consumer, mark = ARGV[at], ARGV[at + 1]
+  at = acknowledgeOldest(inflightKey, jobsKey, ARGV, at + 2, retain, done, out)
   if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then
     redis.call('HSET', runningKey, consumer, mark)
   end

@@ -24,13 +24,14 @@
   ARGV[8] worker.claimMaxBytes: the records of the batch add up to no more, the moved one's
           included (which always comes)
   ARGV[9] the queue's shard count (absent: 1), for the fair share as in claimReady
-  Returns {token, record, left, id2, record2, id3, record3, ...}: {token, length, ...} for a record
-  longer than ARGV[4] (the worker dead-letters it without pulling it); left is ready's length
-  after the call, or -1 when it was not looked at (flow control on, or ARGV[7] 1); the i-th further id's token is token + i - 1 and its record is false when it had
-  none (dropped, as in claimReady) or its length when too long. {0} when the bare id is no longer
-  in the list (taken back in the meantime: the consumer must not run it); {-1} when the id has no
-  record (it is dropped); {-2} when flow control held it (paused, or its type at its cap) or
-  deferred it (over its rate). Those three take nothing more.
+  Returns {1, left, token, id, record, id2, record2, ...}: the moved id first, then the further ids
+  in claim order, the i-th one's token token + i - 1, as claimReady answers them: a record, its
+  length for one longer than ARGV[4] (the worker dead-letters it without pulling it), false for
+  none (dropped, as in claimReady; never the moved id, below); left is ready's length after the
+  call, or -1 when it was not looked at (flow control on, or ARGV[7] 1). {0} when the bare id is
+  no longer in the list (taken back in the meantime: the consumer must not run it); {-1} when the
+  id has no record (it is dropped); {-2} when flow control held it (paused, or its type at its
+  cap) or deferred it (over its rate). Those three take nothing more.
   Invariant: the id stays in this one in-flight list, now as a delivery; each further id moves from
   ready to the in-flight list in this step; a consumer holding ids is always registered, even
   when the recoverer removed it a moment ago; an id flow control holds or defers moves from the
@@ -73,12 +74,12 @@ if flow and size <= recordMax then
 end
 redis.call('LPUSH', inflightKey, delivery)
 redis.call('HSET', runningKey, consumer, delivery)
-local out = {token, size > recordMax and size or raw, -1}
+local out = {1, -1, token, id, size > recordMax and size or raw}
 if more > 0 then
   local pulled = size > recordMax and 0 or size
   local _, count = takeReady(readyKey, inflightKey, jobsKey, more, token + 1, tonumber(ARGV[8]), recordMax,
     pulled, true, out)
   waiting = waiting - count
 end
-if not flow and most > 1 then out[3] = waiting end
+if not flow and most > 1 then out[2] = waiting end
 return out

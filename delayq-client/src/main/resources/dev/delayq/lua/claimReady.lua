@@ -19,20 +19,21 @@
   ARGV[1] consumer id
   ARGV[2] heartbeat ttl in ms
   ARGV[3] most ids to take
-  ARGV[4] delivery to acknowledge first, '' for none (its prefixes as include/ended.lua's ackOf reads them)
-  ARGV[5] queue.idRetention in ms (0: off)
-  ARGV[6] worker.claimMaxBytes: the records one call returns add up to no more (the first one
-          always comes, so a claim of one record of up to ARGV[7] bytes still goes through)
-  ARGV[7] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
-  ARGV[8] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
-  ARGV[9] queue.limits as flow.lua's spec, '' for none
-  ARGV[10] the queue's shard count (absent: 1): every consumer is registered in every shard but
+  ARGV[4] ARGV[5] ARGV[6] the delivery to acknowledge first as include/ended.lua's
+          acknowledgeOldest reads one: its hint ('' for none), its element and its id ('' when none)
+  ARGV[7] queue.idRetention in ms (0: off)
+  ARGV[8] worker.claimMaxBytes: the records one call returns add up to no more (the first one
+          always comes, so a claim of one record of up to ARGV[9] bytes still goes through)
+  ARGV[9] the longest record a worker reads (queue.maxPayloadBytes plus room for the head)
+  ARGV[10] the queue's key base '<prefix>:{<queue>}:' (flow control's per-type keys)
+  ARGV[11] queue.limits as flow.lua's spec, '' for none
+  ARGV[12] the queue's shard count (absent: 1): every consumer is registered in every shard but
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
   delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
-  nothing to run) and returned with false; a record longer than ARGV[7] (written by another
+  nothing to run) and returned with false; a record longer than ARGV[9] (written by another
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
   dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
   when flow control held or deferred some of the ids it looked at (at most 100 more than ARGV[3])
@@ -52,21 +53,21 @@
 --@include takeReady
 local readyKey, inflightKey, jobsKey, consumersKey, runningKey, deliveriesKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local consumer, ttl, most, ackFirst = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local consumer, ttl, most = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 
-local acked = acknowledge(inflightKey, jobsKey, ackFirst, retention(KEYS[7], KEYS[8], ARGV[5]))
+local acked = acknowledge(inflightKey, jobsKey, ARGV, 4, retention(KEYS[7], KEYS[8], ARGV[7]))
 
 -- flow control hook (include/flow.lua): nil, one EXISTS, when nothing is limited or paused
 local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11], wake = KEYS[12] },
-  ARGV[8], ARGV[9], readyKey)
+  ARGV[10], ARGV[11], readyKey)
 
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0} end
 -- never more than waiting: fairShare is at most max(1, waiting / consumers)
-local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[10] or '1'))
+local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[12] or '1'))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
-local budget, recordMax = tonumber(ARGV[6]), tonumber(ARGV[7])
+local budget, recordMax = tonumber(ARGV[8]), tonumber(ARGV[9])
 local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
 local out = {acked, firstToken}
 

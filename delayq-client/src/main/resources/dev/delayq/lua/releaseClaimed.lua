@@ -7,8 +7,9 @@
   KEYS[3] ready     (LIST)  due ids; released ids go on the right, to run next, in claim order
   KEYS[4] ended     (HASH)  caller-chosen id -> how its job ended (id retention)
   KEYS[5] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
-  ARGV[1] delivery to acknowledge first, '' for none (its prefixes as include/ended.lua's ackOf reads them)
-  ARGV[2] queue.idRetention in ms (0: off)
+  ARGV[1] queue.idRetention in ms (0: off)
+  ARGV[2] ARGV[3] ARGV[4] the delivery to acknowledge first as include/ended.lua's
+          acknowledgeOldest reads one: its hint ('' for none), its element and its id ('' when none)
   Returns {ack, released}: ack 1 acknowledged, 0 fenced, -1 none asked; released the number of
   ids given back.
   Invariant: the acknowledged id leaves with its record; each other id leaves the in-flight list
@@ -18,9 +19,7 @@
 --@include delivery
 --@include ended
 local inflightKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
-local ackFirst = ARGV[1]
-
-local acked = acknowledge(inflightKey, jobsKey, ackFirst, retention(KEYS[4], KEYS[5], ARGV[2]))
+local acked = acknowledge(inflightKey, jobsKey, ARGV, 2, retention(KEYS[4], KEYS[5], ARGV[1]))
 -- newest first onto the right end, so the earliest claimed ends rightmost and runs first
 local released = 0
 while true do

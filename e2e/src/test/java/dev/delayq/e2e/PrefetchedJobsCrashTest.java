@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 8's first finding, as a new user meets it: 1 worker x 1 thread with the default prefetch
- * of 32, 51 due jobs with maxAttempts 1, the first of which sleeps 10 s; the worker is SIGKILLed
- * while it sleeps. Only that job paid for the crash: the 31 prefetched behind it went back
- * uncharged, and the other 50 all run once, at attempt 1. (No supervisor: the scheduler's
+ * of 64, 101 due jobs with maxAttempts 1, the first of which sleeps 10 s; the worker is SIGKILLed
+ * while it sleeps. Only that job paid for the crash: the 63 prefetched behind it went back
+ * uncharged, and the other 100 all run once, at attempt 1. (No supervisor: the scheduler's
  * recoverer takes the dead consumer's jobs back once its heartbeat expires.)
  */
 class PrefetchedJobsCrashTest {
@@ -32,7 +32,7 @@ class PrefetchedJobsCrashTest {
       List<JobRequest> jobs = new ArrayList<>();
       JobOptions once = JobOptions.defaults().maxAttempts(1);
       jobs.add(JobRequest.delay("test_record", q.payload("\"sleepMs\":10000"), Duration.ZERO).with(once));
-      for (int i = 0; i < 50; i++) {
+      for (int i = 0; i < 100; i++) {
         jobs.add(JobRequest.delay("test_record", q.payload(), Duration.ZERO).with(once));
       }
       List<String> ids = q.producer.enqueueAll(jobs).stream().map(dev.delayq.EnqueueResult::id).toList();
@@ -42,7 +42,7 @@ class PrefetchedJobsCrashTest {
 
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.size() >= 1);
       assertEquals(sleeper, q.log.runs().get(0).id(), "the sleeping job runs first");
-      assertEquals(32, q.inspector.depths().inFlight(), "it holds its prefetch of 32");
+      assertEquals(64, q.inspector.depths().inFlight(), "it holds its prefetch of 64");
       JvmProcesses.sigkill(worker);
       processes.worker("worker-1");
 
@@ -50,7 +50,7 @@ class PrefetchedJobsCrashTest {
           .until(() -> q.inspector.depths().records() == 1 && q.isDead(sleeper));
 
       Map<String, List<Integer>> attempts = q.log.attemptsById();
-      assertEquals(51, attempts.size(), "every job ran: lost 0");
+      assertEquals(101, attempts.size(), "every job ran: lost 0");
       assertEquals(List.of(1), attempts.get(sleeper), "the sleeper ran once, and died with its worker");
       attempts.forEach((id, runs) -> assertEquals(List.of(1), runs, id + " ran " + runs));
       assertTrue(q.recordField(sleeper, "lastError").startsWith("attempts exhausted; last delivery lost"),

@@ -18,10 +18,11 @@ import redis.clients.jedis.Protocol;
 
 /**
  * The batch a consumer takes when BLMOVE wakes it (claim.lua takes the rest of its fair share in
- * the same call), against a SIGKILL: 1 worker x 1 thread waits idle in BLMOVE, then 51 jobs with
- * maxAttempts 1 come due together, the first of which sleeps 10 s. The wake takes it and 31 more
- * in one claim; the worker is SIGKILLed while the first sleeps. Only that job is charged: the 31
- * unstarted ones of the batch go back uncharged, and every job runs, once, at attempt 1.
+ * the same call), against a SIGKILL: 1 worker x 1 thread waits idle in BLMOVE, then 101 jobs with
+ * maxAttempts 1 come due together, the first of which sleeps 10 s. The wake takes it and 63 more
+ * in one claim (the default prefetch of 64); the worker is SIGKILLed while the first sleeps. Only
+ * that job is charged: the 63 unstarted ones of the batch go back uncharged, and every job runs,
+ * once, at attempt 1.
  */
 class WokenBatchCrashTest {
   @Test
@@ -43,15 +44,15 @@ class WokenBatchCrashTest {
       JobOptions once = JobOptions.defaults().maxAttempts(1);
       List<JobRequest> jobs = new ArrayList<>();
       jobs.add(JobRequest.at("test_record", q.payload("\"sleepMs\":10000"), dueAt).with(once.id("a-sleeper")));
-      for (int i = 0; i < 50; i++) {
-        jobs.add(JobRequest.at("test_record", q.payload(), dueAt).with(once.id(String.format("b-%02d", i))));
+      for (int i = 0; i < 100; i++) {
+        jobs.add(JobRequest.at("test_record", q.payload(), dueAt).with(once.id(String.format("b-%03d", i))));
       }
       q.producer.enqueueAll(jobs);
       assertEquals(others + 1, blockedInBlmove(q), "the consumer still waits in BLMOVE when they come due");
 
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.size() >= 1);
       assertEquals("a-sleeper", q.log.runs().get(0).id(), "the sleeping job runs first");
-      assertEquals(32, q.inspector.depths().inFlight(), "the wake took a batch of its prefetch of 32");
+      assertEquals(64, q.inspector.depths().inFlight(), "the wake took a batch of its prefetch of 64");
       JvmProcesses.sigkill(worker);
       processes.worker("worker-1");
 
@@ -59,7 +60,7 @@ class WokenBatchCrashTest {
           .until(() -> q.inspector.depths().records() == 1 && q.isDead("a-sleeper"));
 
       Map<String, List<Integer>> attempts = q.log.attemptsById();
-      assertEquals(51, attempts.size(), "every job ran: lost 0");
+      assertEquals(101, attempts.size(), "every job ran: lost 0");
       attempts.forEach((id, runs) -> assertEquals(List.of(1), runs, id + " ran " + runs));
       assertTrue(q.recordField("a-sleeper", "lastError").startsWith("attempts exhausted; last delivery lost"),
           q.record("a-sleeper"));

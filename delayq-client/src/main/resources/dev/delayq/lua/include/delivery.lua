@@ -7,6 +7,8 @@ local function idOf(element)
   return string.match(element, '^%d+|(.+)$') or element
 end
 
+-- (string.format's %d, not token .. '|' .. id: a number concatenated is first made a string of its
+-- own, with %.14g, so every claimed job would cost a float format and a string more)
 local function deliveryOf(token, id)
-  return token .. '|' .. id
+  return string.format('%d|%s', token, id)
 end

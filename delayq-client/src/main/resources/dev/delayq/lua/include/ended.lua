@@ -2,7 +2,7 @@
 -- cancelled, dead and purged), so a producer that enqueues it again (a retry after a timeout)
 -- does not run the job twice. Only records whose head carries "k":1 ("keepId":true in the old
 -- format; the producer sets it for a caller-chosen id) leave an entry: a generated id is never enqueued twice, and costs
--- nothing. Needs the now and delivery includes before it.
+-- nothing. Needs the now include before it.
 --@include recordFormat
 
 -- A retention: the ended HASH, its expiry index ZSET, and the window in ms (0: off).
@@ -24,75 +24,31 @@ local function rememberEnded(retain, id, raw, outcome)
   rememberKept(retain, id, outcome)
 end
 
--- An acknowledgement as a script is sent it: the element, its outcome, and whether its record
--- keeps its id (nil: not known). A delivery sent as '!<element>' ended as cancelled (an operator
--- cancelled its run; no job id may hold '!'), which is the outcome its kept id records. After
--- that, '+' or '-' before the token says what the worker read in the record it claimed: it keeps
--- its id ("k":1), or not; the record is then not read again (a running job's record never
--- changes whether it keeps its id). Without either (an older worker, a delivery whose record the
--- worker did not pull) the record is read, as it always was. A bare id cannot pass for a hinted
--- delivery: it holds no '|'.
-local function ackOf(sent)
-  local outcome = 'done'
-  if string.byte(sent, 1) == 33 then -- '!'
-    outcome = 'cancelled'
-    sent = string.sub(sent, 2)
-  end
-  local keeps
-  local hint = string.byte(sent, 1)
-  if (hint == 43 or hint == 45) and string.find(sent, '^.%d+|') then -- '+' or '-'
-    keeps = hint == 43
-    sent = string.sub(sent, 2)
-  end
-  return sent, outcome, keeps
-end
-
--- What follows an acknowledgement once its element left the list: its id stays taken when its
--- record keeps it, and its record goes, at once or, when done is a table, by deleteRecords at
--- the end of the caller's call (one HDEL for many acknowledgements; nothing between reads them).
-local function acknowledged(jobsKey, element, outcome, keeps, retain, done)
-  local id = idOf(element)
-  if retain.ms > 0 then
-    if keeps == nil then
-      rememberEnded(retain, id, redis.call('HGET', jobsKey, id), outcome)
-    elseif keeps then
-      rememberKept(retain, id, outcome)
-    end
-  end
-  if done then
-    done[#done + 1] = id
-  else
-    redis.call('HDEL', jobsKey, id)
-  end
-end
-
--- Acknowledges a delivery (as ackOf reads it) of the consumer whose list is inflightKey: the job
--- is done, its id and record leave together (its id stays taken when it keeps it). Searched from
--- the right, where the oldest deliveries are.
--- Returns 1, or 0 when fenced (no longer this consumer's: nothing changes), or -1 for '' (none asked).
-local function acknowledge(inflightKey, jobsKey, delivery, retain, done)
-  if delivery == '' then return -1 end
-  local element, outcome, keeps = ackOf(delivery)
-  local acked = redis.call('LREM', inflightKey, -1, element)
-  if acked == 1 then acknowledged(jobsKey, element, outcome, keeps, retain, done) end
-  return acked
-end
-
--- How ack.lua sends one finished delivery's outcome, a character of its hints: lower case done,
--- upper case cancelled; k/K its record keeps its id, f/F it does not, u/U not known (the record is
--- read). One character per delivery, not a prefix on each element, so that the common case
--- compares the elements as sent and needs no string work per job.
+-- How every acknowledging script (ack, claimReady, start, releaseClaimed) is sent an
+-- acknowledgement: its delivery's element '<token>|<id>' and its id, as they are, and one hint
+-- character: lower case done, upper case cancelled (an operator cancelled its run), which is the
+-- outcome a kept id records; k/K the record the worker claimed keeps its id ("k":1), f/F it does
+-- not, so the record is not read again (a running job's record never changes that); u/U the
+-- worker did not know (it did not pull the record), and the record is read. The hints of a
+-- consumer's deliveries come in one string, one character each, so the script compares the
+-- elements and deletes the ids as sent, with no string work per job.
 local HINT_OUTCOMES = { [107] = { 'done', true }, [102] = { 'done', false }, [117] = { 'done', nil },
   [75] = { 'cancelled', true }, [70] = { 'cancelled', false }, [85] = { 'cancelled', nil } }
 
--- Acknowledges the n deliveries one consumer finished, in the order it ran them, appending a code
--- for each to out as acknowledge() answers. args[at] holds their hints (HINT_OUTCOMES), then come
--- their n elements '<token>|<id>' and their n ids. A consumer runs its deliveries in claim order,
--- so those it finished are, as a rule, the oldest in its list, its rightmost elements: when one
--- LRANGE shows exactly them, one LTRIM removes them all; otherwise each is removed by itself
--- (LREM), so one fenced among them changes nothing for it.
-local function acknowledgeOldest(inflightKey, jobsKey, args, at, n, retain, done, out)
-  local hints, elements, ids = args[at], at, at + n
+-- Acknowledges the deliveries one consumer finished, in the order it ran them: args[at] holds
+-- their hints (HINT_OUTCOMES; '' for none), one per delivery, then come their n elements and their
+-- n ids. Appends a code for each to out (1 acknowledged; 0 fenced: no longer this consumer's,
+-- nothing changes for it) and the ids acknowledged to done, whose records deleteRecords deletes
+-- at the end of the call (one HDEL for many; nothing in between reads them); a kept id is
+-- remembered as ended. A consumer runs its deliveries in claim order, so those it finished are,
+-- as a rule, the oldest in its list, its rightmost elements: when one LRANGE shows exactly them,
+-- one LTRIM removes them all; otherwise each is removed by itself (LREM, searched from the right,
+-- where the oldest are), so one fenced among them changes nothing for it.
+-- Returns the index after its arguments (at + 1 + 2n).
+local function acknowledgeOldest(inflightKey, jobsKey, args, at, retain, done, out)
+  local hints = args[at]
+  local n = #hints
+  local elements, ids = at, at + n
   local all = false
   if n > 1 then
     local oldest = redis.call('LRANGE', inflightKey, -n, -1)
@@ -123,11 +79,23 @@ local function acknowledgeOldest(inflightKey, jobsKey, args, at, n, retain, done
     coded = coded + 1
     out[coded] = acked
   end
+  return at + 1 + 2 * n
 end
 
--- Deletes the records of the ids acknowledge() gathered, a thousand to an HDEL (unpack's limit).
+-- Deletes the records of the ids acknowledgeOldest gathered, a thousand to an HDEL (unpack's limit).
 local function deleteRecords(jobsKey, done)
   for from = 1, #done, 1000 do
     redis.call('HDEL', jobsKey, unpack(done, from, math.min(#done, from + 999)))
   end
+end
+
+-- Acknowledges at most one delivery, sent as acknowledgeOldest reads it (args[at] its hint, ''
+-- for none, then its element and its id, '' when none), its record deleted at once.
+-- Returns 1, or 0 when fenced (no longer this consumer's: nothing changes), or -1 when none was asked.
+local function acknowledge(inflightKey, jobsKey, args, at, retain)
+  if args[at] == '' then return -1 end
+  local done, out = {}, {}
+  acknowledgeOldest(inflightKey, jobsKey, args, at, retain, done, out)
+  deleteRecords(jobsKey, done)
+  return out[1]
 end
