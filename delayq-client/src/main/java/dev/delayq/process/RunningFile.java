@@ -55,12 +55,15 @@ public final class RunningFile implements AutoCloseable {
   private final int slots;
   /** Per slot, how many finished deliveries it noted: the ring's next cell. Its consumer's only. */
   private final int[] finishedCount;
+  /** Per slot, what each cell of its ring holds (null: nothing). Its consumer's only. */
+  private final String[][] finishedCells;
 
   private RunningFile(Path path, MappedByteBuffer map, int slots) {
     this.path = path;
     this.map = map;
     this.slots = slots;
     this.finishedCount = new int[slots];
+    this.finishedCells = new String[slots][FINISHED_KEPT];
   }
 
   /** What one consumer's slot says: the delivery it runs (null: none), the ones it finished last. */
@@ -101,8 +104,27 @@ public final class RunningFile implements AutoCloseable {
    * consumer before {@link #idle}, so a crash between the two still finds it finished.
    */
   public void finished(int slot, String element) {
-    int cell = 1 + finishedCount[slot]++ % FINISHED_KEPT;
-    write(offset(slot) + cell * SLOT_BYTES, element);
+    finished(slot, element, kept -> false);
+  }
+
+  /**
+   * As {@link #finished(int, String)}, into the next cell of the ring whose delivery is not
+   * {@code keep}: a consumer keeps the ones whose acknowledgement is not sent yet, which may be
+   * older than ones sent since (on a queue of several shards, one shard's acknowledgements can be
+   * held back while the others' are sent). When every cell is kept, the next one in ring order.
+   */
+  public void finished(int slot, String element, java.util.function.Predicate<String> keep) {
+    int at = finishedCount[slot] % FINISHED_KEPT;
+    for (int i = 0; i < FINISHED_KEPT; i++) {
+      String held = finishedCells[slot][(at + i) % FINISHED_KEPT];
+      if (held == null || !keep.test(held)) {
+        at = (at + i) % FINISHED_KEPT;
+        break;
+      }
+    }
+    finishedCount[slot] = at + 1;
+    finishedCells[slot][at] = element;
+    write(offset(slot) + (1 + at) * SLOT_BYTES, element);
   }
 
   private void write(int at, String element) {

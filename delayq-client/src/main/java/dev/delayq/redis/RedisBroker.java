@@ -19,6 +19,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.ListDirection;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -839,6 +840,40 @@ public final class RedisBroker {
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, shard -> true);
+  }
+
+  /**
+   * A call of a sharded claim to one shard failed (that shard's node lost, or its replicas did
+   * not confirm): {@link #shard()} says which, so that the caller can hold that shard back alone;
+   * {@link #ack()} is the acknowledgement folded into a call that had worked before it.
+   */
+  public static final class ShardFailed extends JedisException {
+    private final int shard;
+    private final transient Ack ack;
+
+    ShardFailed(int shard, Ack ack, JedisException cause) {
+      super("shard " + shard + ": " + cause.getMessage(), cause);
+      this.shard = shard;
+      this.ack = ack;
+    }
+
+    public int shard() {
+      return shard;
+    }
+
+    public Ack ack() {
+      return ack;
+    }
+  }
+
+  /**
+   * As {@link #claimReady(String, long, int, Delivery, int, int)}, looking only at the other
+   * shards that {@code usable} accepts (a worker leaves out those its calls fail on). A call that
+   * fails throws {@link ShardFailed} naming its shard.
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+      int shards, java.util.function.IntPredicate usable) {
     int k = keys.shards();
     if (k == 1) {
       return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
@@ -847,14 +882,20 @@ public final class RedisBroker {
     int first = Math.floorMod(fromShard, k);
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
     boolean folds = first == ackShard;
-    Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
-        claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
-          List<Response<Long>> lengths = new ArrayList<>(tries - 1);
-          for (int j = 1; j < tries; j++) {
-            lengths.add(p.llen(keys.shard(Math.floorMod(first + j, k)).ready()));
-          }
-          return lengths;
-        });
+    Scripts.Beside<List<Response<Long>>> firstCall;
+    try {
+      firstCall = scripts.evalBeside(Script.CLAIM_READY,
+          claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
+            List<Response<Long>> lengths = new ArrayList<>(tries - 1);
+            for (int j = 1; j < tries; j++) {
+              int shard = Math.floorMod(first + j, k);
+              lengths.add(usable.test(shard) ? lengthBeside(p, keys.shard(shard).ready()) : null);
+            }
+            return lengths;
+          });
+    } catch (JedisException e) {
+      throw new ShardFailed(first, Ack.NONE, e);
+    }
     Batch b = claimReadyReply(firstCall.replies().get(0), first);
     Ack ack = folds ? b.ack() : Ack.NONE;
     if (folds) {
@@ -863,7 +904,8 @@ public final class RedisBroker {
     // the others that had due jobs, the longest backlog first (in rotation order when even)
     List<long[]> waiting = new ArrayList<>();
     for (int j = 1; b.empty() && j < tries; j++) {
-      long length = lengthOf(firstCall.beside().get(j - 1));
+      Response<Long> read = firstCall.beside().get(j - 1);
+      long length = read == null ? 0 : lengthOf(read);
       if (length > 0) {
         waiting.add(new long[] {Math.floorMod(first + j, k), length});
       }
@@ -872,17 +914,41 @@ public final class RedisBroker {
     for (int w = 0; b.empty() && w < waiting.size(); w++) {
       int shard = (int) waiting.get(w)[0];
       folds = shard == ackShard;
-      b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      try {
+        b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      } catch (JedisException e) {
+        throw new ShardFailed(shard, ack, e);
+      }
       if (folds) {
         ack = b.ack();
         ackShard = -1;
       }
     }
     if (ackShard >= 0) {
-      ack = ackAlone(consumerId, ackFirst);
+      try {
+        ack = ackAlone(consumerId, ackFirst);
+      } catch (JedisException e) {
+        throw new ShardFailed(ackShard, ack, e); // the batch claimed is in the list, given back as unsure
+      }
     }
     return b.empty() ? new Batch(ack, List.of(), List.of(), first) : new Batch(ack, b.jobs(), b.dropped(), b.shard());
   }
+
+  /**
+   * A ready list's length queued beside a claim; null when its node cannot even be reached to
+   * queue it (a cluster pipeline connects to a node as it queues its first command), so that the
+   * claim on the other shard still goes. The claim then tries that list, and its own call says.
+   */
+  private static Response<Long> lengthBeside(redis.clients.jedis.AbstractPipeline p, String ready) {
+    try {
+      return p.llen(ready);
+    } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
+      return UNREAD_LENGTH;
+    }
+  }
+
+  /** Stands for a length that could not be queued: read as 1, so that the list is tried. */
+  private static final Response<Long> UNREAD_LENGTH = new Response<>(null);
 
   /** A ready list's length read beside a claim; 1 when it could not be read, so that it is tried. */
   private static long lengthOf(Response<Long> length) {
@@ -1220,18 +1286,27 @@ public final class RedisBroker {
     Ack ack = Ack.NONE;
     int released = 0;
     for (int shard = 0; shard < keys.shards(); shard++) {
-      Keys keys = this.keys.shard(shard);
-      List<String> args = new ArrayList<>(4);
-      args.add(idRetentionMs);
-      addAck(args, shard == ackShard ? ackFirst : null);
-      List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-          List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()), args);
+      Released r = releaseClaimed(consumerId, shard, shard == ackShard ? ackFirst : null);
       if (shard == ackShard) {
-        ack = Ack.of(r.get(0));
+        ack = r.ack();
       }
-      released += ((Long) r.get(1)).intValue();
+      released += r.released();
     }
     return new Released(ack, released);
+  }
+
+  /**
+   * As {@link #releaseClaimed(String, Delivery)}, in shard {@code shard} only; {@code ackFirst}
+   * (null for none) must be a delivery of that shard.
+   */
+  public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
+    Keys keys = this.keys.shard(shard);
+    List<String> args = new ArrayList<>(4);
+    args.add(idRetentionMs);
+    addAck(args, ackFirst);
+    List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()), args);
+    return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
   /**

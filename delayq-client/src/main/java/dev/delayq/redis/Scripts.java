@@ -28,7 +28,8 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
 public final class Scripts {
   /**
    * Scripts whose writes are not waited for: losing them in a failover costs no job. A lost
-   * heartbeat or lease is renewed within seconds; a lost forward leaves the job in delayed on the
+   * heartbeat, lease or scheduler beat is renewed within seconds; a lost trim of ended ids leaves
+   * them to the next trim (an id past its window is free to enqueue anyway); a lost forward leaves the job in delayed on the
    * new master, to be forwarded again, and the claims that took it from ready on the old one
    * were waited for, so nothing ran on the strength of it. Every other script is waited for,
    * start.lua and ack.lua included: they acknowledge, and a lost acknowledgement runs a finished
@@ -36,7 +37,7 @@ public final class Scripts {
    * the worker's crash record; a mark lost with a failover can at worst misplace that one charge.)
    */
   private static final Set<Script> NOT_WAITED = EnumSet.of(Script.HEARTBEAT, Script.HOLD_LEASE,
-      Script.RELEASE_LEASE, Script.MOVE_DUE_TO_READY);
+      Script.RELEASE_LEASE, Script.SCHEDULER_BEAT, Script.FORGET_ENDED, Script.MOVE_DUE_TO_READY);
 
   private final UnifiedJedis redis;
   private final ReplicaAcks acks;

@@ -1,6 +1,7 @@
 package dev.delayq.process;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Files;
@@ -58,6 +59,27 @@ class RunningFileTest {
       ring.add(i + "|j" + i);
     }
     assertEquals(new RunningFile.Slot("x|jx", ring), RunningFile.readSlots(path).get(1));
+  }
+
+  /**
+   * A delivery whose acknowledgement is not sent stays in the ring however many finish after it
+   * (one shard's acknowledgements held back while the others' are sent): a crash then still
+   * acknowledges it instead of running it again and charging it.
+   */
+  @Test
+  void aFinishedDeliveryTheConsumerKeepsIsNotPushedOutOfTheRing() {
+    Path path = RunningFile.pathFor(dir, "worker-1", 4244);
+    RunningFile record = RunningFile.create(path, 4244, 1);
+    java.util.Set<String> unsent = new java.util.HashSet<>(List.of("1|held"));
+    record.finished(0, "1|held", unsent::contains);
+    for (int i = 2; i <= 3 * RunningFile.FINISHED_KEPT; i++) {
+      record.finished(0, i + "|j" + i, unsent::contains);
+    }
+    List<String> ring = RunningFile.readSlots(path).get(0).finished();
+    assertEquals(RunningFile.FINISHED_KEPT, ring.size());
+    assertTrue(ring.contains("1|held"), "the unsent one is kept: " + ring);
+    String last = 3 * RunningFile.FINISHED_KEPT + "|j" + 3 * RunningFile.FINISHED_KEPT;
+    assertTrue(ring.contains(last), "and the newest is there too: " + ring);
   }
 
   @Test

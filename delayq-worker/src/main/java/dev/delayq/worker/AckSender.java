@@ -8,25 +8,37 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Sends, from one thread, what the consumers report as they go: the deliveries they finished
- * (acknowledged: the job is forgotten) and the one each has just started (its running mark, for
- * the heartbeat path of recovery). Whatever gathered while the last call was out goes in the
- * next, every consumer together in one script call, so a job costs no round trip of its own and a
- * finished job waits for its acknowledgement about one round trip. Retried through Redis outages
- * until sent or abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged.
+ * Sends what the consumers report as they go: the deliveries they finished (acknowledged: the
+ * job is forgotten) and the one each has just started (its running mark, for the heartbeat path
+ * of recovery). Whatever gathered while the last call was out goes in the next, every consumer
+ * together in one script call, so a job costs no round trip of its own and a finished job waits
+ * for its acknowledgement about one round trip. Retried through Redis outages until sent or
+ * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged.
+ *
+ * <p>Each shard of the queue has its own lane: a thread, the reports of its shard in order, and its
+ * retries. A shard whose calls fail (a cluster master killed, or with {@code redis.replicaAcks} a
+ * promoted master with no replica yet) keeps its reports and tries again after the
+ * {@link ShardHealth} backoff (50 ms doubling to 1 s, at once after a change of master), while the
+ * other lanes go on sending theirs: one shard's failure holds back that shard's acknowledgements
+ * alone. (With one pipeline over every shard, one failed WAIT failed them all, and the whole
+ * worker waited, up to 5 s between tries.)
  */
 final class AckSender implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AckSender.class);
   private static final int MOST_PER_CALL = 4_096;
   private static final long IDLE_PARK_NANOS = 100_000_000L;
+  private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
   private record Item(Channel channel, Delivery started, Delivery finished) {}
 
@@ -34,21 +46,40 @@ final class AckSender implements AutoCloseable {
   final class Channel {
     private final String consumer;
     private final AtomicLong unsent = new AtomicLong();
+    private final AtomicLong[] unsentInShard = new AtomicLong[lanes.length];
+    /** The acknowledgements (their {@link Delivery#ackElement()}) reported and not yet sent. */
+    private final Set<String> unsentAcks = ConcurrentHashMap.newKeySet();
     /** The consumer's thread while it waits in {@link #awaitAtMost}: a send wakes it. */
     private volatile Thread waiting;
 
     private Channel(String consumer) {
       this.consumer = consumer;
+      for (int s = 0; s < unsentInShard.length; s++) {
+        unsentInShard[s] = new AtomicLong();
+      }
     }
 
     /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
     void report(Delivery started, Delivery finished) {
+      int from = started == null ? -1 : shardOf(started);
+      int to = finished == null ? -1 : shardOf(finished);
+      if (finished != null) {
+        unsentAcks.add(finished.ackElement());
+      }
+      if (from >= 0 && to >= 0 && from != to) {
+        // each to its own shard's lane
+        add(from, new Item(this, started, null));
+        add(to, new Item(this, null, finished));
+      } else {
+        add(Math.max(from, to), new Item(this, started, finished));
+      }
+    }
+
+    private void add(int shard, Item item) {
       AckSender.this.unsent.incrementAndGet();
       unsent.incrementAndGet();
-      queue.add(new Item(this, started, finished));
-      if (idle) {
-        LockSupport.unpark(thread);
-      }
+      unsentInShard[shard].incrementAndGet();
+      lanes[shard].add(item);
     }
 
     /** Waits until everything this consumer reported was sent (or abandoned); false at the deadline. */
@@ -56,17 +87,32 @@ final class AckSender implements AutoCloseable {
       return await(unsent, deadlineNanos);
     }
 
+    /** As {@link #flush(long)}, for what it reported in {@code shard} only. */
+    boolean flush(int shard, long deadlineNanos) throws InterruptedException {
+      return await(unsentInShard[shard], deadlineNanos);
+    }
+
+    /** How many of its reports in {@code shard} are not sent yet. */
+    long unsent(int shard) {
+      return unsentInShard[shard].get();
+    }
+
+    /** True while the acknowledgement {@code ackElement} was reported and is not sent. */
+    boolean isUnsent(String ackElement) {
+      return unsentAcks.contains(ackElement);
+    }
+
     /**
-     * Waits until at most {@code most} of this consumer's reports are unsent, woken by each send;
-     * false when {@code giveUp} holds first (looked at every 10 ms).
+     * Waits until at most {@code most} of this consumer's acknowledgements are unsent, woken by
+     * each send; false when {@code giveUp} holds first (looked at every 10 ms).
      */
     boolean awaitAtMost(long most, BooleanSupplier giveUp) {
-      while (unsent.get() > most) {
+      while (unsentAcks.size() > most) {
         if (giveUp.getAsBoolean()) {
           return false;
         }
         waiting = Thread.currentThread();
-        if (unsent.get() > most) { // read after waiting is set: a send meanwhile unparks us
+        if (unsentAcks.size() > most) { // read after waiting is set: a send meanwhile unparks us
           LockSupport.parkNanos(this, 10_000_000L);
         }
         waiting = null;
@@ -74,7 +120,11 @@ final class AckSender implements AutoCloseable {
       return true;
     }
 
-    private void sentOne() {
+    private void sent(int shard, Item i) {
+      if (i.finished() != null) {
+        unsentAcks.remove(i.finished().ackElement());
+      }
+      unsentInShard[shard].decrementAndGet();
       unsent.decrementAndGet();
       Thread t = waiting;
       if (t != null) {
@@ -83,27 +133,138 @@ final class AckSender implements AutoCloseable {
     }
   }
 
-  private final RedisBroker broker;
-  private final RedisOutage outage;
-  private final BooleanSupplier abandon;
-  private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicLong unsent = new AtomicLong();
-  private final List<Item> retrying = new ArrayList<>();
-  private volatile boolean closed;
-  /** True while the sender waits for reports: only then does a report need to wake it. */
-  private volatile boolean idle;
-  private volatile Thread thread;
+  /** One shard's reports, sent by a thread of its own. */
+  private final class Lane {
+    private final int shard;
+    private final RedisOutage outage;
+    private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
+    /** Reports whose call failed, sent first (in order) when the shard's retry is due. */
+    private final List<Item> retrying = new ArrayList<>();
+    /** True while the lane waits for reports: only then does a report need to wake it. */
+    private volatile boolean idle;
+    private volatile Thread thread;
 
-  AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
-    this.broker = broker;
-    this.outage = outage;
-    this.abandon = abandon;
+    Lane(int shard, RedisOutage outage) {
+      this.shard = shard;
+      this.outage = outage;
+    }
+
+    void add(Item item) {
+      queue.add(item);
+      if (idle) {
+        LockSupport.unpark(thread);
+      }
+    }
+
+    /** One call with everything reported in this shard, or a short wait for a report or a retry. */
+    long send() {
+      if (!retrying.isEmpty() && !health.mayCall(shard)) {
+        long wait = Math.min(RETRY_LOOK_NANOS, health.retryAt(shard) - System.nanoTime());
+        if (wait > 0 && !health.masterChangedSinceFailure(shard)) {
+          LockSupport.parkNanos(this, wait);
+        }
+        return 0;
+      }
+      List<Item> round = new ArrayList<>(retrying);
+      retrying.clear();
+      for (Item i; round.size() < MOST_PER_CALL && (i = queue.poll()) != null; ) {
+        round.add(i);
+      }
+      if (round.isEmpty()) {
+        idle = true;
+        if (queue.isEmpty()) { // checked after idle is set: a report added meanwhile wakes us
+          LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+        }
+        idle = false;
+        return 0;
+      }
+      Map<String, List<Delivery>> finished = new LinkedHashMap<>();
+      Map<String, Delivery> started = new LinkedHashMap<>();
+      for (Item i : round) {
+        List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
+        if (i.finished() != null) {
+          f.add(i.finished());
+        }
+        if (i.started() != null) {
+          started.put(i.channel().consumer, i.started()); // the latest start is the one running
+        }
+      }
+      List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
+      finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+      try {
+        List<boolean[]> acked = broker.ackAll(reports);
+        for (int r = 0; r < reports.size(); r++) {
+          for (int i = 0; i < acked.get(r).length; i++) {
+            if (!acked.get(r)[i]) {
+              Finisher.fenced(reports.get(r).consumerId(), reports.get(r).finished().get(i), "ack");
+            }
+          }
+        }
+        sent(round);
+        health.worked(shard);
+        outage.succeeded();
+      } catch (RuntimeException e) {
+        if (abandon.getAsBoolean()) {
+          log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
+              + "flight and are taken back, uncharged", round.size());
+          sent(round);
+        } else {
+          retrying.addAll(round); // sent again, in order, once this shard's retry is due
+        }
+        if (!(e instanceof JedisException je)) {
+          throw e;
+        }
+        health.failed(shard, je);
+        outage.failed(je); // logs the outage once; the backoff is the shard's
+      }
+      return 0;
+    }
+
+    private void sent(List<Item> round) {
+      unsent.addAndGet(-round.size());
+      round.forEach(i -> i.channel().sent(shard, i));
+    }
   }
 
-  /** Starts sending on its own thread; {@code onCannotGoOn} is told should it not go on. */
+  private final RedisBroker broker;
+  private final BooleanSupplier abandon;
+  private final ShardHealth health;
+  private final Lane[] lanes;
+  private final AtomicLong unsent = new AtomicLong();
+  private volatile boolean closed;
+
+  AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
+    this(broker, shard -> outage, abandon, ShardHealth.unwatched(broker.shards()));
+  }
+
+  /** A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}. */
+  AckSender(RedisBroker broker, java.util.function.IntFunction<RedisOutage> outages, BooleanSupplier abandon,
+      ShardHealth health) {
+    this.broker = broker;
+    this.abandon = abandon;
+    this.health = health;
+    this.lanes = new Lane[broker.shards()];
+    for (int s = 0; s < lanes.length; s++) {
+      lanes[s] = new Lane(s, outages.apply(s));
+    }
+  }
+
+  private int shardOf(Delivery d) {
+    return lanes.length == 1 ? 0 : broker.keys().shardIndexOf(d.id());
+  }
+
+  /** Starts sending, a thread per shard; {@code onCannotGoOn} is told should one not go on. */
   void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
-    thread = RunUntilShutdown.of("ack-sender", this::send).until(() -> closed).riding(outage)
-        .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start();
+    for (Lane lane : lanes) {
+      String name = lanes.length == 1 ? "ack-sender" : "ack-sender-" + lane.shard;
+      lane.thread = RunUntilShutdown.of(name, lane::send).until(() -> closed)
+          .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start();
+    }
+  }
+
+  /** The health of the shards, as the sends and the consumers' calls found it. */
+  ShardHealth health() {
+    return health;
   }
 
   /** The channel of {@code consumer}; each consumer takes its own once. */
@@ -126,68 +287,14 @@ final class AckSender implements AutoCloseable {
     return true;
   }
 
-  /** One call with everything reported, or a short wait for a report. */
-  long send() {
-    List<Item> round = new ArrayList<>(retrying);
-    retrying.clear();
-    for (Item i; round.size() < MOST_PER_CALL && (i = queue.poll()) != null; ) {
-      round.add(i);
-    }
-    if (round.isEmpty()) {
-      idle = true;
-      if (queue.isEmpty()) { // checked after idle is set: a report added meanwhile wakes us
-        LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-      }
-      idle = false;
-      return 0;
-    }
-    Map<String, List<Delivery>> finished = new LinkedHashMap<>();
-    Map<String, Delivery> started = new LinkedHashMap<>();
-    for (Item i : round) {
-      List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
-      if (i.finished() != null) {
-        f.add(i.finished());
-      }
-      if (i.started() != null) {
-        started.put(i.channel().consumer, i.started()); // the latest start is the one running
-      }
-    }
-    List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
-    finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
-    try {
-      List<boolean[]> acked = broker.ackAll(reports);
-      for (int r = 0; r < reports.size(); r++) {
-        for (int i = 0; i < acked.get(r).length; i++) {
-          if (!acked.get(r)[i]) {
-            Finisher.fenced(reports.get(r).consumerId(), reports.get(r).finished().get(i), "ack");
-          }
-        }
-      }
-      sent(round);
-    } catch (RuntimeException e) {
-      if (abandon.getAsBoolean()) {
-        log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
-            + "flight and are taken back, uncharged", round.size());
-        sent(round);
-      } else {
-        retrying.addAll(round); // sent again, in order, once the loop's backoff is over
-      }
-      throw e;
-    }
-    return 0;
-  }
-
-  private void sent(List<Item> round) {
-    unsent.addAndGet(-round.size());
-    round.forEach(i -> i.channel().sentOne());
-  }
-
   @Override
   public void close() {
     closed = true;
-    Thread t = thread;
-    if (t != null) {
-      LockSupport.unpark(t);
+    for (Lane lane : lanes) {
+      Thread t = lane.thread;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
     }
   }
 }

@@ -34,6 +34,11 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * <p>On a queue of several shards it claims from one shard at a time: its {@link ClaimRotation}
  * says which shards a claim tries first. When none has due jobs it waits for its worker's
  * {@link ShardWatch}, which sends it to a shard with jobs, instead of blocking on one shard.
+ * A call that fails in one shard (its cluster node lost, or its replicas not confirming) holds
+ * back that shard alone ({@link ShardHealth}): the consumer drops a batch of that shard, owes the
+ * shard a give-back of its in-flight list there (after its acknowledgements there are sent), and
+ * meanwhile claims from the others, with no backoff of its own; after a change of master it owes
+ * every shard that give-back (see {@link FailoverResync}), each on its own.
  *
  * <p>Its {@link #pass()} runs under {@link RunUntilShutdown}. A call that failed leaves the
  * consumer unsure of what its list holds, so before claiming again it gives back everything it
@@ -87,6 +92,16 @@ final class Consumer {
   /** The last wait's claim left ready empty (or the wait timed out): the next claim waits at once. */
   private boolean readyLeftEmpty;
   private final ClaimRotation rotation;
+  /** The health of the queue's shards, shared by the worker's consumers and its ack sender. */
+  private final ShardHealth health;
+  /**
+   * Per shard (on a queue of several): a call there failed, or the master changed, so this
+   * consumer's in-flight list there may hold jobs it does not have; it gives them back (after its
+   * acknowledgements there are sent) before it claims there again, and meanwhile claims elsewhere.
+   */
+  private final boolean[] owed;
+  /** The shard of the batch in hand. */
+  private int batchShard;
   /** False while a {@link MultiQueueConsumer} makes its non-blocking pass over its queues. */
   private boolean blockWhenIdle = true;
   private volatile Delivery running;
@@ -106,6 +121,8 @@ final class Consumer {
     this.seenMasterEpoch = shared.resync().epoch();
     this.batchMasterEpoch = seenMasterEpoch;
     this.rotation = new ClaimRotation(slot, broker.shards());
+    this.health = shared.acks().health();
+    this.owed = new boolean[broker.shards()];
   }
 
   String id() {
@@ -168,6 +185,15 @@ final class Consumer {
     try {
       step();
     } catch (RuntimeException | Error e) {
+      if (e instanceof RedisBroker.ShardFailed f && !quiet.getAsBoolean()) {
+        // one shard's call: that shard is held back, and this consumer goes on with the others
+        shardFailed(f.shard(), f);
+        if (f.ack() != RedisBroker.Ack.NONE) {
+          acknowledged(pendingAck, f.ack());
+          pendingAck = null;
+        }
+        return 0;
+      }
       if (quiet.getAsBoolean() && abandon.getAsBoolean()) {
         log.error("{}: could not give back its claimed jobs at shutdown ({}); they are taken back "
             + "when its worker exits", id, e.toString());
@@ -192,6 +218,7 @@ final class Consumer {
     }
     if (next >= batch.size()) {
       resyncAfterFailover();
+      giveBackOwed();
       claim();
       return;
     }
@@ -229,7 +256,23 @@ final class Consumer {
       pendingAck = null;
       return true;
     }
-    RedisBroker.Started s = broker.start(id, job.delivery(), pendingAck);
+    int shard = broker.keys().shardIndexOf(job.id());
+    if (owed.length > 1 && pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != shard) {
+      // one call to one shard: a failure there is that shard's alone
+      acks.report(null, pendingAck);
+      pendingAck = null;
+    }
+    RedisBroker.Started s;
+    try {
+      s = broker.start(id, job.delivery(), pendingAck);
+    } catch (redis.clients.jedis.exceptions.JedisException e) {
+      if (owed.length == 1 || quiet.getAsBoolean()) {
+        throw e;
+      }
+      shardFailed(shard, e); // the batch in hand is this shard's: given back when it answers
+      return false;
+    }
+    health.worked(shard);
     acknowledged(pendingAck, s.ack());
     pendingAck = null;
     if (!s.started()) {
@@ -255,7 +298,8 @@ final class Consumer {
         if (outcome instanceof Outcome.Ack ack) {
           // its acknowledgement leaves a moment later: a crash before then acknowledges it, as
           // cancelled when it was ('!<delivery>', as the acknowledgement itself would say)
-          shared.crashRecord().finished(slot, ackOf(job, ack).ackElement());
+          // into a cell whose acknowledgement was sent: one shard's may be held back (AckSender)
+          shared.crashRecord().finished(slot, ackOf(job, ack).ackElement(), acks::isUnsent);
         }
         shared.crashRecord().idle(slot);
       }
@@ -288,15 +332,31 @@ final class Consumer {
       took(awaitJobs(), epoch, leaseHeld, masterEpoch);
       return;
     }
-    int first = rotation.first();
+    int first = firstUsable(rotation.first());
+    if (first < 0) {
+      // every shard it could claim from is held back: wait as when none has jobs
+      handOffAck();
+      if (shared.watch() != null) {
+        awaitWatch();
+      } else {
+        java.util.concurrent.locks.LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
+      }
+      took(List.of(), epoch, leaseHeld, masterEpoch);
+      return;
+    }
     if (pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != first) {
       // it cannot ride on a claim in another shard's slot: the sender takes it with the others'
       acks.report(null, pendingAck);
       pendingAck = null;
     }
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
-        pendingAck, first, rotation.tries());
+        pendingAck, first, rotation.tries(), this::mayClaimFrom);
+    if (owed.length > 1) {
+      health.worked(first);
+      health.worked(claimed.shard());
+    }
     rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
+    batchShard = claimed.shard();
     if (shared.watch() != null) {
       shared.watch().looked(first);
       shared.watch().looked(claimed.shard());
@@ -325,11 +385,89 @@ final class Consumer {
     RedisBroker.Woken woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
         rotation.home(), settings.prefetch());
     rotation.waited();
+    batchShard = rotation.home();
     for (String dropped : woken.dropped()) {
       droppedWithoutRecord(dropped);
     }
     readyLeftEmpty = woken.left() == 0;
     return woken.jobs();
+  }
+
+  /** Whether a claim may look at {@code shard}: nothing to give back there, and it is not held back. */
+  private boolean mayClaimFrom(int shard) {
+    return !owed[shard] && !health.failing(shard);
+  }
+
+  /**
+   * {@code shard}, or the first after it that a claim may go to; a held-back shard only when its
+   * retry is due (this claim then tries it). -1 when there is none.
+   */
+  private int firstUsable(int shard) {
+    if (owed.length == 1) {
+      return shard;
+    }
+    for (int i = 0; i < owed.length; i++) {
+      int s = (shard + i) % owed.length;
+      if (!owed[s] && health.mayCall(s)) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * A call to {@code shard} failed: that shard is held back (its health), and what this consumer
+   * claimed there is given back once it answers again; the consumer goes on with the others.
+   */
+  private void shardFailed(int shard, RuntimeException e) {
+    health.failed(shard, e);
+    owed[shard] = true;
+    if (batchShard == shard && next < batch.size()) {
+      batch = List.of();
+      next = 0;
+    }
+    rotation.claimed(shard, true); // the next claim starts at the shard after it
+  }
+
+  /**
+   * Gives back, shard by shard, what this consumer's in-flight lists hold in the shards it owes
+   * (see {@link #owed}), each once its acknowledgements there are sent and the shard answers; a
+   * shard that fails stays owed, and the others go on.
+   */
+  private void giveBackOwed() {
+    for (int s = 0; s < owed.length; s++) {
+      if (!owed[s]) {
+        continue;
+      }
+      if (health.failing(s) && (acks.unsent(s) > 0 || !health.mayCall(s))) {
+        continue; // its acknowledgements are held back, or its retry is not due yet
+      }
+      try {
+        if (!acks.flush(s, System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS)) {
+          continue;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      Delivery ack = pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) == s ? pendingAck : null;
+      RedisBroker.Released r;
+      try {
+        r = broker.releaseClaimed(id, s, ack);
+      } catch (redis.clients.jedis.exceptions.JedisException e) {
+        health.failed(s, e);
+        continue;
+      }
+      health.worked(s);
+      owed[s] = false;
+      if (ack != null) {
+        acknowledged(ack, r.ack());
+        pendingAck = null;
+      }
+      if (r.released() > 0) {
+        log.info("{}: gave back {} claimed job(s) of shard {} it had not started, uncounted", id, r.released(), s);
+      }
+    }
   }
 
   private void took(List<RedisBroker.Claimed> jobs, int epoch, boolean leaseHeld, long masterEpoch) {
@@ -369,6 +507,13 @@ final class Consumer {
     if (epoch == seenMasterEpoch) {
       return;
     }
+    if (owed.length > 1) {
+      // shard by shard, each after its own acknowledgements: a shard whose new master does not
+      // answer yet holds back only its own give-back
+      java.util.Arrays.fill(owed, true);
+      seenMasterEpoch = epoch;
+      return;
+    }
     Optional<RedisBroker.Released> r;
     try {
       r = shared.resync().giveBack(id, acks, pendingAck);
@@ -391,6 +536,13 @@ final class Consumer {
    * does it give back anyway (the drain must end; its worker's exit takes back what remains).
    */
   private void giveBackAll() {
+    if (owed.length > 1 && !quiet.getAsBoolean()) {
+      java.util.Arrays.fill(owed, true);
+      batch = List.of();
+      next = 0;
+      giveBackOwed();
+      return;
+    }
     boolean sent = false;
     try {
       sent = acks.flush(System.nanoTime() + FLUSH_BEFORE_GIVING_BACK_NANOS);

@@ -29,6 +29,7 @@ final class QueueLane {
   final AckSender acks;
   final Lease lease;
   final FailoverResync resync;
+  final ShardHealth health;
   private final String name;
   private final OutageLog outages;
   private Heartbeat heartbeat;
@@ -43,7 +44,10 @@ final class QueueLane {
     this.broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
     this.stats = new StatsRecorder(broker.keys());
     this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), abandon);
-    this.acks = new AckSender(broker, new RedisOutage(name + "/acks", outages), abandon);
+    this.health = new ShardHealth(name, broker.shards(), redis::masterEpoch);
+    int shards = broker.shards();
+    this.acks = new AckSender(broker, s -> new RedisOutage(shards == 1 ? name + "/acks" : name + "/acks of shard " + s,
+        outages), abandon, health);
     this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
         config.worker().heartbeatInterval().toNanos());
     this.resync = new FailoverResync(broker, redis::masterEpoch);

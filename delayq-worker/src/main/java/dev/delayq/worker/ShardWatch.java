@@ -28,9 +28,13 @@ import java.util.function.Consumer;
  * poll timeout passed, should that consumer never claim); and while no consumer idles the
  * watchers do not look at all. An idle worker costs one blocking call per shard and one claim
  * per consumer per poll timeout.
+ *
+ * <p>No consumer is sent to a shard that the worker's {@link ShardHealth} holds back (its calls
+ * fail): its jobs wait there, seen, until it answers again, and the consumers serve the others.
  */
 final class ShardWatch {
   private final RedisBroker broker;
+  private final ShardHealth health;
   private final double pollSeconds;
   private final long pollNanos;
   private final ReentrantLock lock = new ReentrantLock();
@@ -48,7 +52,13 @@ final class ShardWatch {
   private int from;
 
   ShardWatch(RedisBroker broker, double pollSeconds) {
+    this(broker, pollSeconds, ShardHealth.unwatched(broker.shards()));
+  }
+
+  /** A watch that sends no consumer to a shard that {@code health} holds back. */
+  ShardWatch(RedisBroker broker, double pollSeconds, ShardHealth health) {
     this.broker = broker;
+    this.health = health;
     this.pollSeconds = pollSeconds;
     this.pollNanos = (long) (pollSeconds * 1e9);
     int shards = broker.shards();
@@ -112,7 +122,7 @@ final class ShardWatch {
       while (true) {
         for (int i = 0; i < seen.length; i++) {
           int shard = (from + i) % seen.length;
-          if (seen[shard]) {
+          if (seen[shard] && !health.failing(shard)) {
             seen[shard] = false;
             sent[shard] = true;
             sentAtNanos[shard] = System.nanoTime();

@@ -223,7 +223,7 @@ public final class Worker implements AutoCloseable {
       ShardWatch watch = null;
       if (lane.broker.shards() > 1) {
         // idle consumers wait for the watch, which sends them to any shard with jobs
-        watch = new ShardWatch(lane.broker, settings.pollSeconds());
+        watch = new ShardWatch(lane.broker, settings.pollSeconds(), lane.health);
         watch.start(name, () -> quiet.getAsBoolean() || drained.get(), outages, this::cannotGoOn);
       }
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,

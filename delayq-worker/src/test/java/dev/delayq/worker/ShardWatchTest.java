@@ -55,6 +55,30 @@ class ShardWatchTest {
     }
   }
 
+  /**
+   * A shard whose calls fail (a cluster master lost, or with replicaAcks a master without
+   * replica) gets no consumer sent: they would only meet the failure; its jobs are sent for once
+   * it answers again, and the other shards' jobs are sent for meanwhile.
+   */
+  @Test
+  void noIdleConsumerIsSentToAShardHeldBackUntilItAnswersAgain() throws Exception {
+    ShardHealth health = new ShardHealth("test", SHARDS, () -> 0);
+    ShardWatch watch = new ShardWatch(broker, 2.0, health);
+    AtomicBoolean stop = new AtomicBoolean();
+    watch.start("test", stop::get, new OutageLog("test"), t -> { });
+    try {
+      health.failed(0, new redis.clients.jedis.exceptions.JedisConnectionException("shard 0's node lost"));
+      RedisFixture.get().redis().lpush(keys.shard(0).ready(), "held");
+      assertEquals(-1, watch.await(500_000_000L), "shard 0 has a job, but it is held back");
+      RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a");
+      assertEquals(1, watch.await(5_000_000_000L), "the other shards are served meanwhile");
+      health.worked(0);
+      assertEquals(0, watch.await(5_000_000_000L), "once shard 0 answers, a consumer is sent there");
+    } finally {
+      stop.set(true);
+    }
+  }
+
   @Test
   void watchersLookOnlyWhileAConsumerIdlesAndNotAgainWhereOneIsOnItsWay() throws Exception {
     ShardWatch watch = new ShardWatch(broker, 1.0);
