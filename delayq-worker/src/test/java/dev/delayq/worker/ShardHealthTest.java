@@ -14,9 +14,16 @@ class ShardHealthTest {
   private final AtomicLong masterEpoch = new AtomicLong();
   private final ShardHealth health = new ShardHealth("test", 3, masterEpoch::get);
 
+  /** Fails {@code shard} until its backoff is the longest (1 s), so that no retry falls due between two lines. */
+  private void failOften(int shard) {
+    for (int i = 0; i < 6; i++) {
+      health.failed(shard, new JedisConnectionException("node lost"));
+    }
+  }
+
   @Test
   void aFailingShardIsHeldBackAloneAndTriedAgainByOneCallerOnceItsRetryIsDue() {
-    health.failed(0, new JedisConnectionException("node lost"));
+    failOften(0);
     assertTrue(health.failing(0));
     assertFalse(health.failing(1), "the other shards go on");
     assertTrue(health.mayCall(1));
@@ -30,8 +37,7 @@ class ShardHealthTest {
 
   @Test
   void aChangeOfMasterMakesTheRetryDueAtOnce() {
-    health.failed(2, new JedisConnectionException("node lost"));
-    health.failed(2, new JedisConnectionException("node lost")); // a longer backoff
+    failOften(2);
     assertFalse(health.mayCall(2));
     masterEpoch.incrementAndGet(); // the failed node's replica took over
     assertTrue(health.masterChangedSinceFailure(2));
