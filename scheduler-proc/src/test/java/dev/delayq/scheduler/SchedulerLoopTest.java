@@ -9,6 +9,7 @@ import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,12 +31,20 @@ class SchedulerLoopTest {
         standbyGraceMs, new OutageLog("test"));
   }
 
-  /** Enqueues the ids due a moment from now, in order, and waits until they all are. */
+  /**
+   * Enqueues the ids due a moment from now, in order, in one call, checks they all wait in delayed
+   * (the lead is one a loaded host's enqueue cannot outrun: a job added already due goes straight
+   * to ready, and a test of full batches would then see part-filled ones), and waits until they
+   * all are due.
+   */
   private void seedDueInDelayed(String... ids) {
-    long base = probe.redisNowMs() + 100;
+    long base = probe.redisNowMs() + 500;
+    List<RedisBroker.NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
-      broker.enqueue(at(ids[i], "{}", base + i));
+      jobs.add(at(ids[i], "{}", base + i));
     }
+    broker.enqueueAll(jobs);
+    assertEquals(ids.length, probe.delayedIds().size(), "every seeded id waits in delayed");
     probe.awaitRedisTimePast(base + ids.length);
   }
 
