@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntPredicate;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -873,7 +875,7 @@ public final class RedisBroker {
    * fails throws {@link ShardFailed} naming its shard.
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
-      int shards, java.util.function.IntPredicate usable) {
+      int shards, IntPredicate usable) {
     int k = keys.shards();
     if (k == 1) {
       return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
@@ -939,10 +941,10 @@ public final class RedisBroker {
    * queue it (a cluster pipeline connects to a node as it queues its first command), so that the
    * claim on the other shard still goes. The claim then tries that list, and its own call says.
    */
-  private static Response<Long> lengthBeside(redis.clients.jedis.AbstractPipeline p, String ready) {
+  private static Response<Long> lengthBeside(AbstractPipeline p, String ready) {
     try {
       return p.llen(ready);
-    } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
+    } catch (JedisConnectionException e) {
       return UNREAD_LENGTH;
     }
   }

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
@@ -45,7 +46,7 @@ final class AckSender implements AutoCloseable {
   /** One consumer's way to the sender: what it reports, and what of that is still unsent. */
   final class Channel {
     private final String consumer;
-    private final AtomicLong unsent = new AtomicLong();
+    /** Per shard, how many of its reports there are not sent yet. */
     private final AtomicLong[] unsentInShard = new AtomicLong[lanes.length];
     /** The acknowledgements (their {@link Delivery#ackElement()}) reported and not yet sent. */
     private final Set<String> unsentAcks = ConcurrentHashMap.newKeySet();
@@ -77,14 +78,18 @@ final class AckSender implements AutoCloseable {
 
     private void add(int shard, Item item) {
       AckSender.this.unsent.incrementAndGet();
-      unsent.incrementAndGet();
       unsentInShard[shard].incrementAndGet();
       lanes[shard].add(item);
     }
 
     /** Waits until everything this consumer reported was sent (or abandoned); false at the deadline. */
     boolean flush(long deadlineNanos) throws InterruptedException {
-      return await(unsent, deadlineNanos);
+      for (AtomicLong inShard : unsentInShard) {
+        if (!await(inShard, deadlineNanos)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** As {@link #flush(long)}, for what it reported in {@code shard} only. */
@@ -125,7 +130,6 @@ final class AckSender implements AutoCloseable {
         unsentAcks.remove(i.finished().ackElement());
       }
       unsentInShard[shard].decrementAndGet();
-      unsent.decrementAndGet();
       Thread t = waiting;
       if (t != null) {
         LockSupport.unpark(t);
@@ -238,7 +242,7 @@ final class AckSender implements AutoCloseable {
   }
 
   /** A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}. */
-  AckSender(RedisBroker broker, java.util.function.IntFunction<RedisOutage> outages, BooleanSupplier abandon,
+  AckSender(RedisBroker broker, IntFunction<RedisOutage> outages, BooleanSupplier abandon,
       ShardHealth health) {
     this.broker = broker;
     this.abandon = abandon;

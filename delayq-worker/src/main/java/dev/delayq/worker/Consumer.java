@@ -6,12 +6,15 @@ import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
@@ -172,6 +175,17 @@ final class Consumer {
     }
   }
 
+  /** As {@link #handOffAck}, unless the acknowledgement in hand is of {@code shard}, where the next call goes. */
+  private void handOffAckUnlessIn(int shard) {
+    if (pendingAck != null && !pendingAckIn(shard)) {
+      handOffAck();
+    }
+  }
+
+  private boolean pendingAckIn(int shard) {
+    return pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) == shard;
+  }
+
   /** Gives back every claimed job it has not started, uncounted (see {@link MultiQueueConsumer}). */
   void giveBackUnstarted() {
     giveBackAll();
@@ -257,15 +271,13 @@ final class Consumer {
       return true;
     }
     int shard = broker.keys().shardIndexOf(job.id());
-    if (owed.length > 1 && pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != shard) {
-      // one call to one shard: a failure there is that shard's alone
-      acks.report(null, pendingAck);
-      pendingAck = null;
+    if (owed.length > 1) {
+      handOffAckUnlessIn(shard); // one call to one shard: a failure there is that shard's alone
     }
     RedisBroker.Started s;
     try {
       s = broker.start(id, job.delivery(), pendingAck);
-    } catch (redis.clients.jedis.exceptions.JedisException e) {
+    } catch (JedisException e) {
       if (owed.length == 1 || quiet.getAsBoolean()) {
         throw e;
       }
@@ -339,16 +351,12 @@ final class Consumer {
       if (shared.watch() != null) {
         awaitWatch();
       } else {
-        java.util.concurrent.locks.LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
+        LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
       }
       took(List.of(), epoch, leaseHeld, masterEpoch);
       return;
     }
-    if (pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) != first) {
-      // it cannot ride on a claim in another shard's slot: the sender takes it with the others'
-      acks.report(null, pendingAck);
-      pendingAck = null;
-    }
+    handOffAckUnlessIn(first); // it cannot ride on a claim in another shard's slot
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
         pendingAck, first, rotation.tries(), this::mayClaimFrom);
     if (owed.length > 1) {
@@ -450,11 +458,11 @@ final class Consumer {
         Thread.currentThread().interrupt();
         return;
       }
-      Delivery ack = pendingAck != null && broker.keys().shardIndexOf(pendingAck.id()) == s ? pendingAck : null;
+      Delivery ack = pendingAckIn(s) ? pendingAck : null;
       RedisBroker.Released r;
       try {
         r = broker.releaseClaimed(id, s, ack);
-      } catch (redis.clients.jedis.exceptions.JedisException e) {
+      } catch (JedisException e) {
         health.failed(s, e);
         continue;
       }
@@ -510,7 +518,7 @@ final class Consumer {
     if (owed.length > 1) {
       // shard by shard, each after its own acknowledgements: a shard whose new master does not
       // answer yet holds back only its own give-back
-      java.util.Arrays.fill(owed, true);
+      Arrays.fill(owed, true);
       seenMasterEpoch = epoch;
       return;
     }
@@ -537,7 +545,7 @@ final class Consumer {
    */
   private void giveBackAll() {
     if (owed.length > 1 && !quiet.getAsBoolean()) {
-      java.util.Arrays.fill(owed, true);
+      Arrays.fill(owed, true);
       batch = List.of();
       next = 0;
       giveBackOwed();
