@@ -799,13 +799,11 @@ public final class RedisBroker {
 
   /**
    * What one {@link #claimReady} did: the acknowledgement folded into it, the jobs claimed in
-   * order (the first already marked running), and ids dropped from ready for having no record.
+   * order (the first already marked running), ids dropped from ready for having no record, the
+   * shard they came from, and the length of that shard's ready list right after the claim (-1 when
+   * not known: flow control took the ids one by one).
    */
-  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped, int shard) {
-    public Batch(Ack ack, List<Claimed> jobs, List<String> dropped) {
-      this(ack, jobs, dropped, 0);
-    }
-
+  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped, int shard, long left) {
     boolean empty() {
       return jobs.isEmpty() && dropped.isEmpty();
     }
@@ -933,7 +931,7 @@ public final class RedisBroker {
         throw new ShardFailed(ackShard, ack, e); // the batch claimed is in the list, given back as unsure
       }
     }
-    return b.empty() ? new Batch(ack, List.of(), List.of(), first) : new Batch(ack, b.jobs(), b.dropped(), b.shard());
+    return b.empty() ? new Batch(ack, List.of(), List.of(), first, 0) : new Batch(ack, b.jobs(), b.dropped(), b.shard(), b.left());
   }
 
   /**
@@ -989,8 +987,8 @@ public final class RedisBroker {
 
   private static Batch claimReadyReply(Object reply, int shard) {
     List<?> r = (List<?>) reply;
-    Claims c = claimsOf(r, 1);
-    return new Batch(Ack.of(r.get(0)), c.jobs(), c.dropped(), shard);
+    Claims c = claimsOf(r, 2);
+    return new Batch(Ack.of(r.get(0)), c.jobs(), c.dropped(), shard, (Long) r.get(1));
   }
 
   /** The jobs a claim script answered, in claim order, and the ids it dropped for having no record. */

@@ -30,9 +30,11 @@
   ARGV[12] the queue's shard count (absent: 1): every consumer is registered in every shard but
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
-  Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
-  delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
-  token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
+  Returns {ack, left, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced
+  (that delivery is no longer this consumer's: nothing changed for it), -1 none asked; left is
+  ready's length after the call (so a sharded worker's idle consumers can be sent to a shard that
+  still holds jobs without looking again), -1 when flow control took the ids one by one; the i-th
+  id's token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
   nothing to run) and returned with false; a record longer than ARGV[9] (written by another
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
   dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
@@ -62,18 +64,19 @@ local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11]
   ARGV[10], ARGV[11], readyKey)
 
 local waiting = redis.call('LLEN', readyKey)
-if waiting == 0 then return {acked, 0} end
+if waiting == 0 then return {acked, 0, 0} end
 -- never more than waiting: fairShare is at most max(1, waiting / consumers)
 local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[12] or '1'))
 
 redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
 local budget, recordMax = tonumber(ARGV[8]), tonumber(ARGV[9])
 local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
-local out = {acked, firstToken}
+local out = {acked, -1, firstToken}
 
 if not flow then
   -- nothing limited or paused: the batch in a few calls (include/takeReady)
-  local deliveries = takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budget, recordMax, 0, false, out)
+  local deliveries, count = takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budget, recordMax, 0, false, out)
+  out[2] = waiting - count
   if #deliveries > 0 then
     redis.call('HSET', runningKey, consumer, deliveries[1])
   end

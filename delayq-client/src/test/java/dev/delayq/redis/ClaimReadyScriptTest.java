@@ -39,6 +39,15 @@ class ClaimReadyScriptTest {
 
     assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch));
     assertEquals(6, probe.readyIds().size());
+    assertEquals(6, batch.left(), "the claim says what it left in ready");
+  }
+
+  @Test
+  void aClaimOnAnEmptyReadyListSaysNothingIsLeft() {
+    RedisBroker.Batch batch = claim("c1", 4);
+
+    assertTrue(batch.jobs().isEmpty());
+    assertEquals(0, batch.left());
   }
 
   @Test
