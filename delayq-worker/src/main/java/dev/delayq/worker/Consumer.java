@@ -105,6 +105,8 @@ final class Consumer {
   private final boolean[] owed;
   /** The shard of the batch in hand. */
   private int batchShard;
+  /** The shard the worker's {@link ShardWatch} sent this consumer to, until its claim tells it; -1 for none. */
+  private int sentTo = -1;
   /** False while a {@link MultiQueueConsumer} makes its non-blocking pass over its queues. */
   private boolean blockWhenIdle = true;
   private volatile Delivery running;
@@ -349,6 +351,10 @@ final class Consumer {
       // every shard it could claim from is held back: wait as when none has jobs
       handOffAck();
       if (shared.watch() != null) {
+        if (sentTo >= 0) {
+          shared.watch().looked(sentTo, -1, true); // it will not claim where it was sent
+          sentTo = -1;
+        }
         awaitWatch();
       } else {
         LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
@@ -366,8 +372,7 @@ final class Consumer {
     rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
     batchShard = claimed.shard();
     if (shared.watch() != null) {
-      shared.watch().looked(first);
-      shared.watch().looked(claimed.shard());
+      tellWatch(first, claimed);
     }
     acknowledged(pendingAck, claimed.ack());
     pendingAck = null;
@@ -502,7 +507,25 @@ final class Consumer {
       rotation.waited();
     } else {
       rotation.sentTo(shard);
+      sentTo = shard;
     }
+  }
+
+  /**
+   * Tells the worker's watch what a claim that tried {@code first} saw: that shard had nothing
+   * when the batch came from another, and the batch's shard kept {@link RedisBroker.Batch#left()}.
+   * A shard it was sent to and did not claim from (held back meanwhile) is to be looked at again.
+   */
+  private void tellWatch(int first, RedisBroker.Batch claimed) {
+    ShardWatch watch = shared.watch();
+    if (first != claimed.shard()) {
+      watch.looked(first, 0, sentTo == first);
+    }
+    watch.looked(claimed.shard(), claimed.left(), sentTo == claimed.shard());
+    if (sentTo >= 0 && sentTo != first && sentTo != claimed.shard()) {
+      watch.looked(sentTo, -1, true);
+    }
+    sentTo = -1;
   }
 
   /**

@@ -13,21 +13,27 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * Sends the idle consumers of a worker on a queue of several shards to the shard that has jobs.
+ * Sends the idle consumers of a worker on a queue of several shards to the shards that have jobs.
  * A consumer blocked in Redis waits on one shard only (BLMOVE names one list), so while fewer of
  * a worker's consumers idle than there are shards (few threads, or most of them busy with long
  * jobs), some shard would have nobody waiting on it, and a job forwarded there would wait for a
  * busy consumer's next claim or a poll timeout. Instead, while any consumer of the worker idles,
  * one watcher thread per shard blocks on that shard's ready list without taking from it
  * ({@link RedisBroker#awaitReady}), and the idle consumers wait here, in the JVM: a shard with
- * jobs sends one of them to claim there, and the next one once that claim has looked (a claim
- * takes a fair share, so a burst draws the idle consumers one after the other).
+ * jobs sends one of them to claim there.
  *
- * <p>No empty-poll storm: the watcher of a shard whose jobs nobody has claimed yet, or that a
- * consumer is on its way to, does not look again until a claim has looked at that shard (or a
- * poll timeout passed, should that consumer never claim); and while no consumer idles the
- * watchers do not look at all. An idle worker costs one blocking call per shard and one claim
- * per consumer per poll timeout.
+ * <p>A claim answers how many jobs it left in its shard ({@link RedisBroker.Batch#left()}), and
+ * that many more idle consumers are sent there at once (less those already on their way), so a
+ * burst is claimed by several consumers side by side, as on one shard where every idle consumer
+ * blocks on the one list; not one after the other, each after the claim before it and a new
+ * look of the watcher (at a few jobs per shard and millisecond, that chain of round trips fell
+ * behind and the lateness of a sustained rate grew by tens of ms).
+ *
+ * <p>No empty-poll storm: the watcher of a shard whose jobs are known, or that a consumer is on
+ * its way to, does not look again until a claim there says nothing is left (or a poll timeout
+ * passed, should that consumer never claim); and while no consumer idles the watchers do not look
+ * at all. At most one consumer is sent per job a claim saw left. An idle worker costs one
+ * blocking call per shard and one claim per consumer per poll timeout.
  *
  * <p>No consumer is sent to a shard that the worker's {@link ShardHealth} holds back (its calls
  * fail): its jobs wait there, seen, until it answers again, and the consumers serve the others.
@@ -42,13 +48,14 @@ final class ShardWatch {
   private final Condition work = lock.newCondition();
   /** Signalled for the watchers: a consumer idles, or a shard was looked at. */
   private final Condition look = lock.newCondition();
-  // per shard, guarded by lock: jobs were seen and no consumer sent yet; a consumer was sent, when
-  private final boolean[] seen;
-  private final boolean[] sent;
+  // per shard, guarded by lock: jobs known to wait there that no consumer was sent for yet; the
+  // consumers sent there whose claim has not answered; when the last one was sent
+  private final long[] unserved;
+  private final int[] onTheirWay;
   private final long[] sentAtNanos;
   /** Consumers waiting in {@link #await}. */
   private int idle;
-  /** Where the next look for a seen shard starts, so that no shard waits behind another. */
+  /** Where the next look for a shard with jobs starts, so that no shard waits behind another. */
   private int from;
 
   ShardWatch(RedisBroker broker, double pollSeconds) {
@@ -62,15 +69,15 @@ final class ShardWatch {
     this.pollSeconds = pollSeconds;
     this.pollNanos = (long) (pollSeconds * 1e9);
     int shards = broker.shards();
-    this.seen = new boolean[shards];
-    this.sent = new boolean[shards];
+    this.unserved = new long[shards];
+    this.onTheirWay = new int[shards];
     this.sentAtNanos = new long[shards];
   }
 
   /** Starts a watcher per shard, each until {@code stopping} holds; their threads. */
   List<Thread> start(String name, BooleanSupplier stopping, OutageLog outages, Consumer<Throwable> cannotGoOn) {
     List<Thread> threads = new ArrayList<>();
-    for (int shard = 0; shard < seen.length; shard++) {
+    for (int shard = 0; shard < unserved.length; shard++) {
       int s = shard;
       String thread = name + "/shard-watch-" + s;
       threads.add(RunUntilShutdown.of(thread, () -> tick(s)).until(stopping)
@@ -86,10 +93,10 @@ final class ShardWatch {
   long tick(int shard) throws InterruptedException {
     lock.lock();
     try {
-      if (sent[shard] && System.nanoTime() - sentAtNanos[shard] >= pollNanos) {
-        sent[shard] = false; // the consumer sent there never claimed (it was told to be quiet)
+      if (onTheirWay[shard] > 0 && System.nanoTime() - sentAtNanos[shard] >= pollNanos) {
+        onTheirWay[shard] = 0; // the consumers sent there never claimed (they were told to be quiet)
       }
-      if (seen[shard] || sent[shard] || idle == 0) {
+      if (unserved[shard] > 0 || onTheirWay[shard] > 0 || idle == 0) {
         look.awaitNanos(pollNanos);
         return System.nanoTime();
       }
@@ -99,7 +106,8 @@ final class ShardWatch {
     if (broker.awaitReady(shard, pollSeconds)) {
       lock.lock();
       try {
-        seen[shard] = true;
+        // at least one job: the claim of the consumer sent says how many more
+        unserved[shard] = Math.max(unserved[shard], 1);
         work.signal();
       } finally {
         lock.unlock();
@@ -110,7 +118,8 @@ final class ShardWatch {
 
   /**
    * An idle consumer's wait, up to {@code timeoutNanos}, for a shard with jobs that no other
-   * consumer was sent to: that shard, or -1 when none came in time.
+   * consumer was sent for: that shard, or -1 when none came in time. The consumer's next claim
+   * there tells {@link #looked} with {@code sentHere} true.
    */
   int await(long timeoutNanos) throws InterruptedException {
     lock.lock();
@@ -120,11 +129,11 @@ final class ShardWatch {
       }
       long left = timeoutNanos;
       while (true) {
-        for (int i = 0; i < seen.length; i++) {
-          int shard = (from + i) % seen.length;
-          if (seen[shard] && !health.failing(shard)) {
-            seen[shard] = false;
-            sent[shard] = true;
+        for (int i = 0; i < unserved.length; i++) {
+          int shard = (from + i) % unserved.length;
+          if (unserved[shard] > 0 && !health.failing(shard)) {
+            unserved[shard]--;
+            onTheirWay[shard]++;
             sentAtNanos[shard] = System.nanoTime();
             from = shard + 1;
             return shard;
@@ -152,15 +161,23 @@ final class ShardWatch {
   }
 
   /**
-   * A claim has looked at {@code shard} (and took its share of what waited there): its watcher
-   * may look again, and sees at once what is left.
+   * A claim has looked at {@code shard} and left {@code left} jobs there (-1: it cannot say);
+   * {@code sentHere} when its consumer was sent there by {@link #await}. What it left, less what
+   * the consumers still on their way there take (one job at least each), is sent for at once;
+   * when nothing is left and nobody is on the way, the shard's watcher looks again.
    */
-  void looked(int shard) {
+  void looked(int shard, long left, boolean sentHere) {
     lock.lock();
     try {
-      if (sent[shard] || seen[shard]) {
-        sent[shard] = false;
-        seen[shard] = false;
+      if (sentHere && onTheirWay[shard] > 0) {
+        onTheirWay[shard]--;
+      }
+      long before = unserved[shard];
+      unserved[shard] = Math.max(0, left - onTheirWay[shard]);
+      for (long i = before; i < unserved[shard] && i < before + idle; i++) {
+        work.signal();
+      }
+      if (unserved[shard] == 0 && onTheirWay[shard] == 0) {
         look.signalAll();
       }
     } finally {

@@ -48,8 +48,39 @@ class ShardWatchTest {
       assertEquals(-1, watch.await(300_000_000L), "a second one is not sent there before a claim looked");
       assertEquals(List.of("b", "a"), RedisFixture.get().redis().lrange(keys.shard(2).ready(), 0, -1),
           "the watcher left the ready list as it was, in its order");
-      watch.looked(2);
-      assertEquals(2, watch.await(5_000_000_000L), "a claim looked and left jobs: the next one is sent");
+      watch.looked(2, 1, true);
+      assertEquals(2, watch.await(5_000_000_000L), "a claim took one and left one: the next consumer is sent");
+    } finally {
+      stop.set(true);
+    }
+  }
+
+  /**
+   * A burst in one shard is claimed by several idle consumers side by side: the first claim says
+   * how many jobs it left, and that many more consumers are sent at once, without the watcher
+   * looking again, and no more than that.
+   */
+  @Test
+  void aClaimThatLeftJobsSendsThatManyMoreIdleConsumersAtOnce() throws Exception {
+    ShardWatch watch = new ShardWatch(broker, 5.0);
+    AtomicBoolean stop = new AtomicBoolean();
+    watch.start("test", stop::get, new OutageLog("test"), t -> { });
+    try {
+      RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a", "b", "c", "d");
+      List<CompletableFuture<Integer>> idle = List.of(
+          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)),
+          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)),
+          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)));
+      await().atMost(Duration.ofSeconds(5)).until(() -> idle.stream().filter(CompletableFuture::isDone).count() == 1);
+      long looks = blmoveCalls();
+      assertEquals(2, watch.idle(), "one consumer sent for the job the watcher saw");
+      watch.looked(1, 2, true); // its claim took two of the four and left two
+      await().atMost(Duration.ofSeconds(5)).until(() -> idle.stream().allMatch(CompletableFuture::isDone));
+      for (CompletableFuture<Integer> sent : idle) {
+        assertEquals(1, sent.get());
+      }
+      assertEquals(looks, blmoveCalls(), "the two more were sent on the claim's word, with no look");
+      assertEquals(-1, watch.await(300_000_000L), "no more than the two left are sent for");
     } finally {
       stop.set(true);
     }
@@ -95,7 +126,7 @@ class ShardWatchTest {
     watch.tick(1);
     assertEquals(1, blmoveCalls() - before, "a consumer is on its way to shard 1: no look, one consumer still idle");
     assertEquals(1, watch.idle());
-    watch.looked(1);
+    watch.looked(1, 0, true); // (it claimed nothing: "a" stays)
     watch.tick(1);
     assertEquals(2, blmoveCalls() - before, "once its claim looked there, the watcher looks again");
     assertEquals(1, first.get(10, TimeUnit.SECONDS));
@@ -103,8 +134,12 @@ class ShardWatchTest {
   }
 
   private static int awaitQuietly(ShardWatch watch) {
+    return awaitQuietly(watch, 10_000_000_000L);
+  }
+
+  private static int awaitQuietly(ShardWatch watch, long timeoutNanos) {
     try {
-      return watch.await(10_000_000_000L);
+      return watch.await(timeoutNanos);
     } catch (InterruptedException e) {
       throw new IllegalStateException(e);
     }
