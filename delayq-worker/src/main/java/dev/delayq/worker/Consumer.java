@@ -20,9 +20,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * A Consumer is one thread of a worker: it claims due jobs into its own in-flight list (a fair
  * share of the backlog in one call; when nothing waits, it blocks with BLMOVE and the job that
  * wakes it comes with the rest of a fair share of what waits then) and runs them one by one with
- * its {@link JobRunner}. When a wake's claim left ready empty, its next claim is that wait again,
- * not a claim that would as a rule find nothing: at a steady rate the consumers keep up with, a
- * job costs the wait and its claim.
+ * its {@link JobRunner}. When a claim left ready empty (its answer says what it left), its next
+ * claim is that wait again, not a claim that would as a rule find nothing: at a steady rate the
+ * consumers keep up with, a job costs the wait and its claim.
  *
  * <p>Before each job it confirms that the delivery is still its own: while the worker's
  * {@link Lease} holds (its last confirmed heartbeat is recent), nobody can have taken the job
@@ -92,7 +92,7 @@ final class Consumer {
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
   private boolean unsure;
-  /** The last wait's claim left ready empty (or the wait timed out): the next claim waits at once. */
+  /** The last claim left its ready list empty (or the wait timed out): the next claim waits at once. */
   private boolean readyLeftEmpty;
   private final ClaimRotation rotation;
   /** The health of the queue's shards, shared by the worker's consumers and its ack sender. */
@@ -336,14 +336,21 @@ final class Consumer {
     int epoch = shared.lease().epoch();
     boolean leaseHeld = shared.lease().holds(System.nanoTime());
     long masterEpoch = shared.resync().epoch();
-    if (readyLeftEmpty && blockWhenIdle && shared.watch() == null) {
-      // the last wait left ready empty: at a steady rate below what the consumers can take, a
-      // claim now would as a rule find nothing, and cost a call per job. Straight back to the
-      // wait, which returns at once when a job came meanwhile; the acknowledgement goes with
-      // the sender, which gathers those of all the consumers
+    if (readyLeftEmpty && blockWhenIdle) {
+      // the last claim left its ready list empty: at a steady rate below what the consumers can
+      // take, a claim now would as a rule find nothing, and cost a call (on several shards, with
+      // the other shards' lengths beside it) per job. Straight back to the wait, which returns at
+      // once when a job came meanwhile (on several shards the watch's, which knows of every
+      // shard's jobs); the acknowledgement goes with the sender, which gathers those of all the
+      // consumers
       readyLeftEmpty = false;
       handOffAck();
-      took(awaitJobs(), epoch, leaseHeld, masterEpoch);
+      if (shared.watch() == null) {
+        took(awaitJobs(), epoch, leaseHeld, masterEpoch);
+      } else {
+        awaitWatch();
+        took(List.of(), epoch, leaseHeld, masterEpoch);
+      }
       return;
     }
     int first = firstUsable(rotation.first());
@@ -371,6 +378,7 @@ final class Consumer {
     }
     rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
     batchShard = claimed.shard();
+    readyLeftEmpty = !claimed.jobs().isEmpty() && claimed.left() == 0;
     if (shared.watch() != null) {
       tellWatch(first, claimed);
     }
