@@ -11,6 +11,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Sends the idle consumers of a worker on a queue of several shards to the shards that have jobs.
@@ -37,6 +38,8 @@ import java.util.function.Consumer;
  *
  * <p>No consumer is sent to a shard that the worker's {@link ShardHealth} holds back (its calls
  * fail): its jobs wait there, seen, until it answers again, and the consumers serve the others.
+ * A watcher whose own look fails holds its shard back too, and looks again on that shard's retry
+ * time.
  */
 final class ShardWatch {
   private final RedisBroker broker;
@@ -103,7 +106,18 @@ final class ShardWatch {
     } finally {
       lock.unlock();
     }
-    if (broker.awaitReady(shard, pollSeconds)) {
+    boolean found;
+    try {
+      found = broker.awaitReady(shard, pollSeconds);
+    } catch (JedisException e) {
+      // that shard's node is lost (the others answer): held back as the consumers' calls there
+      // are, and looked at again on the shard's own retry time, not after the worker's outage
+      // backoff (up to 5 s), so that its jobs are seen as soon as it answers. Whether it answers
+      // again the consumers' claims say: a blocking look proves no replica confirms writes.
+      health.failed(shard, e);
+      return health.retryAt(shard);
+    }
+    if (found) {
       lock.lock();
       try {
         // at least one job: the claim of the consumer sent says how many more

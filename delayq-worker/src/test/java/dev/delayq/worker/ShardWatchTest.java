@@ -17,6 +17,7 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.testing.RedisFixture;
+import dev.delayq.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +108,34 @@ class ShardWatchTest {
       assertEquals(0, watch.await(5_000_000_000L), "once shard 0 answers, a consumer is sent there");
     } finally {
       stop.set(true);
+    }
+  }
+
+  /**
+   * A watcher whose own look fails (its shard's node lost) holds that shard back and looks again
+   * on the shard's retry time (50 ms at first, at most 1 s), not after the worker's outage
+   * backoff of up to 5 s: its jobs are seen as soon as the node answers.
+   */
+  @Test
+  void aWatcherWhoseLookFailsHoldsItsShardBackAndLooksAgainOnTheShardsRetryTime() throws Exception {
+    try (RedisServer lost = RedisServer.start()) {
+      DelayqConfig config = new ConfigLoader().load(null, Map.of(
+          "DELAYQ_REDIS_URL", lost.url(), "DELAYQ_QUEUE", keys.queue(), "DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS)));
+      try (RedisConnection redis = RedisConnector.connect(config, "shard-watch-test", 4)) {
+        ShardHealth health = new ShardHealth("test", SHARDS, () -> 0);
+        ShardWatch watch = new ShardWatch(new RedisBroker(redis, Keys.of(config)), 1.0, health);
+        CompletableFuture<Integer> idle = CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 3_000_000_000L));
+        await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
+        lost.kill();
+
+        long before = System.nanoTime();
+        long next = watch.tick(2);
+
+        assertTrue(health.failing(2), "the shard whose look failed is held back");
+        assertTrue(next - before < 1_100_000_000L, "it looks again within its shard's retry time, not "
+            + (next - before) / 1_000_000 + " ms later");
+        assertEquals(-1, idle.get(10, TimeUnit.SECONDS), "nobody is sent to it");
+      }
     }
   }
 
