@@ -882,21 +882,28 @@ public final class RedisBroker {
     int first = Math.floorMod(fromShard, k);
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
     boolean folds = first == ackShard;
-    Scripts.Beside<List<Response<Long>>> firstCall;
+    Batch b;
+    List<Response<Long>> lengths = List.of();
     try {
-      firstCall = scripts.evalBeside(Script.CLAIM_READY,
-          claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
-            List<Response<Long>> lengths = new ArrayList<>(tries - 1);
-            for (int j = 1; j < tries; j++) {
-              int shard = Math.floorMod(first + j, k);
-              lengths.add(usable.test(shard) ? lengthBeside(p, keys.shard(shard).ready()) : null);
-            }
-            return lengths;
-          });
+      if (tries == 1) {
+        // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
+        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      } else {
+        Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
+            claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
+              List<Response<Long>> read = new ArrayList<>(tries - 1);
+              for (int j = 1; j < tries; j++) {
+                int shard = Math.floorMod(first + j, k);
+                read.add(usable.test(shard) ? lengthBeside(p, keys.shard(shard).ready()) : null);
+              }
+              return read;
+            });
+        b = claimReadyReply(firstCall.replies().get(0), first);
+        lengths = firstCall.beside();
+      }
     } catch (JedisException e) {
       throw new ShardFailed(first, Ack.NONE, e);
     }
-    Batch b = claimReadyReply(firstCall.replies().get(0), first);
     Ack ack = folds ? b.ack() : Ack.NONE;
     if (folds) {
       ackShard = -1;
@@ -904,7 +911,7 @@ public final class RedisBroker {
     // the others that had due jobs, the longest backlog first (in rotation order when even)
     List<long[]> waiting = new ArrayList<>();
     for (int j = 1; b.empty() && j < tries; j++) {
-      Response<Long> read = firstCall.beside().get(j - 1);
+      Response<Long> read = lengths.get(j - 1);
       long length = read == null ? 0 : lengthOf(read);
       if (length > 0) {
         waiting.add(new long[] {Math.floorMod(first + j, k), length});
