@@ -31,7 +31,8 @@
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
   Returns {ack, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced (that
-  delivery is no longer this consumer's: nothing changed for it), -1 none asked; the i-th id's
+  delivery is no longer this consumer's: nothing changed for it), 2 fenced with its job's record
+  gone (include/ended.lua's acknowledgeOldest), -1 none asked; the i-th id's
   token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
   nothing to run) and returned with false; a record longer than ARGV[9] (written by another
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
