@@ -25,7 +25,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * of recovery). Whatever gathered while the last call was out goes in the next, every consumer
  * together in one script call, so a job costs no round trip of its own and a finished job waits
  * for its acknowledgement about one round trip. Retried through Redis outages until sent or
- * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged.
+ * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged. A call that
+ * ran but whose replicas did not confirm it ({@code redis.replicaAcks}) is sent again, and a
+ * delivery it had acknowledged is then refused as gone: {@link Refusals} tells that echo from a
+ * job taken back.
  *
  * <p>Each shard of the queue has its own lane: a thread, the reports of its shard in order, and its
  * retries. A shard whose calls fail (a cluster master killed, or with {@code redis.replicaAcks} a
@@ -41,7 +44,19 @@ final class AckSender implements AutoCloseable {
   private static final long IDLE_PARK_NANOS = 100_000_000L;
   private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
-  private record Item(Channel channel, Delivery started, Delivery finished) {}
+  /**
+   * A report; {@code landing}, for a finished delivery, is what {@link Refusals#landed} said at the
+   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did).
+   */
+  private record Item(Channel channel, Delivery started, Delivery finished, int landing) {
+    Item(Channel channel, Delivery started, Delivery finished) {
+      this(channel, started, finished, Refusals.NOT_LANDED);
+    }
+
+    Item landed(int at) {
+      return new Item(channel, started, finished, at);
+    }
+  }
 
   /** One consumer's way to the sender: what it reports, and what of that is still unsent. */
   final class Channel {
@@ -62,6 +77,14 @@ final class AckSender implements AutoCloseable {
 
     /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
     void report(Delivery started, Delivery finished) {
+      report(started, finished, Refusals.NOT_LANDED);
+    }
+
+    /**
+     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery that an earlier call
+     * acknowledged unconfirmed, as {@link Refusals#landed} said then ({@code landing}).
+     */
+    void report(Delivery started, Delivery finished, int landing) {
       int from = started == null ? -1 : shardOf(started);
       int to = finished == null ? -1 : shardOf(finished);
       if (finished != null) {
@@ -70,9 +93,9 @@ final class AckSender implements AutoCloseable {
       if (from >= 0 && to >= 0 && from != to) {
         // each to its own shard's lane
         add(from, new Item(this, started, null));
-        add(to, new Item(this, null, finished));
+        add(to, new Item(this, null, finished, landing));
       } else {
-        add(Math.max(from, to), new Item(this, started, finished));
+        add(Math.max(from, to), new Item(this, started, finished, landing));
       }
     }
 
@@ -183,11 +206,16 @@ final class AckSender implements AutoCloseable {
         return 0;
       }
       Map<String, List<Delivery>> finished = new LinkedHashMap<>();
+      // where in the round each finished delivery's item is, in the same order
+      Map<String, List<Integer>> finishedAt = new LinkedHashMap<>();
       Map<String, Delivery> started = new LinkedHashMap<>();
-      for (Item i : round) {
+      for (int at = 0; at < round.size(); at++) {
+        Item i = round.get(at);
         List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
+        List<Integer> fAt = finishedAt.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
         if (i.finished() != null) {
           f.add(i.finished());
+          fAt.add(at);
         }
         if (i.started() != null) {
           started.put(i.channel().consumer, i.started()); // the latest start is the one running
@@ -195,12 +223,14 @@ final class AckSender implements AutoCloseable {
       }
       List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
       finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+      List<List<Integer>> itemsAt = new ArrayList<>(finishedAt.values());
       try {
-        List<boolean[]> acked = broker.ackAll(reports);
+        List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
         for (int r = 0; r < reports.size(); r++) {
-          for (int i = 0; i < acked.get(r).length; i++) {
-            if (!acked.get(r)[i]) {
-              Finisher.fenced(reports.get(r).consumerId(), reports.get(r).finished().get(i), "ack");
+          for (int i = 0; i < answers.get(r).length; i++) {
+            if (answers.get(r)[i].refused()) {
+              refusals.ackRefused(reports.get(r).consumerId(), reports.get(r).finished().get(i),
+                  answers.get(r)[i], round.get(itemsAt.get(r).get(i)).landing());
             }
           }
         }
@@ -213,7 +243,21 @@ final class AckSender implements AutoCloseable {
               + "flight and are taken back, uncharged", round.size());
           sent(round);
         } else {
-          retrying.addAll(round); // sent again, in order, once this shard's retry is due
+          // sent again, in order, once this shard's retry is due; what this try acknowledged on
+          // the master, unconfirmed, is noted, for the retry may find it gone
+          List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+          if (unconfirmed != null) {
+            int landing = refusals.landed();
+            for (int r = 0; r < reports.size(); r++) {
+              for (int i = 0; i < unconfirmed.get(r).length; i++) {
+                if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
+                  int at = itemsAt.get(r).get(i);
+                  round.set(at, round.get(at).landed(landing));
+                }
+              }
+            }
+          }
+          retrying.addAll(round);
         }
         if (!(e instanceof JedisException je)) {
           throw e;
@@ -233,20 +277,25 @@ final class AckSender implements AutoCloseable {
   private final RedisBroker broker;
   private final BooleanSupplier abandon;
   private final ShardHealth health;
+  private final Refusals refusals;
   private final Lane[] lanes;
   private final AtomicLong unsent = new AtomicLong();
   private volatile boolean closed;
 
   AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
-    this(broker, shard -> outage, abandon, ShardHealth.unwatched(broker.shards()));
+    this(broker, shard -> outage, abandon, ShardHealth.unwatched(broker.shards()), Refusals.withoutLease());
   }
 
-  /** A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}. */
+  /**
+   * A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}, and
+   * whose refused acknowledgements {@code refusals} tells apart.
+   */
   AckSender(RedisBroker broker, IntFunction<RedisOutage> outages, BooleanSupplier abandon,
-      ShardHealth health) {
+      ShardHealth health, Refusals refusals) {
     this.broker = broker;
     this.abandon = abandon;
     this.health = health;
+    this.refusals = refusals;
     this.lanes = new Lane[broker.shards()];
     for (int s = 0; s < lanes.length; s++) {
       lanes[s] = new Lane(s, outages.apply(s));
@@ -269,6 +318,11 @@ final class AckSender implements AutoCloseable {
   /** The health of the shards, as the sends and the consumers' calls found it. */
   ShardHealth health() {
     return health;
+  }
+
+  /** How the worker tells a refused acknowledgement or outcome that is an echo from a job taken back. */
+  Refusals refusals() {
+    return refusals;
   }
 
   /** The channel of {@code consumer}; each consumer takes its own once. */

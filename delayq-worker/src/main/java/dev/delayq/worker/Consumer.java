@@ -77,6 +77,7 @@ final class Consumer {
   private final BooleanSupplier quiet;
   private final BooleanSupplier abandon;
   private final AckSender.Channel acks;
+  private final Refusals refusals;
 
   // state, read and written by this consumer's thread only (volatile: the worker reads it at exit)
   private List<RedisBroker.Claimed> batch = List.of();
@@ -91,6 +92,12 @@ final class Consumer {
   private long seenMasterEpoch;
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
+  /**
+   * The pending acknowledgement that a call ran on the master but its replicas did not confirm,
+   * and what {@link Refusals#landed} said then: its retry may find it done (see {@link #landingOf}).
+   */
+  private Delivery landedAck;
+  private int landedAckAt = Refusals.NOT_LANDED;
   private boolean unsure;
   /** The last wait's claim left ready empty (or the wait timed out): the next claim waits at once. */
   private boolean readyLeftEmpty;
@@ -121,6 +128,7 @@ final class Consumer {
     this.quiet = quiet;
     this.abandon = abandon;
     this.acks = shared.acks().channel(id);
+    this.refusals = shared.acks().refusals();
     this.seenMasterEpoch = shared.resync().epoch();
     this.batchMasterEpoch = seenMasterEpoch;
     this.rotation = new ClaimRotation(slot, broker.shards());
@@ -170,7 +178,7 @@ final class Consumer {
    */
   void handOffAck() {
     if (pendingAck != null) {
-      acks.report(null, pendingAck);
+      acks.report(null, pendingAck, landingOf(pendingAck));
       pendingAck = null;
     }
   }
@@ -199,6 +207,9 @@ final class Consumer {
     try {
       step();
     } catch (RuntimeException | Error e) {
+      if (e instanceof RuntimeException r) {
+        noteUnconfirmedAck(r);
+      }
       if (e instanceof RedisBroker.ShardFailed f && !quiet.getAsBoolean()) {
         // one shard's call: that shard is held back, and this consumer goes on with the others
         shardFailed(f.shard(), f);
@@ -266,7 +277,7 @@ final class Consumer {
   private boolean start(RedisBroker.Claimed job) {
     if (shared.lease().holdsSince(batchEpoch, System.nanoTime())
         && shared.resync().epoch() == batchMasterEpoch) {
-      acks.report(job.delivery(), pendingAck);
+      acks.report(job.delivery(), pendingAck, landingOf(pendingAck));
       pendingAck = null;
       return true;
     }
@@ -281,6 +292,7 @@ final class Consumer {
       if (owed.length == 1 || quiet.getAsBoolean()) {
         throw e;
       }
+      noteUnconfirmedAck(e);
       shardFailed(shard, e); // the batch in hand is this shard's: given back when it answers
       return false;
     }
@@ -463,6 +475,7 @@ final class Consumer {
       try {
         r = broker.releaseClaimed(id, s, ack);
       } catch (JedisException e) {
+        noteUnconfirmedAck(e);
         health.failed(s, e);
         continue;
       }
@@ -591,9 +604,26 @@ final class Consumer {
   }
 
   private void acknowledged(Delivery delivery, RedisBroker.Ack ack) {
-    if (ack == RedisBroker.Ack.FENCED) {
-      Finisher.fenced(id, delivery, "ack");
+    if (ack.refused()) {
+      refusals.ackRefused(id, delivery, ack, landingOf(delivery));
     }
+  }
+
+  /**
+   * A call that held the pending acknowledgement failed with {@code e}: when it ran and acknowledged
+   * it on the master, unconfirmed by its replicas, the retry (the next call that holds it, or the
+   * sender) may find the job done by it.
+   */
+  private void noteUnconfirmedAck(RuntimeException e) {
+    if (pendingAck != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
+      landedAck = pendingAck;
+      landedAckAt = refusals.landed();
+    }
+  }
+
+  /** What {@link Refusals#landed} said when a call acknowledged {@code delivery} unconfirmed, if one did. */
+  private int landingOf(Delivery delivery) {
+    return delivery != null && delivery == landedAck ? landedAckAt : Refusals.NOT_LANDED;
   }
 
   private void droppedWithoutRecord(String jobId) {
