@@ -3,6 +3,7 @@ package dev.delayq.worker;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -10,15 +11,19 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.delayq.config.ConfigLoader;
+import dev.delayq.job.RetryPolicy;
+import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.redis.ReplicaAcksException;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
+import dev.delayq.worker.testjobs.CountingHandler;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -200,6 +205,57 @@ class RefusalsTest {
     assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
     assertNull(probe.rawRecord("j1"));
     assertEquals(1, refusedWarnings().size(), refusedWarnings().toString());
+  }
+
+  /**
+   * The acknowledgement of a batch's last job rides on the consumer's next claim; that claim's WAIT
+   * falls short, so the consumer gives its list back, the acknowledgement with it (releaseClaimed):
+   * the job, acknowledged by the claim, is reported done.
+   */
+  @Test
+  void anAcknowledgementFoldedIntoAClaimWhoseWaitFellShortIsReportedDoneWhenGivenBack() throws Exception {
+    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("count", 5), "{}", 0, false));
+    sender("c1");
+    StatsRecorder stats = new StatsRecorder(broker.keys());
+    Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
+    JobRunner runner = new JobRunner(HandlerRegistry.of(List.of(new CountingHandler())), stats,
+        Duration.ofSeconds(5), RetryPolicy.defaults());
+    Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
+    Consumer consumer = new Consumer("c1", 0, new Consumer.Shared(broker, runner, watchdog, lease, acks, finisher,
+        null, stats, new FailoverResync(broker, () -> 0)), new Consumer.Settings(0.05, 30_000, 1), () -> false,
+        () -> false);
+    try {
+      consumer.pass(); // claims j1
+      consumer.pass(); // runs it: its acknowledgement waits for the next claim
+      assertEquals(List.of("j1"), probe.inFlightIds("c1"));
+
+      signalReplica("STOP");
+      // the next claim acknowledges j1 on the master, and its WAIT falls short
+      assertThrows(ReplicaAcksException.class, consumer::pass);
+      signalReplica("CONT");
+      retryingPass(consumer); // gives back its list with the acknowledgement, which finds j1 done
+    } finally {
+      watchdog.close();
+    }
+
+    assertNull(probe.rawRecord("j1"));
+    assertEquals(List.of(), probe.inFlightElements("c1"));
+    assertEquals(List.of(), refusedWarnings(), "the job ran once: no 'taken back' warning");
+  }
+
+  /** One pass of {@code consumer}, passed again (after a while) while it fails: the replica catches up. */
+  private static void retryingPass(Consumer consumer) throws InterruptedException {
+    for (int i = 0; ; i++) {
+      try {
+        consumer.pass();
+        return;
+      } catch (RuntimeException e) {
+        if (i >= 50) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   @Test
