@@ -5,6 +5,8 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.HashMap;
 import java.util.List;
@@ -1254,7 +1256,7 @@ public final class RedisBroker {
     AckCalls calls = ackCalls(reports);
     if (calls.calls().size() == 1) { // one shard: a plain call, no pipeline of one
       Scripts.Call call = calls.calls().get(0);
-      return calls.answers(java.util.Collections.singletonList(scripts.eval(Script.ACK, call.keys(), call.args())));
+      return calls.answers(Collections.singletonList(scripts.eval(Script.ACK, call.keys(), call.args())));
     }
     // the shards' calls in one pipeline: one round trip, each call to its slot's master
     return calls.answers(scripts.evalPipelined(Script.ACK, calls.calls()));
@@ -1276,16 +1278,20 @@ public final class RedisBroker {
   /**
    * The ack.lua calls of some reports: one per shard they touch, each with that shard's part of
    * each report ({@code parts}), and where each delivery of a part came from in the reports
-   * ({@code froms}: the report's index, then its positions).
+   * ({@code froms}: the report's index, then its positions; null on a queue of one shard, whose
+   * one call holds the reports as they are).
    */
   private record AckCalls(List<Report> reports, List<Scripts.Call> calls, List<List<Report>> parts,
       List<List<int[]>> froms) {
     /** The answers of the reports, per delivery, from the calls' replies (in the calls' order). */
     List<Ack[]> answers(List<Object> replies) {
+      if (froms == null) {
+        return decodeAcks(reports, (List<?>) replies.get(0));
+      }
       List<Ack[]> out = new ArrayList<>(reports.size());
       for (Report r : reports) {
         Ack[] none = new Ack[r.finished().size()];
-        java.util.Arrays.fill(none, Ack.NONE);
+        Arrays.fill(none, Ack.NONE);
         out.add(none);
       }
       for (int c = 0; c < calls.size(); c++) {
@@ -1302,17 +1308,8 @@ public final class RedisBroker {
   }
 
   private AckCalls ackCalls(List<Report> reports) {
-    if (keys.shards() == 1) { // the reports as they are, each delivery where it was
-      List<int[]> from = new ArrayList<>(reports.size());
-      for (int ri = 0; ri < reports.size(); ri++) {
-        int[] where = new int[reports.get(ri).finished().size() + 1];
-        where[0] = ri;
-        for (int i = 1; i < where.length; i++) {
-          where[i] = i - 1;
-        }
-        from.add(where);
-      }
-      return new AckCalls(reports, List.of(ackCall(keys, reports)), List.of(reports), List.of(from));
+    if (keys.shards() == 1) { // the reports as they are (no froms: each delivery stays where it was)
+      return new AckCalls(reports, List.of(ackCall(keys, reports)), List.of(reports), null);
     }
     List<List<Report>> parts = new ArrayList<>();
     List<List<int[]>> froms = new ArrayList<>();

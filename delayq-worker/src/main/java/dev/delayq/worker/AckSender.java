@@ -5,6 +5,7 @@ import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -206,16 +207,11 @@ final class AckSender implements AutoCloseable {
         return 0;
       }
       Map<String, List<Delivery>> finished = new LinkedHashMap<>();
-      // where in the round each finished delivery's item is, in the same order
-      Map<String, List<Integer>> finishedAt = new LinkedHashMap<>();
       Map<String, Delivery> started = new LinkedHashMap<>();
-      for (int at = 0; at < round.size(); at++) {
-        Item i = round.get(at);
+      for (Item i : round) {
         List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
-        List<Integer> fAt = finishedAt.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
         if (i.finished() != null) {
           f.add(i.finished());
-          fAt.add(at);
         }
         if (i.started() != null) {
           started.put(i.channel().consumer, i.started()); // the latest start is the one running
@@ -223,14 +219,16 @@ final class AckSender implements AutoCloseable {
       }
       List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
       finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
-      List<List<Integer>> itemsAt = new ArrayList<>(finishedAt.values());
       try {
         List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
+        Map<String, List<Integer>> places = null;
         for (int r = 0; r < reports.size(); r++) {
           for (int i = 0; i < answers.get(r).length; i++) {
             if (answers.get(r)[i].refused()) {
-              refusals.ackRefused(reports.get(r).consumerId(), reports.get(r).finished().get(i),
-                  answers.get(r)[i], round.get(itemsAt.get(r).get(i)).landing());
+              places = places == null ? finishedPlaces(round) : places;
+              String consumer = reports.get(r).consumerId();
+              refusals.ackRefused(consumer, reports.get(r).finished().get(i), answers.get(r)[i],
+                  round.get(places.get(consumer).get(i)).landing());
             }
           }
         }
@@ -248,10 +246,11 @@ final class AckSender implements AutoCloseable {
           List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
           if (unconfirmed != null) {
             int landing = refusals.landed();
+            Map<String, List<Integer>> places = finishedPlaces(round);
             for (int r = 0; r < reports.size(); r++) {
               for (int i = 0; i < unconfirmed.get(r).length; i++) {
                 if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
-                  int at = itemsAt.get(r).get(i);
+                  int at = places.get(reports.get(r).consumerId()).get(i);
                   round.set(at, round.get(at).landed(landing));
                 }
               }
@@ -266,6 +265,20 @@ final class AckSender implements AutoCloseable {
         outage.failed(je); // logs the outage once; the backoff is the shard's
       }
       return 0;
+    }
+
+    /**
+     * Per consumer, where in {@code round} its finished deliveries are, in the order of its report.
+     * Read only when a delivery was refused or a try unconfirmed: a round that lands costs nothing more.
+     */
+    private Map<String, List<Integer>> finishedPlaces(List<Item> round) {
+      Map<String, List<Integer>> places = new HashMap<>();
+      for (int at = 0; at < round.size(); at++) {
+        if (round.get(at).finished() != null) {
+          places.computeIfAbsent(round.get(at).channel().consumer, c -> new ArrayList<>()).add(at);
+        }
+      }
+      return places;
     }
 
     private void sent(List<Item> round) {

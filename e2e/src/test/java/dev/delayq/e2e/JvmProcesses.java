@@ -2,6 +2,7 @@ package dev.delayq.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,7 +83,7 @@ final class JvmProcesses implements AutoCloseable {
     try {
       byte[] all = Files.readAllBytes(log);
       int from = (int) Math.min(all.length, logStarts.getOrDefault(name, 0L));
-      return new String(all, from, all.length - from, java.nio.charset.StandardCharsets.UTF_8);
+      return new String(all, from, all.length - from, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
