@@ -5,6 +5,8 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.HashMap;
 import java.util.List;
@@ -758,19 +760,79 @@ public final class RedisBroker {
 
   // ---- workers ---------------------------------------------------------------------------
 
-  /** How an acknowledgement folded into a claim, start or release went. */
+  /** How an acknowledgement (alone, or folded into a claim, start or release) went. */
   public enum Ack {
     /** The job is forgotten. */
     ACKED,
-    /** The delivery was no longer the consumer's (taken back): nothing changed for it. */
+    /**
+     * The delivery was no longer the consumer's and its job's record is still there (taken back:
+     * the job lives on elsewhere): nothing changed for it.
+     */
     FENCED,
+    /**
+     * The delivery was no longer the consumer's and its job's record is gone: the job ended, by
+     * an earlier call of this same acknowledgement (one whose replicas did not confirm it, see
+     * {@link #unconfirmedAck}) or, after a take-back, by another delivery. Nothing changed.
+     */
+    ENDED,
     /** None was asked for. */
     NONE;
 
     static Ack of(Object code) {
       long c = (Long) code;
-      return c == 1 ? ACKED : c == 0 ? FENCED : NONE;
+      return c == 1 ? ACKED : c == 0 ? FENCED : c == 2 ? ENDED : NONE;
     }
+
+    /** True when the delivery was no longer the consumer's (FENCED or ENDED). */
+    public boolean refused() {
+      return this == FENCED || this == ENDED;
+    }
+  }
+
+  /**
+   * What the acknowledgement folded into a call (claimReady, start, releaseClaimed, or an
+   * acknowledgement of one delivery alone) answered, when that call ran on the master but fewer
+   * replicas than redis.replicaAcks confirmed it in time ({@code e} a {@link ReplicaAcksException},
+   * or a {@link ShardFailed} of one): the caller retries it, and a retry that finds the delivery
+   * gone may be meeting this very acknowledgement. NONE for any other failure, or when the call
+   * held no acknowledgement.
+   */
+  public static Ack unconfirmedAck(Throwable e) {
+    ReplicaAcksException r = unconfirmedCall(e);
+    if (r == null) {
+      return Ack.NONE;
+    }
+    Script script = r.script();
+    if (script != Script.CLAIM_READY && script != Script.START && script != Script.RELEASE_CLAIMED
+        && script != Script.ACK) {
+      return Ack.NONE;
+    }
+    List<?> reply = (List<?>) r.replies().get(0);
+    return reply.isEmpty() ? Ack.NONE : Ack.of(reply.get(0)); // each leads with its acknowledgement
+  }
+
+  /**
+   * True when {@code e} says that a retry, reschedule or dead-letter call ran on the master and
+   * applied its outcome, but fewer replicas than redis.replicaAcks confirmed it in time: the
+   * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
+   */
+  public static boolean unconfirmedOutcome(Throwable e) {
+    ReplicaAcksException r = unconfirmedCall(e);
+    if (r == null) {
+      return false;
+    }
+    Script script = r.script();
+    long code = (Long) r.replies().get(0);
+    return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
+  }
+
+  /** The failure of one script call that ran but whose writes replicas did not confirm, or null. */
+  private static ReplicaAcksException unconfirmedCall(Throwable e) {
+    Throwable t = e instanceof ShardFailed ? e.getCause() : e;
+    if (!(t instanceof ReplicaAcksException r) || r.replies().size() != 1 || r.replies().get(0) == null) {
+      return null;
+    }
+    return r;
   }
 
   /**
@@ -969,7 +1031,7 @@ public final class RedisBroker {
   }
 
   private Ack ackAlone(String consumerId, Delivery delivery) {
-    return ackAll(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0] ? Ack.ACKED : Ack.FENCED;
+    return ackAllAnswers(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0];
   }
 
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
@@ -1178,12 +1240,81 @@ public final class RedisBroker {
    * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
   public List<boolean[]> ackAll(List<Report> reports) {
-    if (keys.shards() == 1) {
-      return ackAllOn(keys, reports);
-    }
     List<boolean[]> out = new ArrayList<>(reports.size());
-    for (Report r : reports) {
-      out.add(new boolean[r.finished().size()]);
+    for (Ack[] answers : ackAllAnswers(reports)) {
+      boolean[] acked = new boolean[answers.length];
+      for (int i = 0; i < acked.length; i++) {
+        acked[i] = answers[i] == Ack.ACKED;
+      }
+      out.add(acked);
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #ackAll}, with each delivery's answer: ACKED, FENCED or ENDED. A
+   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the calls ran but may not
+   * survive a failover: the caller sends the same reports again, and {@link #unconfirmedAcks}
+   * says what this try answered.
+   */
+  public List<Ack[]> ackAllAnswers(List<Report> reports) {
+    AckCalls calls = ackCalls(reports);
+    if (calls.calls().size() == 1) { // one shard: a plain call, no pipeline of one
+      Scripts.Call call = calls.calls().get(0);
+      return calls.answers(Collections.singletonList(scripts.eval(Script.ACK, call.keys(), call.args())));
+    }
+    // the shards' calls in one pipeline: one round trip, each call to its slot's master
+    return calls.answers(scripts.evalPipelined(Script.ACK, calls.calls()));
+  }
+
+  /**
+   * What {@code e}, thrown by {@link #ackAllAnswers} (or {@link #ackAll}) of {@code reports}, says
+   * each acknowledgement answered on the master although its replicas did not confirm it; null
+   * when {@code e} is no such failure.
+   */
+  public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
+    if (!(e instanceof ReplicaAcksException r) || r.script() != Script.ACK || r.replies().contains(null)) {
+      return null;
+    }
+    AckCalls calls = ackCalls(reports);
+    return r.replies().size() == calls.calls().size() ? calls.answers(r.replies()) : null;
+  }
+
+  /**
+   * The ack.lua calls of some reports: one per shard they touch, each with that shard's part of
+   * each report ({@code parts}), and where each delivery of a part came from in the reports
+   * ({@code froms}: the report's index, then its positions; null on a queue of one shard, whose
+   * one call holds the reports as they are).
+   */
+  private record AckCalls(List<Report> reports, List<Scripts.Call> calls, List<List<Report>> parts,
+      List<List<int[]>> froms) {
+    /** The answers of the reports, per delivery, from the calls' replies (in the calls' order). */
+    List<Ack[]> answers(List<Object> replies) {
+      if (froms == null) {
+        return decodeAcks(reports, (List<?>) replies.get(0));
+      }
+      List<Ack[]> out = new ArrayList<>(reports.size());
+      for (Report r : reports) {
+        Ack[] none = new Ack[r.finished().size()];
+        Arrays.fill(none, Ack.NONE);
+        out.add(none);
+      }
+      for (int c = 0; c < calls.size(); c++) {
+        List<Ack[]> answered = decodeAcks(parts.get(c), (List<?>) replies.get(c));
+        for (int p = 0; p < parts.get(c).size(); p++) {
+          int[] where = froms.get(c).get(p);
+          for (int i = 0; i < answered.get(p).length; i++) {
+            out.get(where[0])[where[i + 1]] = answered.get(p)[i];
+          }
+        }
+      }
+      return out;
+    }
+  }
+
+  private AckCalls ackCalls(List<Report> reports) {
+    if (keys.shards() == 1) { // the reports as they are (no froms: each delivery stays where it was)
+      return new AckCalls(reports, List.of(ackCall(keys, reports)), List.of(reports), null);
     }
     List<List<Report>> parts = new ArrayList<>();
     List<List<int[]>> froms = new ArrayList<>();
@@ -1219,23 +1350,7 @@ public final class RedisBroker {
         calls.add(ackCall(keys.shard(shard), part));
       }
     }
-    // the shards' calls in one pipeline: one round trip, each call to its slot's master
-    List<Object> replies = scripts.evalPipelined(Script.ACK, calls);
-    for (int c = 0; c < calls.size(); c++) {
-      List<boolean[]> acked = decodeAcks(parts.get(c), (List<?>) replies.get(c));
-      for (int p = 0; p < parts.get(c).size(); p++) {
-        int[] where = froms.get(c).get(p);
-        for (int i = 0; i < acked.get(p).length; i++) {
-          out.get(where[0])[where[i + 1]] = acked.get(p)[i];
-        }
-      }
-    }
-    return out;
-  }
-
-  private List<boolean[]> ackAllOn(Keys keys, List<Report> reports) {
-    Scripts.Call call = ackCall(keys, reports);
-    return decodeAcks(reports, (List<?>) scripts.eval(Script.ACK, call.keys(), call.args()));
+    return new AckCalls(reports, calls, parts, froms);
   }
 
   private Scripts.Call ackCall(Keys keys, List<Report> reports) {
@@ -1267,15 +1382,15 @@ public final class RedisBroker {
     return new Scripts.Call(keyList, args);
   }
 
-  private static List<boolean[]> decodeAcks(List<Report> reports, List<?> codes) {
-    List<boolean[]> out = new ArrayList<>(reports.size());
+  private static List<Ack[]> decodeAcks(List<Report> reports, List<?> codes) {
+    List<Ack[]> out = new ArrayList<>(reports.size());
     int at = 0;
     for (Report r : reports) {
-      boolean[] acked = new boolean[r.finished().size()];
-      for (int i = 0; i < acked.length; i++) {
-        acked[i] = (Long) codes.get(at++) == 1L;
+      Ack[] answers = new Ack[r.finished().size()];
+      for (int i = 0; i < answers.length; i++) {
+        answers[i] = Ack.of(codes.get(at++));
       }
-      out.add(acked);
+      out.add(answers);
     }
     return out;
   }

@@ -10,13 +10,20 @@ import redis.clients.jedis.exceptions.JedisException;
  * of the script calls are kept for callers that must undo what they got (a claim).
  */
 public final class ReplicaAcksException extends JedisException {
+  private final Script script;
   private final transient List<Object> replies;
 
   ReplicaAcksException(Script script, long acked, ReplicaAcks wanted, List<Object> replies) {
     super(script + ": only " + acked + " of " + wanted.replicas() + " replica(s) confirmed the write "
         + "within " + wanted.timeoutMs() + " ms (redis.replicaAcks: " + wanted.replicas()
         + "); it is on the master but not durable, so it does not count as done");
+    this.script = script;
     this.replies = replies;
+  }
+
+  /** The script whose calls ran unconfirmed. */
+  public Script script() {
+    return script;
   }
 
   /** What the script calls answered, in order, although their writes are not confirmed. */

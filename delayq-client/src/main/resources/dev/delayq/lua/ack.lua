@@ -15,7 +15,10 @@
     did not know), then their n elements '<token>|<id>', then their n ids (sent, not cut out of
     the elements: no string work per job in the script)
   Returns, per consumer, n codes: 1 acknowledged, 0 fenced (no longer this consumer's: nothing
-  changed for it).
+  changed for it; its job's record is still there, so the job lives on elsewhere), 2 fenced and
+  its job's record gone (the job ended: by an earlier call of this same acknowledgement whose
+  WAIT fell short, or, after a take-back, by another delivery's). Only a fenced delivery costs
+  that look (one HEXISTS); the worker tells the two cases of 2 apart from what it knows.
   A consumer's finished deliveries are as a rule its oldest, the right end of its list, which
   then goes in one LTRIM (include/ended.lua's acknowledgeOldest); any other in-flight element
   stays, and a delivery no longer in the list is fenced as before.

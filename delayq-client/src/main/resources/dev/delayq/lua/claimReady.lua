@@ -31,10 +31,11 @@
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
   Returns {ack, left, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced
-  (that delivery is no longer this consumer's: nothing changed for it), -1 none asked; left is
-  ready's length after the call (so a sharded worker's idle consumers can be sent to a shard that
-  still holds jobs without looking again), -1 when flow control took the ids one by one; the i-th
-  id's token is firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
+  (that delivery is no longer this consumer's: nothing changed for it), 2 fenced with its job's
+  record gone (include/ended.lua's acknowledgeOldest), -1 none asked; left is ready's length after
+  the call (so a sharded worker's idle consumers can be sent to a shard that still holds jobs
+  without looking again), -1 when flow control took the ids one by one; the i-th id's token is
+  firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
   nothing to run) and returned with false; a record longer than ARGV[9] (written by another
   client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
   dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or

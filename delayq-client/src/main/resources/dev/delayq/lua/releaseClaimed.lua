@@ -10,7 +10,8 @@
   ARGV[1] queue.idRetention in ms (0: off)
   ARGV[2] ARGV[3] ARGV[4] the delivery to acknowledge first as include/ended.lua's
           acknowledgeOldest reads one: its hint ('' for none), its element and its id ('' when none)
-  Returns {ack, released}: ack 1 acknowledged, 0 fenced, -1 none asked; released the number of
+  Returns {ack, released}: ack 1 acknowledged, 0 fenced, 2 fenced with its job's record
+  gone (include/ended.lua's acknowledgeOldest), -1 none asked; released the number of
   ids given back.
   Invariant: the acknowledged id leaves with its record; each other id leaves the in-flight list
   and enters ready in the same step.

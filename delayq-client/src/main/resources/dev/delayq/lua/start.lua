@@ -14,8 +14,8 @@
     delivery to start
     the delivery to acknowledge first as include/ended.lua's acknowledgeOldest reads one: its
     hint ('' for none), its element and its id ('' when none)
-  Returns, two per start: ack (1 acknowledged, 0 fenced: no longer this consumer's, -1 none
-  asked), started (1, or 0 when the delivery is no longer in the consumer's list: taken back
+  Returns, two per start: ack (1 acknowledged, 0 fenced: no longer this consumer's, 2 fenced
+  with its job's record gone as include/ended.lua's acknowledgeOldest says, -1 none asked), started (1, or 0 when the delivery is no longer in the consumer's list: taken back
   after its heartbeat expired or its worker was presumed dead; it must not run).
   Invariant: an acknowledged id leaves with its record; nothing else moves.
 ]]

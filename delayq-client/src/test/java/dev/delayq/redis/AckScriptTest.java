@@ -91,6 +91,29 @@ class AckScriptTest {
     assertEquals(1, probe.recordCount());
   }
 
+  /**
+   * A refused acknowledgement says whether its job lives on (FENCED: taken back, its record there)
+   * or has ended (ENDED: its record gone, as when this same acknowledgement had landed before), in
+   * ack.lua and in a call that folds one in (releaseClaimed, start, claimReady).
+   */
+  @Test
+  void aRefusedAcknowledgementSaysWhetherItsJobLivesOnOrHasEnded() {
+    List<Delivery> d = claim("c1", "done1", "taken1", "next1");
+    assertEquals(List.of(RedisBroker.Ack.ACKED), List.of(broker.ackAllAnswers(
+        List.of(new RedisBroker.Report("c1", null, List.of(d.get(0))))).get(0)));
+    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+
+    RedisBroker.Ack[] again = broker.ackAllAnswers(
+        List.of(new RedisBroker.Report("c1", null, List.of(d.get(0), d.get(1))))).get(0);
+
+    assertArrayEquals(new RedisBroker.Ack[] {RedisBroker.Ack.ENDED, RedisBroker.Ack.FENCED}, again);
+    assertEquals(RedisBroker.Ack.ENDED, broker.releaseClaimed("c1", d.get(0)).ack());
+    assertEquals(RedisBroker.Ack.FENCED, broker.releaseClaimed("c1", d.get(1)).ack());
+    assertEquals(RedisBroker.Ack.ENDED, broker.claimReady("c1", 30_000, 1, d.get(0)).ack());
+    Delivery next = probe.inFlightElements("c1").stream().map(Delivery::parse).findFirst().orElseThrow();
+    assertEquals(RedisBroker.Ack.ENDED, broker.start("c1", next, d.get(0)).ack());
+  }
+
   @Test
   void aMarkArrivingAfterItsJobWasAcknowledgedIsNotSet() {
     List<Delivery> d = claim("c1", "first", "second");

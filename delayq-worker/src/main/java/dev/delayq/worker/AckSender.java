@@ -5,6 +5,7 @@ import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * of recovery). Whatever gathered while the last call was out goes in the next, every consumer
  * together in one script call, so a job costs no round trip of its own and a finished job waits
  * for its acknowledgement about one round trip. Retried through Redis outages until sent or
- * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged.
+ * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged. A call that
+ * ran but whose replicas did not confirm it ({@code redis.replicaAcks}) is sent again, and a
+ * delivery it had acknowledged is then refused as gone: {@link Refusals} tells that echo from a
+ * job taken back.
  *
  * <p>Each shard of the queue has its own lane: a thread, the reports of its shard in order, and its
  * retries. A shard whose calls fail (a cluster master killed, or with {@code redis.replicaAcks} a
@@ -41,7 +45,19 @@ final class AckSender implements AutoCloseable {
   private static final long IDLE_PARK_NANOS = 100_000_000L;
   private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
-  private record Item(Channel channel, Delivery started, Delivery finished) {}
+  /**
+   * A report; {@code landing}, for a finished delivery, is what {@link Refusals#landed} said at the
+   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did).
+   */
+  private record Item(Channel channel, Delivery started, Delivery finished, int landing) {
+    Item(Channel channel, Delivery started, Delivery finished) {
+      this(channel, started, finished, Refusals.NOT_LANDED);
+    }
+
+    Item landed(int at) {
+      return new Item(channel, started, finished, at);
+    }
+  }
 
   /** One consumer's way to the sender: what it reports, and what of that is still unsent. */
   final class Channel {
@@ -62,6 +78,14 @@ final class AckSender implements AutoCloseable {
 
     /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
     void report(Delivery started, Delivery finished) {
+      report(started, finished, Refusals.NOT_LANDED);
+    }
+
+    /**
+     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery that an earlier call
+     * acknowledged unconfirmed, as {@link Refusals#landed} said then ({@code landing}).
+     */
+    void report(Delivery started, Delivery finished, int landing) {
       int from = started == null ? -1 : shardOf(started);
       int to = finished == null ? -1 : shardOf(finished);
       if (finished != null) {
@@ -70,9 +94,9 @@ final class AckSender implements AutoCloseable {
       if (from >= 0 && to >= 0 && from != to) {
         // each to its own shard's lane
         add(from, new Item(this, started, null));
-        add(to, new Item(this, null, finished));
+        add(to, new Item(this, null, finished, landing));
       } else {
-        add(Math.max(from, to), new Item(this, started, finished));
+        add(Math.max(from, to), new Item(this, started, finished, landing));
       }
     }
 
@@ -196,11 +220,15 @@ final class AckSender implements AutoCloseable {
       List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
       finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
       try {
-        List<boolean[]> acked = broker.ackAll(reports);
+        List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
+        Map<String, List<Integer>> places = null;
         for (int r = 0; r < reports.size(); r++) {
-          for (int i = 0; i < acked.get(r).length; i++) {
-            if (!acked.get(r)[i]) {
-              Finisher.fenced(reports.get(r).consumerId(), reports.get(r).finished().get(i), "ack");
+          for (int i = 0; i < answers.get(r).length; i++) {
+            if (answers.get(r)[i].refused()) {
+              places = places == null ? finishedPlaces(round) : places;
+              String consumer = reports.get(r).consumerId();
+              refusals.ackRefused(consumer, reports.get(r).finished().get(i), answers.get(r)[i],
+                  round.get(places.get(consumer).get(i)).landing());
             }
           }
         }
@@ -213,7 +241,22 @@ final class AckSender implements AutoCloseable {
               + "flight and are taken back, uncharged", round.size());
           sent(round);
         } else {
-          retrying.addAll(round); // sent again, in order, once this shard's retry is due
+          // sent again, in order, once this shard's retry is due; what this try acknowledged on
+          // the master, unconfirmed, is noted, for the retry may find it gone
+          List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+          if (unconfirmed != null) {
+            int landing = refusals.landed();
+            Map<String, List<Integer>> places = finishedPlaces(round);
+            for (int r = 0; r < reports.size(); r++) {
+              for (int i = 0; i < unconfirmed.get(r).length; i++) {
+                if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
+                  int at = places.get(reports.get(r).consumerId()).get(i);
+                  round.set(at, round.get(at).landed(landing));
+                }
+              }
+            }
+          }
+          retrying.addAll(round);
         }
         if (!(e instanceof JedisException je)) {
           throw e;
@@ -222,6 +265,20 @@ final class AckSender implements AutoCloseable {
         outage.failed(je); // logs the outage once; the backoff is the shard's
       }
       return 0;
+    }
+
+    /**
+     * Per consumer, where in {@code round} its finished deliveries are, in the order of its report.
+     * Read only when a delivery was refused or a try unconfirmed: a round that lands costs nothing more.
+     */
+    private Map<String, List<Integer>> finishedPlaces(List<Item> round) {
+      Map<String, List<Integer>> places = new HashMap<>();
+      for (int at = 0; at < round.size(); at++) {
+        if (round.get(at).finished() != null) {
+          places.computeIfAbsent(round.get(at).channel().consumer, c -> new ArrayList<>()).add(at);
+        }
+      }
+      return places;
     }
 
     private void sent(List<Item> round) {
@@ -233,20 +290,25 @@ final class AckSender implements AutoCloseable {
   private final RedisBroker broker;
   private final BooleanSupplier abandon;
   private final ShardHealth health;
+  private final Refusals refusals;
   private final Lane[] lanes;
   private final AtomicLong unsent = new AtomicLong();
   private volatile boolean closed;
 
   AckSender(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
-    this(broker, shard -> outage, abandon, ShardHealth.unwatched(broker.shards()));
+    this(broker, shard -> outage, abandon, ShardHealth.unwatched(broker.shards()), Refusals.withoutLease());
   }
 
-  /** A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}. */
+  /**
+   * A sender whose lane of shard {@code s} logs its outages through {@code outages.apply(s)}, and
+   * whose refused acknowledgements {@code refusals} tells apart.
+   */
   AckSender(RedisBroker broker, IntFunction<RedisOutage> outages, BooleanSupplier abandon,
-      ShardHealth health) {
+      ShardHealth health, Refusals refusals) {
     this.broker = broker;
     this.abandon = abandon;
     this.health = health;
+    this.refusals = refusals;
     this.lanes = new Lane[broker.shards()];
     for (int s = 0; s < lanes.length; s++) {
       lanes[s] = new Lane(s, outages.apply(s));
@@ -269,6 +331,11 @@ final class AckSender implements AutoCloseable {
   /** The health of the shards, as the sends and the consumers' calls found it. */
   ShardHealth health() {
     return health;
+  }
+
+  /** How the worker tells a refused acknowledgement or outcome that is an echo from a job taken back. */
+  Refusals refusals() {
+    return refusals;
   }
 
   /** The channel of {@code consumer}; each consumer takes its own once. */

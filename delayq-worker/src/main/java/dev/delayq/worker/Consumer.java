@@ -77,6 +77,7 @@ final class Consumer {
   private final BooleanSupplier quiet;
   private final BooleanSupplier abandon;
   private final AckSender.Channel acks;
+  private final Refusals refusals;
 
   // state, read and written by this consumer's thread only (volatile: the worker reads it at exit)
   private List<RedisBroker.Claimed> batch = List.of();
@@ -91,6 +92,12 @@ final class Consumer {
   private long seenMasterEpoch;
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
+  /**
+   * The pending acknowledgement that a call ran on the master but its replicas did not confirm,
+   * and what {@link Refusals#landed} said then: its retry may find it done (see {@link #landingOf}).
+   */
+  private Delivery landedAck;
+  private int landedAckAt = Refusals.NOT_LANDED;
   private boolean unsure;
   /** The last claim left its ready list empty (or the wait timed out): the next claim waits at once. */
   private boolean readyLeftEmpty;
@@ -123,6 +130,7 @@ final class Consumer {
     this.quiet = quiet;
     this.abandon = abandon;
     this.acks = shared.acks().channel(id);
+    this.refusals = shared.acks().refusals();
     this.seenMasterEpoch = shared.resync().epoch();
     this.batchMasterEpoch = seenMasterEpoch;
     this.rotation = new ClaimRotation(slot, broker.shards());
@@ -172,7 +180,7 @@ final class Consumer {
    */
   void handOffAck() {
     if (pendingAck != null) {
-      acks.report(null, pendingAck);
+      acks.report(null, pendingAck, landingOf(pendingAck));
       pendingAck = null;
     }
   }
@@ -201,6 +209,9 @@ final class Consumer {
     try {
       step();
     } catch (RuntimeException | Error e) {
+      if (e instanceof RuntimeException r) {
+        noteUnconfirmedAck(r);
+      }
       if (e instanceof RedisBroker.ShardFailed f && !quiet.getAsBoolean()) {
         // one shard's call: that shard is held back, and this consumer goes on with the others
         shardFailed(f.shard(), f);
@@ -268,7 +279,7 @@ final class Consumer {
   private boolean start(RedisBroker.Claimed job) {
     if (shared.lease().holdsSince(batchEpoch, System.nanoTime())
         && shared.resync().epoch() == batchMasterEpoch) {
-      acks.report(job.delivery(), pendingAck);
+      acks.report(job.delivery(), pendingAck, landingOf(pendingAck));
       pendingAck = null;
       return true;
     }
@@ -283,6 +294,7 @@ final class Consumer {
       if (owed.length == 1 || quiet.getAsBoolean()) {
         throw e;
       }
+      noteUnconfirmedAck(e);
       shardFailed(shard, e); // the batch in hand is this shard's: given back when it answers
       return false;
     }
@@ -473,6 +485,7 @@ final class Consumer {
       try {
         r = broker.releaseClaimed(id, s, ack);
       } catch (JedisException e) {
+        noteUnconfirmedAck(e);
         health.failed(s, e);
         continue;
       }
@@ -643,9 +656,26 @@ final class Consumer {
   }
 
   private void acknowledged(Delivery delivery, RedisBroker.Ack ack) {
-    if (ack == RedisBroker.Ack.FENCED) {
-      Finisher.fenced(id, delivery, "ack");
+    if (ack.refused()) {
+      refusals.ackRefused(id, delivery, ack, landingOf(delivery));
     }
+  }
+
+  /**
+   * A call that held the pending acknowledgement failed with {@code e}: when it ran and acknowledged
+   * it on the master, unconfirmed by its replicas, the retry (the next call that holds it, or the
+   * sender) may find the job done by it.
+   */
+  private void noteUnconfirmedAck(RuntimeException e) {
+    if (pendingAck != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
+      landedAck = pendingAck;
+      landedAckAt = refusals.landed();
+    }
+  }
+
+  /** What {@link Refusals#landed} said when a call acknowledged {@code delivery} unconfirmed, if one did. */
+  private int landingOf(Delivery delivery) {
+    return delivery != null && delivery == landedAck ? landedAckAt : Refusals.NOT_LANDED;
   }
 
   private void droppedWithoutRecord(String jobId) {

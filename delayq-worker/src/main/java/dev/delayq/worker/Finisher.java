@@ -14,7 +14,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * outages until it lands: the result of a finished job is never dropped. (Acknowledgements need
  * no call of their own: each rides on the consumer's next start, claim or release.) A call
  * refused because the delivery was taken back from its consumer (fenced) is logged once and
- * changes nothing; the job runs again elsewhere.
+ * changes nothing; the job runs again elsewhere. A retry refused because its own earlier attempt
+ * had applied the outcome (its replicas had not confirmed it) is no such thing ({@link Refusals}).
  */
 final class Finisher {
   private static final Logger log = LoggerFactory.getLogger(Finisher.class);
@@ -22,25 +23,33 @@ final class Finisher {
   private final RedisBroker broker;
   private final RedisOutage outage;
   private final BooleanSupplier abandon;
+  private final Refusals refusals;
 
   /** {@code abandon} says when to stop retrying (the worker is being killed anyway). */
   Finisher(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
+    this(broker, outage, abandon, Refusals.withoutLease());
+  }
+
+  /** As {@link #Finisher(RedisBroker, RedisOutage, BooleanSupplier)}, telling refusals by {@code refusals}. */
+  Finisher(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon, Refusals refusals) {
     this.broker = broker;
     this.outage = outage;
     this.abandon = abandon;
+    this.refusals = refusals;
   }
 
   /** Applies the outcome now; true when applied, false when fenced or abandoned. */
   boolean finish(String consumer, Delivery delivery, Outcome outcome) throws InterruptedException {
+    int landing = Refusals.NOT_LANDED;
     while (true) {
       try {
         boolean applied = apply(consumer, delivery, outcome);
         outage.succeeded();
-        if (!applied) {
-          fenced(consumer, delivery, name(outcome));
-        }
-        return applied;
+        return applied || refusals.outcomeRefused(consumer, delivery, name(outcome), landing);
       } catch (JedisException e) {
+        if (RedisBroker.unconfirmedOutcome(e)) {
+          landing = refusals.landed(); // it ran and applied: a refused retry may be meeting it
+        }
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {
           log.error("{}: giving up the {} of job {}: Redis still unreachable at shutdown; "
@@ -51,12 +60,6 @@ final class Finisher {
         Thread.sleep(wait);
       }
     }
-  }
-
-  static void fenced(String consumer, Delivery delivery, String what) {
-    log.warn("{}: the {} of job {} (delivery {}) was refused: the job was taken back from this "
-        + "consumer (heartbeat expired or worker presumed dead) and runs again elsewhere", consumer,
-        what, LogText.escape(delivery.id()), delivery.token());
   }
 
   private boolean apply(String consumer, Delivery delivery, Outcome outcome) {

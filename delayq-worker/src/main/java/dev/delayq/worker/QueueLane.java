@@ -43,13 +43,14 @@ final class QueueLane {
     this.outages = outages;
     this.broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
     this.stats = new StatsRecorder(broker.keys());
-    this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), abandon);
+    this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
+        config.worker().heartbeatInterval().toNanos());
+    Refusals refusals = new Refusals(lease);
+    this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), abandon, refusals);
     this.health = new ShardHealth(name, broker.shards(), redis::masterEpoch);
     int shards = broker.shards();
     this.acks = new AckSender(broker, s -> new RedisOutage(shards == 1 ? name + "/acks" : name + "/acks of shard " + s,
-        outages), abandon, health);
-    this.lease = Lease.forHeartbeat(config.worker().heartbeatTtl().toNanos(),
-        config.worker().heartbeatInterval().toNanos());
+        outages), abandon, health, refusals);
     this.resync = new FailoverResync(broker, redis::masterEpoch);
   }
 

@@ -2,6 +2,7 @@ package dev.delayq.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ final class JvmProcesses implements AutoCloseable {
   private final String testName;
   private final Map<String, String> env = new HashMap<>();
   private final List<Process> started = new ArrayList<>();
+  /** Per process name, where its log file ended when this test first started it (the file is appended to). */
+  private final Map<String, Long> logStarts = new HashMap<>();
 
   JvmProcesses(String testName, String redisUrl, String queue) {
     this.testName = testName;
@@ -49,6 +52,8 @@ final class JvmProcesses implements AutoCloseable {
     Path logs = Path.of("target", "e2e-logs");
     try {
       Files.createDirectories(logs);
+      Path log = logs.resolve(testName + "-" + name + ".log");
+      logStarts.putIfAbsent(name, Files.exists(log) ? Files.size(log) : 0L);
       List<String> command = new ArrayList<>(List.of(
           Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -70,6 +75,18 @@ final class JvmProcesses implements AutoCloseable {
 
   static void sigterm(Process p) {
     p.destroy();
+  }
+
+  /** What the processes named {@code name} logged since this test first started one. */
+  String log(String name) {
+    Path log = Path.of("target", "e2e-logs", testName + "-" + name + ".log");
+    try {
+      byte[] all = Files.readAllBytes(log);
+      int from = (int) Math.min(all.length, logStarts.getOrDefault(name, 0L));
+      return new String(all, from, all.length - from, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** SIGSTOP: the process stands still, threads, clocks and sockets and all, as in a long pause. */

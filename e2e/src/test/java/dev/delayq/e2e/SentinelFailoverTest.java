@@ -149,7 +149,19 @@ class SentinelFailoverTest {
       assertEquals(JOBS, durable.runs().size(), "replicaAcks 1: every job ran");
       assertTrue(durableDuplicates <= durableInFlight.most(), "replicaAcks 1: " + durableDuplicates
           + " jobs ran twice, more than the " + durableInFlight.most() + " in flight at the switch");
+      // a job reported taken back ran again elsewhere: an acknowledgement whose retry found it
+      // done by its own first try (the new master had no replica to confirm it) is no such job
+      Map<String, Integer> durableRuns = durable.runs();
+      List<String> ranOnce = durable.processes.log("worker-1").lines().filter(l -> l.contains("was refused"))
+          .filter(l -> durableRuns.getOrDefault(refusedJob(l), 0) == 1).toList();
+      assertEquals(List.of(), ranOnce, "replicaAcks 1: jobs that ran once were reported taken back");
     }
+  }
+
+  /** The job a "was refused" line names ("... of job <id> (delivery ..."). */
+  private static String refusedJob(String line) {
+    int from = line.indexOf(" of job ") + " of job ".length();
+    return line.substring(from, line.indexOf(" (delivery", from));
   }
 
   /** The most jobs of one side seen in flight on the old master, looked at every few ms until closed. */

@@ -38,7 +38,10 @@ local HINT_OUTCOMES = { [107] = { 'done', true }, [102] = { 'done', false }, [11
 -- Acknowledges the deliveries one consumer finished, in the order it ran them: args[at] holds
 -- their hints (HINT_OUTCOMES; '' for none), one per delivery, then come their n elements and their
 -- n ids. Appends a code for each to out (1 acknowledged; 0 fenced: no longer this consumer's,
--- nothing changes for it) and the ids acknowledged to done, whose records deleteRecords deletes
+-- nothing changes for it, and its job's record is still there, so the job lives on elsewhere;
+-- 2 fenced too, and its job's record is gone: the job ended, by an earlier call of this same
+-- acknowledgement or after a take-back by another delivery's; the worker tells which from what
+-- it knows of its earlier calls) and the ids acknowledged to done, whose records deleteRecords deletes
 -- at the end of the call (one HDEL for many; nothing in between reads them); a kept id is
 -- remembered as ended. A consumer runs its deliveries in claim order, so those it finished are,
 -- as a rule, the oldest in its list, its rightmost elements: when one LRANGE shows exactly them,
@@ -63,8 +66,8 @@ local function acknowledgeOldest(inflightKey, jobsKey, args, at, retain, done, o
   for i = 1, n do
     local acked = 1
     if not all then acked = redis.call('LREM', inflightKey, -1, args[elements + i]) end
+    local id = args[ids + i]
     if acked == 1 then
-      local id = args[ids + i]
       if retain.ms > 0 then
         local outcome = HINT_OUTCOMES[string.byte(hints, i)]
         if outcome[2] == nil then
@@ -75,6 +78,8 @@ local function acknowledgeOldest(inflightKey, jobsKey, args, at, retain, done, o
       end
       gone = gone + 1
       done[gone] = id
+    elseif redis.call('HEXISTS', jobsKey, id) == 0 then
+      acked = 2 -- (fenced acknowledgements are rare: only they pay this look)
     end
     coded = coded + 1
     out[coded] = acked
@@ -91,7 +96,8 @@ end
 
 -- Acknowledges at most one delivery, sent as acknowledgeOldest reads it (args[at] its hint, ''
 -- for none, then its element and its id, '' when none), its record deleted at once.
--- Returns 1, or 0 when fenced (no longer this consumer's: nothing changes), or -1 when none was asked.
+-- Returns 1, or 0 or 2 when fenced (no longer this consumer's: nothing changes; 2 when its job's
+-- record is gone, as acknowledgeOldest says), or -1 when none was asked.
 local function acknowledge(inflightKey, jobsKey, args, at, retain)
   if args[at] == '' then return -1 end
   local done, out = {}, {}

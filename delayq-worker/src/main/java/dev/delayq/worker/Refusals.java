@@ -1,0 +1,89 @@
+package dev.delayq.worker;
+
+import dev.delayq.process.LogText;
+import dev.delayq.redis.Delivery;
+import dev.delayq.redis.RedisBroker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Says what a refused acknowledgement or outcome means, and logs it so. With
+ * {@code redis.replicaAcks} a call whose WAIT fell short is sent again although it ran on the
+ * master; when it had applied there, the retry finds the delivery gone from the consumer's list
+ * and is refused, yet nobody took the job back: this very call ended it. Such a refusal is an
+ * echo of the call's earlier attempt, logged at DEBUG; any other WARNs once, as a job taken back
+ * that runs again elsewhere.
+ *
+ * <p>A refusal is an echo only when the worker knows all of: an attempt of this call applied (its
+ * answer came back with the replicas' shortfall: {@link #landed}); its {@link Lease} held from that
+ * attempt to the refusal without a break, so no recovery can have taken the consumer's jobs back
+ * in between (and had a failover lost the attempt, the delivery would still be in the list, where
+ * the retry applies it); and, for an acknowledgement, Redis answered that the job's record is gone
+ * ({@link RedisBroker.Ack#ENDED}: a job taken back lives on, with its record). A job taken back,
+ * run and acknowledged elsewhere also has no record, but its taking back broke the lease: it WARNs.
+ */
+final class Refusals {
+  private static final Logger log = LoggerFactory.getLogger(Refusals.class);
+  /** What {@link #landed} says when no attempt applied, or the lease did not hold when one did. */
+  static final int NOT_LANDED = -1;
+
+  private final Lease lease;
+
+  Refusals(Lease lease) {
+    this.lease = lease;
+  }
+
+  /** Refusals of a worker without a lease (a test's): none is ever taken for an echo. */
+  static Refusals withoutLease() {
+    return new Refusals(new Lease(2, 1));
+  }
+
+  /**
+   * An attempt applied on the master but its replicas did not confirm it: what a refusal of the
+   * retry is held against (the lease it applied under, or {@link #NOT_LANDED}).
+   */
+  int landed() {
+    int epoch = lease.epoch(); // read first: a lease renewed after a lapse meanwhile is a new epoch
+    return lease.holds(System.nanoTime()) ? epoch : NOT_LANDED;
+  }
+
+  /** True when a refusal now is the echo of the attempt that {@link #landed} as {@code landing}. */
+  private boolean echoes(int landing) {
+    return landing != NOT_LANDED && lease.holdsSince(landing, System.nanoTime());
+  }
+
+  /**
+   * A refused acknowledgement ({@code answer} FENCED or ENDED) of {@code delivery}, whose last
+   * attempt that acknowledged it unconfirmed {@link #landed} as {@code landing}: logged as what it is.
+   */
+  void ackRefused(String consumer, Delivery delivery, RedisBroker.Ack answer, int landing) {
+    if (answer == RedisBroker.Ack.ENDED && echoes(landing)) {
+      log.debug("{}: job {} (delivery {}) was acknowledged by an earlier try whose replicas had not "
+          + "confirmed it; its retry found it done", consumer, LogText.escape(delivery.id()), delivery.token());
+      return;
+    }
+    takenBack(consumer, delivery, "ack");
+  }
+
+  /**
+   * A refused retry, reschedule or dead-letter ({@code what}) of {@code delivery}, whose attempt
+   * that applied it unconfirmed {@link #landed} as {@code landing}; true when the refusal is that
+   * attempt's echo (the outcome is applied), false when the job was taken back (logged).
+   */
+  boolean outcomeRefused(String consumer, Delivery delivery, String what, int landing) {
+    if (echoes(landing)) {
+      log.debug("{}: the {} of job {} (delivery {}) was applied by an earlier try whose replicas had "
+          + "not confirmed it; its retry found it done", consumer, what, LogText.escape(delivery.id()),
+          delivery.token());
+      return true;
+    }
+    takenBack(consumer, delivery, what);
+    return false;
+  }
+
+  private static void takenBack(String consumer, Delivery delivery, String what) {
+    log.warn("{}: the {} of job {} (delivery {}) was refused: the job was taken back from this "
+        + "consumer (heartbeat expired or worker presumed dead) and runs again elsewhere", consumer,
+        what, LogText.escape(delivery.id()), delivery.token());
+  }
+}
