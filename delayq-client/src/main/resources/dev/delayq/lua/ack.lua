@@ -41,7 +41,7 @@ for i = 1, #KEYS - 4 do
   local seen
   -- the started delivery is as a rule the oldest left: the acknowledgement's LRANGE shows it
   at, seen = acknowledgeOldest(inflightKey, jobsKey, ARGV, at + 2, retain, done, out, mark ~= '' and mark or nil)
-  if mark ~= '' and (seen or redis.call('LPOS', inflightKey, mark, 'RANK', -1)) then
+  if mark ~= '' and (seen or redis.call('LPOS', inflightKey, mark, 'RANK', '-1')) then
     marks[marked + 1], marks[marked + 2] = consumer, mark
     marked = marked + 2
   end

@@ -262,7 +262,7 @@ end
 
 -- The earliest due time in one ZSET (a bucket or the old delayed ZSET), or nil when it is gone.
 local function wheelFirstDue(key)
-  return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+  return tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
 end
 
 -- Takes up to most ids due by cutoff out of the delayed jobs, earliest first (the old ZSET's
@@ -273,16 +273,16 @@ end
 local function wheelTakeDue(delayedKey, cutoff, most)
   local ids, oldNext = {}, nil
   if redis.call('EXISTS', delayedKey) == 1 then
-    ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', cutoff, 'LIMIT', 0, most)
+    ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most))
     if #ids > 0 then redis.call('ZREM', delayedKey, unpack(ids)) end
     oldNext = wheelFirstDue(delayedKey)
   end
   local indexKey, taken, wheelNext, known = delayedKey .. ':index', 0, nil, false
   while #ids < most do
-    local first = redis.call('ZRANGE', indexKey, 0, 0)[1]
+    local first = redis.call('ZRANGE', indexKey, '0', '0')[1]
     if not first then known = true break end
     local bucket = delayedKey .. ':' .. first
-    local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', cutoff, 'LIMIT', 0, most - #ids)
+    local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most - #ids))
     local whole = false
     if #due > 0 then
       -- a bucket due as a whole (the rule in a backlog) goes in one DEL: a ZREM of each id
@@ -302,7 +302,7 @@ local function wheelTakeDue(delayedKey, cutoff, most)
     -- the bucket is gone (emptied by this take): drop it from the index and go on
     redis.call('ZREM', indexKey, first)
   end
-  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', taken) end
+  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', numberText(taken)) end
   if not known then
     -- the batch filled before the wheel's head was looked at (the caller calls again at once)
     local _, due = wheelHead(delayedKey)
