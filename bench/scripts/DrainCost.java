@@ -9,12 +9,14 @@
 // scripts' inner commands counted again) per job over the drain only. One thread and no handler:
 // the figure is Redis's side, steady on a loaded machine; run it against each tree to compare.
 // Run: java -cp '<tree>/bench/target/lib/*' bench/scripts/DrainCost.java PORT N PREFETCH C PER
+// (Side, the drain itself, is what DrainCostMix.java runs for two trees at once on one Redis.)
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongUnaryOperator;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 
@@ -25,11 +27,75 @@ public final class DrainCost {
     int prefetch = Integer.parseInt(args[2]);
     int consumers = Integer.parseInt(args[3]);
     int per = Integer.parseInt(args[4]);
-    String payload = "{\"order_id\":1001,\"user_id\":4242,\"amount\":\"19.99\",\"currency\":\"EUR\",\"note\":\""
-        + "x".repeat(100 - 2 - 79) + "\"}";
     try (RedisClient redis = RedisClient.create("127.0.0.1", port)) {
-      Keys keys = new Keys("delayq", "cost-" + UUID.randomUUID().toString().substring(0, 8));
-      RedisBroker broker = new RedisBroker(redis, keys);
+      Side side = new Side(port, "cost-" + UUID.randomUUID().toString().substring(0, 8), n, prefetch, consumers, per);
+      redis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+      double cpu0 = cpu(redis);
+      long t0 = System.nanoTime();
+      side.applyAsLong(n);
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      double cpuUs = (cpu(redis) - cpu0) * 1e6;
+      System.out.printf("jobs %d prefetch %d consumers %d per %d: redis_cpu_us_per_job %.3f, "
+              + "jobs_per_s %.0f, claims/job %.4f, acks/job %.4f%n",
+          n, prefetch, consumers, per, cpuUs / n, n / seconds, side.claimCalls / (double) n,
+          side.ackCalls / (double) n);
+      System.out.printf("%-16s%11s%10s%9s%n", "command", "calls/job", "us/call", "us/job");
+      List<String[]> rows = new ArrayList<>();
+      for (String line : redis.info("commandstats").split("\r?\n")) {
+        if (line.startsWith("cmdstat_")) {
+          String name = line.substring(8, line.indexOf(':'));
+          long calls = 0;
+          long usec = 0;
+          for (String f : line.substring(line.indexOf(':') + 1).split(",")) {
+            if (f.startsWith("calls=")) {
+              calls = Long.parseLong(f.substring(6));
+            } else if (f.startsWith("usec=")) {
+              usec = Long.parseLong(f.substring(5));
+            }
+          }
+          rows.add(new String[] {name, Long.toString(calls), Long.toString(usec)});
+        }
+      }
+      rows.sort((a, b) -> Long.compare(Long.parseLong(b[2]), Long.parseLong(a[2])));
+      for (String[] r : rows) {
+        long calls = Long.parseLong(r[1]);
+        long usec = Long.parseLong(r[2]);
+        System.out.printf("%-16s%11.4f%10.2f%9.3f%n", r[0], calls / (double) n, usec / (double) calls,
+            usec / (double) n);
+      }
+    }
+  }
+
+  /**
+   * One queue's drain, played a part at a time: seeded with N jobs into ready at construction,
+   * then {@code applyAsLong(k)} goes on until about k more are acknowledged (all of them when
+   * fewer wait) and answers how many are so far. DrainCostMix loads it once per tree, each in a
+   * class loader of its own, to run two trees' scripts side by side on one Redis.
+   */
+  public static final class Side implements LongUnaryOperator {
+    private final RedisClient redis;
+    private final Keys keys;
+    private final RedisBroker broker;
+    private final int prefetch;
+    private final int consumers;
+    private final int per;
+    private final String[] ids;
+    private final List<List<RedisBroker.Claimed>> batches = new ArrayList<>();
+    private final int[] next;
+    private final Delivery[] pendingAck;
+    private long done;
+    long ackCalls;
+    long claimCalls;
+
+    public Side(int port, String queue, int n, int prefetch, int consumers, int per) {
+      this.prefetch = prefetch;
+      this.consumers = consumers;
+      this.per = per;
+      redis = RedisClient.create("127.0.0.1", port);
+      keys = new Keys("delayq", queue);
+      broker = new RedisBroker(redis, keys);
+      String payload = "{\"order_id\":1001,\"user_id\":4242,\"amount\":\"19.99\",\"currency\":\"EUR\",\"note\":\""
+          + "x".repeat(100 - 2 - 79) + "\"}";
       List<RedisBroker.NewJob> jobs = new ArrayList<>();
       String head = dev.delayq.redis.JobRecord.newHead("noop", 5, false, java.util.Map.of(), null);
       for (int i = 0; i < n; i++) {
@@ -47,21 +113,19 @@ public final class DrainCost {
       if (redis.llen(keys.ready()) != n) {
         throw new IllegalStateException("seeded " + redis.llen(keys.ready()) + " of " + n);
       }
-      String[] ids = new String[consumers];
-      List<List<RedisBroker.Claimed>> batches = new ArrayList<>();
-      int[] next = new int[consumers];
-      Delivery[] pendingAck = new Delivery[consumers];
+      ids = new String[consumers];
+      next = new int[consumers];
+      pendingAck = new Delivery[consumers];
       for (int c = 0; c < consumers; c++) {
         ids[c] = "w-1@host:1:" + c;
         batches.add(List.of());
       }
-      redis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-      double cpu0 = cpu(redis);
-      long t0 = System.nanoTime();
-      long done = 0;
-      long ackCalls = 0;
-      long claimCalls = 0;
-      while (done < n) {
+    }
+
+    @Override
+    public long applyAsLong(long more) {
+      long target = done + more;
+      while (done < target) {
         List<RedisBroker.Report> reports = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
           if (next[c] >= batches.get(c).size()) {
@@ -105,44 +169,17 @@ public final class DrainCost {
               done++;
             }
           }
-        }
-      }
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      double cpuUs = (cpu(redis) - cpu0) * 1e6;
-      if (redis.hlen(keys.jobs()) != 0 || redis.llen(keys.ready()) != 0) {
-        throw new IllegalStateException("not drained: " + redis.hlen(keys.jobs()) + " records left");
-      }
-      System.out.printf("jobs %d prefetch %d consumers %d per %d: redis_cpu_us_per_job %.3f, "
-              + "jobs_per_s %.0f, claims/job %.4f, acks/job %.4f%n",
-          n, prefetch, consumers, per, cpuUs / n, n / seconds, claimCalls / (double) n, ackCalls / (double) n);
-      System.out.printf("%-16s%11s%10s%9s%n", "command", "calls/job", "us/call", "us/job");
-      List<String[]> rows = new ArrayList<>();
-      for (String line : redis.info("commandstats").split("\r?\n")) {
-        if (line.startsWith("cmdstat_")) {
-          String name = line.substring(8, line.indexOf(':'));
-          long calls = 0;
-          long usec = 0;
-          for (String f : line.substring(line.indexOf(':') + 1).split(",")) {
-            if (f.startsWith("calls=")) {
-              calls = Long.parseLong(f.substring(6));
-            } else if (f.startsWith("usec=")) {
-              usec = Long.parseLong(f.substring(5));
-            }
+          if (redis.hlen(keys.jobs()) != 0 || redis.llen(keys.ready()) != 0) {
+            throw new IllegalStateException("not drained: " + redis.hlen(keys.jobs()) + " records left");
           }
-          rows.add(new String[] {name, Long.toString(calls), Long.toString(usec)});
+          break;
         }
       }
-      rows.sort((a, b) -> Long.compare(Long.parseLong(b[2]), Long.parseLong(a[2])));
-      for (String[] r : rows) {
-        long calls = Long.parseLong(r[1]);
-        long usec = Long.parseLong(r[2]);
-        System.out.printf("%-16s%11.4f%10.2f%9.3f%n", r[0], calls / (double) n, usec / (double) calls,
-            usec / (double) n);
-      }
+      return done;
     }
   }
 
-  private static double cpu(RedisClient redis) {
+  static double cpu(RedisClient redis) {
     double s = 0;
     for (String line : redis.info("cpu").split("\r?\n")) {
       if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {

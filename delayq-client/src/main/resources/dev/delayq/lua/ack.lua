@@ -21,7 +21,9 @@
   that look (one HEXISTS); the worker tells the two cases of 2 apart from what it knows.
   A consumer's finished deliveries are as a rule its oldest, the right end of its list, which
   then goes in one LTRIM (include/ended.lua's acknowledgeOldest); any other in-flight element
-  stays, and a delivery no longer in the list is fenced as before.
+  stays, and a delivery no longer in the list is fenced as before. The delivery it started is then
+  as a rule the oldest left: the same LRANGE, one element longer, shows it still there (else one
+  LPOS looks), and the marks of all the consumers go in one HSET.
   Invariant: an acknowledged id leaves with its record (the records of one call go in one HDEL at
   its end); a kept id enters ended in that step. A mark is set only on a delivery still in
   the consumer's list, so a late one never points at a job that has moved on.
@@ -33,14 +35,22 @@ local retain = retention(KEYS[3], KEYS[4], ARGV[1])
 
 local out = {}
 local done = {}
+-- the marks to set, consumer then delivery, all in one HSET at the end (nothing here reads them)
+local marks, marked = {}, 0
 local at = 2
 for i = 1, #KEYS - 4 do
   local inflightKey = KEYS[4 + i]
   local consumer, mark = ARGV[at], ARGV[at + 1]
-  at = acknowledgeOldest(inflightKey, jobsKey, ARGV, at + 2, retain, done, out)
-  if mark ~= '' and redis.call('LPOS', inflightKey, mark, 'RANK', -1) then
-    redis.call('HSET', runningKey, consumer, mark)
+  local seen
+  -- the started delivery is as a rule the oldest left: the acknowledgement's LRANGE shows it
+  at, seen = acknowledgeOldest(inflightKey, jobsKey, ARGV, at + 2, retain, done, out, mark ~= '' and mark or nil)
+  if mark ~= '' and (seen or redis.call('LPOS', inflightKey, mark, 'RANK', '-1')) then
+    marks[marked + 1], marks[marked + 2] = consumer, mark
+    marked = marked + 2
   end
+end
+for from = 1, marked, 1000 do -- unpack's limit
+  redis.call('HSET', runningKey, unpack(marks, from, math.min(marked, from + 999)))
 end
 deleteRecords(jobsKey, done)
 return out

@@ -48,8 +48,8 @@ local jobsKey, inflightKey, consumersKey, runningKey, deliveriesKey, readyKey =
 local id, consumer, ttl, recordMax = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local most = tonumber(ARGV[7] or '1')
 
-redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
-if redis.call('LREM', inflightKey, 1, id) == 0 then return {0} end
+redis.call('ZADD', consumersKey, numberText(nowMs() + ttl), consumer)
+if redis.call('LREM', inflightKey, '1', id) == 0 then return {0} end
 -- the record read once: its length is what HSTRLEN would say (a record is never empty, so 0 means
 -- none), and one longer than ARGV[4] is read but answered by its length only
 local raw = redis.call('HGET', jobsKey, id)
@@ -66,7 +66,7 @@ if waiting > 0 then
   -- at most waiting: fairShare is at most max(1, (waiting + 1) / consumers)
   more = fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1')) - 1
 end
-local token = redis.call('INCRBY', deliveriesKey, 1 + more) - more
+local token = redis.call('INCRBY', deliveriesKey, numberText(1 + more)) - more
 local delivery = deliveryOf(token, id)
 if flow and size <= recordMax then
   local verdict = admit(flow, jobsKey, id, raw, delivery, inflightKey, true)

@@ -69,9 +69,9 @@ if waiting == 0 then return {acked, 0, 0} end
 -- never more than waiting: fairShare is at most max(1, waiting / consumers)
 local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[12] or '1'))
 
-redis.call('ZADD', consumersKey, nowMs() + ttl, consumer)
+redis.call('ZADD', consumersKey, numberText(nowMs() + ttl), consumer)
 local budget, recordMax = tonumber(ARGV[8]), tonumber(ARGV[9])
-local firstToken = redis.call('INCRBY', deliveriesKey, take) - take + 1
+local firstToken = redis.call('INCRBY', deliveriesKey, numberText(take)) - take + 1
 local out = {acked, -1, firstToken}
 
 if not flow then
@@ -88,7 +88,7 @@ local marked = false
 local pulled = 0
 local claimed, passed = 0, 0
 while claimed < take and passed <= 100 do
-  local id = redis.call('LINDEX', readyKey, -1)
+  local id = redis.call('LINDEX', readyKey, '-1')
   if not id then break end
   -- a record is never empty, so 0 means none
   local size = redis.call('HSTRLEN', jobsKey, id)

@@ -32,7 +32,7 @@ for i = 1, (#ARGV - 1) / 5 do
   local acked = acknowledge(inflightKey, jobsKey, ARGV, at + 2, retain)
   local started = 0
   -- searched from the right: the next to start is the oldest delivery left
-  if redis.call('LPOS', inflightKey, delivery, 'RANK', -1) then
+  if redis.call('LPOS', inflightKey, delivery, 'RANK', '-1') then
     redis.call('HSET', runningKey, consumer, delivery)
     started = 1
   end

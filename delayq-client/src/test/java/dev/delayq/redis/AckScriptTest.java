@@ -136,4 +136,25 @@ class AckScriptTest {
     assertEquals(d.get(1).element(), probe.runningMark("c1"));
     assertEquals(2, probe.recordCount());
   }
+
+  @Test
+  void aStartedDeliveryThatIsNotTheOldestLeftIsStillMarked() {
+    List<Delivery> d = claim("c1", "a1", "a2", "a3", "a4");
+
+    broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(3), List.of(d.get(0), d.get(1)))));
+
+    assertEquals(d.get(3).element(), probe.runningMark("c1"));
+    assertEquals(List.of(d.get(3).element(), d.get(2).element()), probe.inFlightElements("c1"));
+  }
+
+  @Test
+  void aStartedDeliveryAcknowledgedInTheSameReportIsNotMarked() {
+    List<Delivery> d = claim("c1", "a1", "a2", "a3");
+    String mark = probe.runningMark("c1");
+
+    broker.ackAll(List.of(new RedisBroker.Report("c1", d.get(1), List.of(d.get(0), d.get(1)))));
+
+    assertEquals(mark, probe.runningMark("c1"), "a mark on an acknowledged job would charge nothing");
+    assertEquals(List.of(d.get(2).element()), probe.inFlightElements("c1"));
+  }
 }

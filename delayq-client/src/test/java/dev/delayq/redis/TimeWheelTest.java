@@ -91,6 +91,7 @@ class TimeWheelTest {
     long base = probe.redisNowMs() + 1_500;
     enqueueShuffled(500, base, 200);
     assertEquals(500, inspector.depths().delayed(), "all 500 in the wheel before any is due");
+    List<String> before = buckets();
     probe.awaitRedisTimePast(base + 200);
 
     int moved = 0;
@@ -104,6 +105,9 @@ class TimeWheelTest {
 
     assertEquals(500, moved);
     assertEquals(List.of(), buckets(), "emptied buckets leave the index");
+    for (String position : before) {
+      assertFalse(redis.exists(keys.delayedBucket(position)), "bucket " + position + " is gone, whole or emptied");
+    }
     assertEquals(0, inspector.depths().delayed(), "the count follows");
     List<String> ready = probe.readyIds();
     // the right end runs next: due order from right to left

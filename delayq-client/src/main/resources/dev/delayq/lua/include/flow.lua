@@ -45,7 +45,7 @@ local function capHeld(capKey)
   local pairs_ = redis.call('HGETALL', capKey)
   local live = 0
   for i = 1, #pairs_, 2 do
-    if redis.call('LPOS', pairs_[i + 1], pairs_[i], 'RANK', -1) then
+    if redis.call('LPOS', pairs_[i + 1], pairs_[i], 'RANK', '-1') then
       live = live + 1
     else
       redis.call('HDEL', capKey, pairs_[i])

@@ -1,6 +1,7 @@
 -- Takes a batch from ready's right end into a consumer's in-flight list with nothing limited or
 -- paused (flow control's fast path): a few calls for the whole batch, not a few per id. Needs the
 -- delivery include before it.
+--@include recordFormat
 
 -- The fair share of a claim: up to most ids, but no more than ready's length (waiting) divided
 -- by the consumers registered in consumersKey (at least 1), so one consumer never sits on jobs
@@ -23,7 +24,7 @@ end
 -- Returns the deliveries pushed (in claim order) and how many ids left ready.
 local function takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budget, recordMax, pulled,
     claimedBefore, out)
-  local ids = redis.call('LRANGE', readyKey, -take, -1)
+  local ids = redis.call('LRANGE', readyKey, numberText(-take), '-1')
   local records
   if #ids <= 1000 then -- unpack's limit
     records = redis.call('HMGET', jobsKey, unpack(ids))
@@ -59,7 +60,7 @@ local function takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budge
   end
   if count > 0 then
     -- LTRIM, not RPOP with a count: the same ids leave, and no reply of them comes back into Lua
-    redis.call('LTRIM', readyKey, 0, -count - 1)
+    redis.call('LTRIM', readyKey, '0', numberText(-count - 1))
   end
   for from = 1, #deliveries, 1000 do
     redis.call('LPUSH', inflightKey, unpack(deliveries, from, math.min(#deliveries, from + 999)))

@@ -18,6 +18,10 @@
 -- enqueue bench no cheaper, for ~5 B more a job (docs/redis-layout.md).
 local WHEEL_MOST = 128
 
+-- The fewest due ids of one bucket for which a take asks whether they are all of it (ZCARD), to
+-- delete the bucket whole instead of ZREM of each: below it, the ZREM is cheaper than the question.
+local WHEEL_WHOLE_AT = 16
+
 -- a < b byte by byte, as Redis orders lex ranges (Lua's < follows the locale)
 local function wheelBefore(a, b)
   for i = 1, math.min(#a, #b) do
@@ -258,37 +262,47 @@ end
 
 -- The earliest due time in one ZSET (a bucket or the old delayed ZSET), or nil when it is gone.
 local function wheelFirstDue(key)
-  return tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+  return tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
 end
 
 -- Takes up to most ids due by cutoff out of the delayed jobs, earliest first (the old ZSET's
 -- before the wheel's), and returns them and the due time of the earliest id left (nil when
 -- nothing is delayed any more): the forwarder sleeps until then without reading the head again.
--- A bucket it took from answers both whether it is gone and its new head with one ZRANGE.
+-- A bucket it took from answers both whether it is gone and its new head with one ZRANGE; one
+-- it took wholly is deleted at once.
 local function wheelTakeDue(delayedKey, cutoff, most)
   local ids, oldNext = {}, nil
   if redis.call('EXISTS', delayedKey) == 1 then
-    ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', cutoff, 'LIMIT', 0, most)
+    ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most))
     if #ids > 0 then redis.call('ZREM', delayedKey, unpack(ids)) end
     oldNext = wheelFirstDue(delayedKey)
   end
   local indexKey, taken, wheelNext, known = delayedKey .. ':index', 0, nil, false
   while #ids < most do
-    local first = redis.call('ZRANGE', indexKey, 0, 0)[1]
+    local first = redis.call('ZRANGE', indexKey, '0', '0')[1]
     if not first then known = true break end
     local bucket = delayedKey .. ':' .. first
-    local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', cutoff, 'LIMIT', 0, most - #ids)
+    local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most - #ids))
+    local whole = false
     if #due > 0 then
-      redis.call('ZREM', bucket, unpack(due))
+      -- a bucket due as a whole (the rule in a backlog) goes in one DEL: a ZREM of each id
+      -- converts every id again and closes the listpack's gap once per id. Asked only past a few
+      -- ids, so a step that moves a trickle costs no ZCARD more.
+      whole = #due >= WHEEL_WHOLE_AT and redis.call('ZCARD', bucket) == #due
+      if whole then
+        redis.call('DEL', bucket)
+      else
+        redis.call('ZREM', bucket, unpack(due))
+      end
       for _, id in ipairs(due) do ids[#ids + 1] = id end
       taken = taken + #due
     end
-    wheelNext = wheelFirstDue(bucket)
+    wheelNext = not whole and wheelFirstDue(bucket) or nil
     if wheelNext then known = true break end
     -- the bucket is gone (emptied by this take): drop it from the index and go on
     redis.call('ZREM', indexKey, first)
   end
-  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', taken) end
+  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', numberText(taken)) end
   if not known then
     -- the batch filled before the wheel's head was looked at (the caller calls again at once)
     local _, due = wheelHead(delayedKey)
