@@ -68,12 +68,11 @@ final class ClaimRotation {
   }
 
   /**
-   * A blocking wait on {@code shard} (the home shard, or where the watch posted it) ended, with a
-   * job or not: the next claim scans again, from that shard, so that the acknowledgement of the
-   * job the wait brought rides on it.
+   * A blocking wait on the home shard ended (with a job or not): the next claim scans again, from
+   * the home shard, so that the acknowledgement of the job the wait brought rides on it.
    */
-  void waited(int shard) {
-    nextShard = shard;
+  void waited() {
+    nextShard = home;
     tries = shards;
   }
 }

@@ -357,24 +357,28 @@ final class Consumer {
       // consumers
       readyLeftEmpty = false;
       handOffAck();
-      took(shared.watch() == null ? awaitJobs() : awaitWatch(), epoch, leaseHeld, masterEpoch);
+      if (shared.watch() == null) {
+        took(awaitJobs(), epoch, leaseHeld, masterEpoch);
+      } else {
+        awaitWatch();
+        took(List.of(), epoch, leaseHeld, masterEpoch);
+      }
       return;
     }
     int first = firstUsable(rotation.first());
     if (first < 0) {
       // every shard it could claim from is held back: wait as when none has jobs
       handOffAck();
-      List<RedisBroker.Claimed> jobs = List.of();
       if (shared.watch() != null) {
         if (sentTo >= 0) {
           shared.watch().looked(sentTo, -1, true); // it will not claim where it was sent
           sentTo = -1;
         }
-        jobs = awaitWatch(); // (posted on no shard held back)
+        awaitWatch();
       } else {
         LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
       }
-      took(jobs, epoch, leaseHeld, masterEpoch);
+      took(List.of(), epoch, leaseHeld, masterEpoch);
       return;
     }
     handOffAckUnlessIn(first); // it cannot ride on a claim in another shard's slot
@@ -397,30 +401,29 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
-      jobs = shared.watch() == null ? awaitJobs() : awaitWatch();
+      if (shared.watch() != null) {
+        awaitWatch();
+      } else {
+        jobs = awaitJobs();
+      }
     }
     took(jobs, epoch, leaseHeld, masterEpoch);
   }
 
-  /** {@link #awaitJobsOn} its home shard. */
-  private List<RedisBroker.Claimed> awaitJobs() {
-    return awaitJobsOn(rotation.home()).jobs();
-  }
-
   /**
-   * Blocks on {@code shard} until a job comes (BLMOVE), and takes it with the rest of a fair share
+   * Blocks on its home shard until a job comes (BLMOVE), and takes it with the rest of a fair share
    * of what waits then; notes whether that left ready empty.
    */
-  private RedisBroker.Woken awaitJobsOn(int shard) {
+  private List<RedisBroker.Claimed> awaitJobs() {
     RedisBroker.Woken woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
-        shard, settings.prefetch());
-    rotation.waited(shard);
-    batchShard = shard;
+        rotation.home(), settings.prefetch());
+    rotation.waited();
+    batchShard = rotation.home();
     for (String dropped : woken.dropped()) {
       droppedWithoutRecord(dropped);
     }
     readyLeftEmpty = woken.left() == 0;
-    return woken;
+    return woken.jobs();
   }
 
   /** Whether a claim may look at {@code shard}: nothing to give back there, and it is not held back. */
@@ -510,47 +513,23 @@ final class Consumer {
   }
 
   /**
-   * Idle on a queue of several shards: waits up to the poll timeout on the shard the watch posts
-   * it to, in Redis, and brings what that wait claimed; or, posted nowhere, waits for the watch to
-   * send it to a shard with jobs, which its next claim tries first (it claims nothing then).
+   * Idle on a queue of several shards: waits up to the poll timeout for the watch to send it to a
+   * shard with jobs, which its next claim tries first (it claims nothing here).
    */
-  private List<RedisBroker.Claimed> awaitWatch() {
-    ShardWatch watch = shared.watch();
-    int post = watch.takePost(rotation.home());
-    if (post >= 0 && owed[post]) {
-      watch.leftPost(post, -1); // it gives back there first
-      post = -1;
-    }
-    if (post >= 0) {
-      long left = -1;
-      try {
-        RedisBroker.Woken woken = awaitJobsOn(post);
-        left = woken.left();
-        return woken.jobs();
-      } catch (JedisException e) {
-        if (quiet.getAsBoolean()) {
-          throw e;
-        }
-        shardFailed(post, e); // what the wait may have moved into its list is given back there
-        return List.of();
-      } finally {
-        watch.leftPost(post, left);
-      }
-    }
+  private void awaitWatch() {
     int shard;
     try {
-      shard = watch.await((long) (settings.pollSeconds() * 1e9));
+      shard = shared.watch().await((long) (settings.pollSeconds() * 1e9));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return List.of();
+      return;
     }
     if (shard < 0) {
-      rotation.waited(rotation.home());
+      rotation.waited();
     } else {
       rotation.sentTo(shard);
       sentTo = shard;
     }
-    return List.of();
   }
 
   /**

@@ -23,13 +23,6 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@link RedisBroker#awaitReady}), and the idle consumers wait here, in the JVM: a shard with
  * jobs sends one of them to claim there.
  *
- * <p>While a worker has idle consumers to spare, one of them per shard waits in Redis itself, on
- * that shard's ready list (a post, {@link #takePost}), as every idle consumer of a one-shard
- * queue does: a job forwarded there wakes it with no watcher in between, and that shard's
- * watcher does not look. A post is taken only while another consumer idles here (or the posts
- * then cover every shard), because a consumer blocked in Redis cannot be sent elsewhere: one
- * consumer on a queue of three shards waits here, not on one shard.
- *
  * <p>A claim answers how many jobs it left in its shard ({@link RedisBroker.Batch#left()}), and
  * that many more idle consumers are sent there at once (less those already on their way), so a
  * burst is claimed by several consumers side by side, as on one shard where every idle consumer
@@ -63,10 +56,6 @@ final class ShardWatch {
   private final long[] unserved;
   private final int[] onTheirWay;
   private final long[] sentAtNanos;
-  /** Per shard, guarded by lock: a consumer waits in Redis on its ready list (see {@link #takePost}). */
-  private final boolean[] posted;
-  /** How many shards are posted. */
-  private int posts;
   /** Consumers waiting in {@link #await}. */
   private int idle;
   /** Where the next look for a shard with jobs starts, so that no shard waits behind another. */
@@ -86,7 +75,6 @@ final class ShardWatch {
     this.unserved = new long[shards];
     this.onTheirWay = new int[shards];
     this.sentAtNanos = new long[shards];
-    this.posted = new boolean[shards];
   }
 
   /** Starts a watcher per shard, each until {@code stopping} holds; their threads. */
@@ -111,7 +99,7 @@ final class ShardWatch {
       if (onTheirWay[shard] > 0 && System.nanoTime() - sentAtNanos[shard] >= pollNanos) {
         onTheirWay[shard] = 0; // the consumers sent there never claimed (they were told to be quiet)
       }
-      if (unserved[shard] > 0 || onTheirWay[shard] > 0 || posted[shard] || idle == 0) {
+      if (unserved[shard] > 0 || onTheirWay[shard] > 0 || idle == 0) {
         look.awaitNanos(pollNanos);
         return System.nanoTime();
       }
@@ -172,53 +160,6 @@ final class ShardWatch {
       }
     } finally {
       idle--;
-      lock.unlock();
-    }
-  }
-
-  /**
-   * An idle consumer's post: a shard it is to wait on in Redis itself (a blocking claim there), its
-   * {@code home} shard first, or -1 when it is to wait here ({@link #await}): no shard is without a
-   * post, or jobs are known to wait somewhere, or no other consumer idles here and the posts would
-   * still leave a shard uncovered. The claim that ends the wait tells {@link #leftPost}.
-   */
-  int takePost(int home) {
-    lock.lock();
-    try {
-      for (int shard = 0; shard < unserved.length; shard++) {
-        if (unserved[shard] > 0 && !health.failing(shard)) {
-          return -1;
-        }
-      }
-      if (idle == 0 && posts + 1 < posted.length) {
-        return -1;
-      }
-      for (int i = 0; i < posted.length; i++) {
-        int shard = (home + i) % posted.length;
-        if (!posted[shard] && !health.failing(shard)) {
-          posted[shard] = true;
-          posts++;
-          return shard;
-        }
-      }
-      return -1;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * The consumer posted on {@code shard} stopped waiting there: its claim left {@code left} jobs
-   * (-1: it cannot say, or the wait failed). They are sent for as by {@link #looked}, and the
-   * shard's watcher covers it until another consumer takes the post.
-   */
-  void leftPost(int shard, long left) {
-    lock.lock();
-    try {
-      posted[shard] = false;
-      posts--;
-      looked(shard, left, false);
-    } finally {
       lock.unlock();
     }
   }

@@ -88,34 +88,6 @@ class ShardWatchTest {
   }
 
   /**
-   * While another consumer idles in the watch, an idle consumer is posted on a shard (its home
-   * first) to wait there in Redis, and that shard's watcher does not look; once it leaves the post
-   * the watcher covers the shard again. A lone idle consumer is not posted (it could not be sent
-   * to another shard from a blocking wait).
-   */
-  @Test
-  void anIdleConsumerIsPostedOnAShardOnlyWhileAnotherIdlesAndThenThatShardsWatcherDoesNotLook() throws Exception {
-    ShardWatch watch = new ShardWatch(broker, 1.0);
-    assertEquals(-1, watch.takePost(1), "a lone idle consumer waits in the watch, where it can be sent anywhere");
-
-    CompletableFuture<Integer> pooled = CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L));
-    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
-    assertEquals(1, watch.takePost(1), "with another idling, posted on its home shard");
-    assertEquals(2, watch.takePost(1), "the next on the next shard without a post");
-
-    RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a");
-    long before = blmoveCalls();
-    watch.tick(1);
-    assertEquals(before, blmoveCalls(), "a consumer waits on shard 1 in Redis: its watcher does not look");
-
-    watch.leftPost(1, 0);
-    watch.tick(1);
-    assertEquals(before + 1, blmoveCalls(), "the post left, the watcher looks again");
-    assertEquals(1, pooled.get(10, TimeUnit.SECONDS), "and sends the idle consumer to the job it saw");
-    assertEquals(-1, watch.takePost(0), "no other consumer idles, and shards 0 and 1 would stay uncovered");
-  }
-
-  /**
    * A shard whose calls fail (a cluster master lost, or with replicaAcks a master without
    * replica) gets no consumer sent: they would only meet the failure; its jobs are sent for once
    * it answers again, and the other shards' jobs are sent for meanwhile.
