@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -33,7 +34,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * yet) holds back that shard alone ({@link ShardHealth}: tried again after 50 ms doubling to 1 s,
  * at once after a change of master): its forward fails inside the round trip while the other
  * shards' forwards are answered and used, its recovery and trim wait, and the others keep their
- * own deadlines. With one shard a failure is the outage it always was.
+ * own deadlines. A recovery that fails otherwise (replicas that do not confirm its writes) holds
+ * back that shard's recovery only. With one shard a failure is the outage it always was.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -49,6 +51,8 @@ final class SchedulerLoop {
   private final long standbyGraceMs;
   private final RedisOutage outage;
   private final ShardHealth health;
+  /** Per shard: its recovery fails while its forwards work (replicas that do not confirm). */
+  private final ShardHealth recoveries;
   private long nextRecoverNanos = System.nanoTime();
   /** Per shard: when it is due next (System.nanoTime); a shard just taken is due at once. */
   private final long[] nextDueNanos;
@@ -74,6 +78,8 @@ final class SchedulerLoop {
     this.recoverIntervalNanos = recoverIntervalNanos;
     this.standbyGraceMs = standbyGraceMs;
     int shards = forwarder.shards();
+    this.recoveries = new ShardHealth("scheduler recovery", shards, () -> 0,
+        "its forwards go on; its recovery is tried again at a later recover interval");
     this.nextDueNanos = new long[shards];
     this.wasHeld = new boolean[shards];
     this.woken = new AtomicBoolean[shards];
@@ -193,16 +199,29 @@ final class SchedulerLoop {
     return false;
   }
 
-  /** Recovers {@code shard}; a failure holds that shard back alone (with one shard it is thrown). */
+  /**
+   * Recovers {@code shard}. A lost node holds that shard back alone, as a failed forward does;
+   * any other failure (with {@code redis.replicaAcks}, a master whose replicas do not confirm:
+   * its forwards, not waited for, still work) holds back only that shard's recovery, tried again
+   * at a later recover interval. With one shard a failure is thrown.
+   */
   private void recover(int shard, long redisNowMs) {
+    if (nextDueNanos.length > 1 && !recoveries.mayCall(shard)) {
+      return;
+    }
     try {
       recoverer.tick(shard, redisNowMs);
+      recoveries.worked(shard);
     } catch (JedisException e) {
       if (nextDueNanos.length == 1) {
         throw e;
       }
-      health.failed(shard, e);
-      nextDueNanos[shard] = health.retryAt(shard);
+      if (e instanceof JedisConnectionException) {
+        health.failed(shard, e);
+        nextDueNanos[shard] = health.retryAt(shard);
+      } else {
+        recoveries.failed(shard, e);
+      }
     }
   }
 
