@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.JedisPubSub;
@@ -535,19 +537,58 @@ public final class RedisBroker {
   /**
    * As {@link #moveDueToReady(int, int, long)} on several shards in one round trip (a pipeline; on
    * a cluster each call goes to the master of its shard), the answers in the order of
-   * {@code shards}: a shard that falls due beside others does not wait for their calls.
+   * {@code shards}: a shard that falls due beside others does not wait for their calls. The first
+   * failure is thrown; {@link #moveDueToReadyEach} says it shard by shard.
    */
   public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
-    if (shards.size() == 1) {
-      return List.of(moveDueToReady(shards.get(0), limit, graceMs));
+    return valuesOrThrow(moveDueToReadyEach(shards, limit, graceMs));
+  }
+
+  /**
+   * One shard's answer to a call made on several shards in one round trip: its value, or (value
+   * null) the error its call met, which the other shards' answers do not share.
+   */
+  public record ShardReply<T>(int shard, T value, JedisException failure) {}
+
+  /**
+   * As {@link #moveDueToReady(List, int, long)}, each shard with its own reply: on a cluster whose
+   * master of one shard is lost, the others' forwards are done and answered all the same.
+   */
+  public List<ShardReply<Forwarded>> moveDueToReadyEach(List<Integer> shards, int limit, long graceMs) {
+    return eachShard(Script.MOVE_DUE_TO_READY, shards, s -> moveDueToReadyCall(s, limit, graceMs),
+        RedisBroker::forwarded);
+  }
+
+  /**
+   * One call of a not-waited {@code script} per shard of {@code shards}, in one pipeline
+   * ({@link Scripts#evalEach}), each decoded by {@code decode} or failed alone.
+   */
+  private <T> List<ShardReply<T>> eachShard(Script script, List<Integer> shards,
+      IntFunction<Scripts.Call> call, Function<Object, T> decode) {
+    if (shards.isEmpty()) {
+      return List.of();
     }
     List<Scripts.Call> calls = new ArrayList<>(shards.size());
     for (int shard : shards) {
-      calls.add(moveDueToReadyCall(shard, limit, graceMs));
+      calls.add(call.apply(shard));
     }
-    List<Forwarded> out = new ArrayList<>(shards.size());
-    for (Object reply : scripts.evalPipelined(Script.MOVE_DUE_TO_READY, calls)) {
-      out.add(forwarded(reply));
+    List<Scripts.Outcome> outcomes = scripts.evalEach(script, calls);
+    List<ShardReply<T>> out = new ArrayList<>(shards.size());
+    for (int i = 0; i < shards.size(); i++) {
+      Scripts.Outcome o = outcomes.get(i);
+      out.add(o.failure() != null ? new ShardReply<>(shards.get(i), null, o.failure())
+          : new ShardReply<>(shards.get(i), decode.apply(o.reply()), null));
+    }
+    return out;
+  }
+
+  private static <T> List<T> valuesOrThrow(List<ShardReply<T>> replies) {
+    List<T> out = new ArrayList<>(replies.size());
+    for (ShardReply<T> r : replies) {
+      if (r.failure() != null) {
+        throw r.failure();
+      }
+      out.add(r.value());
     }
     return out;
   }
@@ -608,6 +649,15 @@ public final class RedisBroker {
         List.of(owner, Long.toString(ttlMs)))) == 1L;
   }
 
+  /**
+   * Takes or renews the leases of {@code shards} in one round trip, each shard answered alone
+   * (true: held), so that one shard's lost master fails only its own renewal.
+   */
+  public List<ShardReply<Boolean>> holdLeases(List<Integer> shards, String owner, long ttlMs) {
+    return eachShard(Script.HOLD_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
+        List.of(owner, Long.toString(ttlMs))), reply -> (Long) reply == 1L);
+  }
+
   public boolean releaseLease(String owner) {
     return releaseLease(0, owner);
   }
@@ -622,8 +672,13 @@ public final class RedisBroker {
    * are alive now (itself included): the shards are shared out among them.
    */
   public int schedulersAlive(String owner, long ttlMs) {
-    return ((Long) scripts.eval(Script.SCHEDULER_BEAT, List.of(keys.schedulers()),
-        List.of(owner, Long.toString(ttlMs)))).intValue();
+    // sent as one shard's call is (no retries with backoff by the client while its node is lost)
+    Scripts.Outcome o = scripts.evalEach(Script.SCHEDULER_BEAT,
+        List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
+    if (o.failure() != null) {
+      throw o.failure();
+    }
+    return ((Long) o.reply()).intValue();
   }
 
   /** Takes scheduler {@code owner} off the list of live ones (it is stopping). */
@@ -1497,12 +1552,22 @@ public final class RedisBroker {
   public int forgetEnded(int limit) {
     // with several shards: each shard's oldest; the most any one freed, so the caller calls
     // again while some shard had a full chunk
+    List<Integer> all = new ArrayList<>(keys.shards());
+    for (int s = 0; s < keys.shards(); s++) {
+      all.add(s);
+    }
     int most = 0;
-    for (Keys shard : keys.allShards()) {
-      most = Math.max(most, ((Long) scripts.eval(Script.FORGET_ENDED,
-          List.of(shard.ended(), shard.endedExpiry()), List.of(Integer.toString(limit)))).intValue());
+    for (int freed : valuesOrThrow(forgetEndedEach(all, limit))) {
+      most = Math.max(most, freed);
     }
     return most;
+  }
+
+  /** As {@link #forgetEnded} on each of {@code shards} in one round trip, each answered alone (ids freed). */
+  public List<ShardReply<Integer>> forgetEndedEach(List<Integer> shards, int limit) {
+    return eachShard(Script.FORGET_ENDED, shards, s -> new Scripts.Call(
+        List.of(keys.shard(s).ended(), keys.shard(s).endedExpiry()), List.of(Integer.toString(limit))),
+        reply -> ((Long) reply).intValue());
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {

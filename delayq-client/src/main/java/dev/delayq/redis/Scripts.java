@@ -11,6 +11,7 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
@@ -140,6 +141,77 @@ public final class Scripts {
    */
   public List<Object> evalPipelined(Script script, List<Call> calls) {
     return evalPipelined(script, calls, NOTHING_BESIDE).replies();
+  }
+
+  /** One call's outcome in {@link #evalEach}: its reply, or (reply null) the error its call met. */
+  public record Outcome(Object reply, JedisException failure) {}
+
+  /**
+   * Many calls of {@code script}, one whose writes are not waited for, in one pipeline, each with
+   * its own outcome. On a cluster a node that cannot be reached (refused as the pipeline queues
+   * its first call, or its connection lost while the replies are read) fails only the calls of
+   * its slots, and the others' replies are used: a lost master costs the shards it serves, not
+   * the whole pipeline. No failed call is tried again here (Jedis's own retries of a call to a
+   * dead node block for seconds, with backoff, until the slot map changes); the caller holds it
+   * back and tries later. A redirect, a moving slot or NOSCRIPT did nothing: that call is sent
+   * again alone, as {@link #eval} sends it.
+   */
+  public List<Outcome> evalEach(Script script, List<Call> calls) {
+    if (waited(script)) {
+      throw new IllegalArgumentException(script + " is waited for by replicas; evalEach sends no WAIT");
+    }
+    List<Response<Object>> responses = new ArrayList<>(calls.size());
+    Outcome[] out = new Outcome[calls.size()];
+    boolean lost = false;
+    try (AbstractPipeline pipeline = Pipelines.open(redis)) {
+      for (int i = 0; i < calls.size(); i++) {
+        try {
+          responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));
+        } catch (JedisConnectionException e) {
+          // a cluster pipeline connects to a node as it queues its first command: the others still go
+          responses.add(null);
+          out[i] = new Outcome(null, e);
+          lost = true;
+        }
+      }
+      pipeline.sync();
+    } catch (JedisConnectionException e) {
+      // one server (not a cluster): every call of the pipeline went to it
+      Pipelines.nodeLost(redis);
+      for (int i = 0; i < out.length; i++) {
+        out[i] = out[i] != null ? out[i] : new Outcome(null, e);
+      }
+      return List.of(out);
+    }
+    for (int i = 0; i < out.length; i++) {
+      if (out[i] != null) {
+        continue;
+      }
+      Call c = calls.get(i);
+      try {
+        out[i] = new Outcome(Pipelines.reply(responses.get(i), script.toString()), null);
+      } catch (JedisConnectionException e) {
+        out[i] = new Outcome(null, e);
+        lost = true;
+      } catch (JedisDataException e) {
+        boolean didNothing = e instanceof JedisNoScriptException || e instanceof JedisRedirectionException
+            || RedisErrors.isSlotMoving(e)
+            || RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage());
+        out[i] = didNothing ? evalAlone(script, c) : new Outcome(null, e);
+      }
+    }
+    if (lost) {
+      Pipelines.nodeLost(redis);
+    }
+    return List.of(out);
+  }
+
+  private Outcome evalAlone(Script script, Call c) {
+    try {
+      return new Outcome(evalOnce(script, c.keys(), c.args()), null);
+    } catch (JedisException e) {
+      return new Outcome(null, e);
+    }
   }
 
   /** What a pipeline of script calls answered, and the commands sent beside them (see {@link #evalBeside}). */

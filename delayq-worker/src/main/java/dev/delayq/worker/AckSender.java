@@ -1,6 +1,7 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;

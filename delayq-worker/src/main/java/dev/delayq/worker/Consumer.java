@@ -4,6 +4,7 @@ import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import java.util.Arrays;

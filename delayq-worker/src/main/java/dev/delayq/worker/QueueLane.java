@@ -5,6 +5,7 @@ import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
@@ -47,7 +48,8 @@ final class QueueLane {
         config.worker().heartbeatInterval().toNanos());
     Refusals refusals = new Refusals(lease);
     this.finisher = new Finisher(broker, new RedisOutage(name + "/outcomes", outages), abandon, refusals);
-    this.health = new ShardHealth(name, broker.shards(), redis::masterEpoch);
+    this.health = new ShardHealth(name, broker.shards(), redis::masterEpoch,
+        "its acknowledgements kept and retried, no claims there");
     int shards = broker.shards();
     this.acks = new AckSender(broker, s -> new RedisOutage(shards == 1 ? name + "/acks" : name + "/acks of shard " + s,
         outages), abandon, health, refusals);

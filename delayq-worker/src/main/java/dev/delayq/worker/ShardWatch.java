@@ -2,6 +2,7 @@ package dev.delayq.worker;
 
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;

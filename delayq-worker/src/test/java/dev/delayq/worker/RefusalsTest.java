@@ -15,6 +15,7 @@ import dev.delayq.config.ConfigLoader;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;

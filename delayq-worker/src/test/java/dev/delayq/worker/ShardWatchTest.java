@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobContext;

@@ -3,6 +3,7 @@ package dev.delayq.scheduler;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
 import java.util.List;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A Forwarder moves due ids from delayed to ready so that consumers see them, one bounded
@@ -23,15 +24,22 @@ final class Forwarder {
    * due on this JVM's monotonic clock (Long.MAX_VALUE when nothing is delayed). The wait is
    * measured from Redis's own clock in the same reply, so this host's wall clock never matters,
    * and to the microsecond: the next due id is due from the start of its millisecond, and a wait
-   * counted from a clock cut to the ms would end up to 1 ms (0.5 ms on average) after it.
+   * counted from a clock cut to the ms would end up to 1 ms (0.5 ms on average) after it. A pass
+   * whose shard's call failed (its master lost, say) has {@code failure} set and moved nothing;
+   * the other shards' passes of the same round trip are answered all the same.
    */
-  record Pass(int moved, boolean moreDue, long nextDueNanos, long redisNowMicros) {
+  record Pass(int moved, boolean moreDue, long nextDueNanos, long redisNowMicros, JedisException failure) {
+    static Pass failed(JedisException failure) {
+      return new Pass(0, false, Long.MAX_VALUE, 0, failure);
+    }
+
     /** The Redis clock of the pass in epoch ms. */
     long redisNowMs() {
       return Math.floorDiv(redisNowMicros, 1000);
     }
   }
 
+  /** One pass over shard 0 (the whole queue when it has one shard); a failed call is thrown. */
   Pass tick() {
     return tick(0);
   }
@@ -40,9 +48,13 @@ final class Forwarder {
     return broker.shards();
   }
 
-  /** One pass over one shard. */
+  /** One pass over one shard; a failed call is thrown. */
   Pass tick(int shard) {
-    return tick(List.of(shard), 0).get(0);
+    Pass pass = tick(List.of(shard), 0).get(0);
+    if (pass.failure() != null) {
+      throw pass.failure();
+    }
+    return pass;
   }
 
   /**
@@ -50,7 +62,7 @@ final class Forwarder {
    * a {@code graceMs} above 0 it is a hot standby's pass over shards whose lease another scheduler
    * holds: it moves only the ids due at least that long ago, which the holder should have moved,
    * and each shard's next pass is due when its next id is that overdue. Moving nothing is then the
-   * normal outcome.
+   * normal outcome. A shard whose call failed gets a {@link Pass#failed} pass; the others' are used.
    */
   List<Pass> tick(List<Integer> shards, long graceMs) {
     // Redis read its clock between the send and the reply, about halfway: the wait counts from
@@ -59,15 +71,20 @@ final class Forwarder {
     // them too early, moving nothing (in a traced run 0.2 more calls a job); from halfway, one
     // way's latency after it, and hardly ever early.
     long sent = System.nanoTime();
-    List<RedisBroker.Forwarded> all = broker.moveDueToReady(shards, batchSize, graceMs);
+    List<RedisBroker.ShardReply<RedisBroker.Forwarded>> all = broker.moveDueToReadyEach(shards, batchSize, graceMs);
     long clockRead = sent + (System.nanoTime() - sent) / 2;
     List<Pass> out = new ArrayList<>(all.size());
-    for (RedisBroker.Forwarded f : all) {
+    for (RedisBroker.ShardReply<RedisBroker.Forwarded> reply : all) {
+      if (reply.failure() != null) {
+        out.add(Pass.failed(reply.failure()));
+        continue;
+      }
+      RedisBroker.Forwarded f = reply.value();
       long next = Long.MAX_VALUE;
       if (f.nextDueAt().isPresent()) {
         next = clockRead + waitNanos(f.nextDueAt().getAsLong() + graceMs, f.redisNowMicros());
       }
-      out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNowMicros()));
+      out.add(new Pass(f.moved(), f.moved() == batchSize, next, f.redisNowMicros(), null));
     }
     return out;
   }

@@ -1,11 +1,16 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.RedisBroker;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Frees the caller-chosen ids whose queue.idRetention window has passed, a bounded chunk per
  * call (forgetEnded.lua), oldest first. An id past its window is already free to enqueue.lua
- * (it checks the expiry itself); trimming only gives the memory back.
+ * (it checks the expiry itself); trimming only gives the memory back. With several shards each
+ * shard's chunk goes in one round trip, a failing shard's left out (its trim waits for it to
+ * answer again: it costs no job).
  */
 final class IdRetentionTrimmer {
   static final int CHUNK = 1000;
@@ -19,5 +24,31 @@ final class IdRetentionTrimmer {
   /** Frees one chunk; true when it came back full (more may be due: call again soon). */
   boolean tick() {
     return broker.forgetEnded(CHUNK) == CHUNK;
+  }
+
+  /**
+   * Frees one chunk in each shard that {@code health} does not hold back, telling it of a shard
+   * whose call failed (with one shard the failure is thrown: the outage path); true when some
+   * shard's chunk came back full.
+   */
+  boolean tick(ShardHealth health) {
+    if (broker.shards() == 1) {
+      return tick();
+    }
+    List<Integer> shards = new ArrayList<>(broker.shards());
+    for (int s = 0; s < broker.shards(); s++) {
+      if (!health.failing(s)) {
+        shards.add(s);
+      }
+    }
+    boolean full = false;
+    for (RedisBroker.ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
+      if (freed.failure() != null) {
+        health.failed(freed.shard(), freed.failure());
+      } else {
+        full |= freed.value() == CHUNK;
+      }
+    }
+    return full;
   }
 }

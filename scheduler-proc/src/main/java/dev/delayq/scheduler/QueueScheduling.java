@@ -33,7 +33,7 @@ final class QueueScheduling {
   static QueueScheduling start(DelayqConfig config, RedisConnection redis, String owner, ShutdownSignal shutdown,
       OutageLog outages, Consumer<Throwable> cannotGoOn) {
     RedisBroker broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
-    ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis());
+    ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis(), redis::masterEpoch);
     Waiter waiter = new Waiter();
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,

@@ -3,6 +3,7 @@ package dev.delayq.scheduler;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.process.ShutdownSignal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -27,6 +29,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * under {@link RunUntilShutdown}: every error is logged once and survived, a Redis outage is
  * retried with backoff, and should the loop not go on the scheduler exits non-zero so that it is
  * restarted.
+ *
+ * <p>With several shards a call that fails on one shard (its master lost, no replica in its place
+ * yet) holds back that shard alone ({@link ShardHealth}: tried again after 50 ms doubling to 1 s,
+ * at once after a change of master): its forward fails inside the round trip while the other
+ * shards' forwards are answered and used, its recovery and trim wait, and the others keep their
+ * own deadlines. A recovery that fails otherwise (replicas that do not confirm its writes) holds
+ * back that shard's recovery only. With one shard a failure is the outage it always was.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -41,6 +50,9 @@ final class SchedulerLoop {
   private final long recoverIntervalNanos;
   private final long standbyGraceMs;
   private final RedisOutage outage;
+  private final ShardHealth health;
+  /** Per shard: its recovery fails while its forwards work (replicas that do not confirm). */
+  private final ShardHealth recoveries;
   private long nextRecoverNanos = System.nanoTime();
   /** Per shard: when it is due next (System.nanoTime); a shard just taken is due at once. */
   private final long[] nextDueNanos;
@@ -57,6 +69,7 @@ final class SchedulerLoop {
       Waiter waiter, ShutdownSignal shutdown, long recoverIntervalNanos, long standbyGraceMs, OutageLog outages) {
     this.outage = new RedisOutage("scheduler", outages);
     this.lease = lease;
+    this.health = lease.health();
     this.forwarder = forwarder;
     this.recoverer = recoverer;
     this.trimmer = trimmer;
@@ -65,6 +78,8 @@ final class SchedulerLoop {
     this.recoverIntervalNanos = recoverIntervalNanos;
     this.standbyGraceMs = standbyGraceMs;
     int shards = forwarder.shards();
+    this.recoveries = new ShardHealth("scheduler recovery", shards, () -> 0,
+        "its forwards go on; its recovery is tried again at a later recover interval");
     this.nextDueNanos = new long[shards];
     this.wasHeld = new boolean[shards];
     this.woken = new AtomicBoolean[shards];
@@ -107,6 +122,16 @@ final class SchedulerLoop {
     List<Integer> standbyDue = new ArrayList<>();
     for (int shard = 0; shard < nextDueNanos.length; shard++) {
       boolean held = lease.holds(shard);
+      if (health.failing(shard)) {
+        // held back: only its retry goes (its wake-up, if any, waits for it to answer)
+        if (health.mayCall(shard)) {
+          wasHeld[shard] = held;
+          (held ? heldDue : standbyDue).add(shard);
+        } else {
+          next = Math.min(next, health.retryAt(shard));
+        }
+        continue;
+      }
       boolean woke = woken[shard].getAndSet(false);
       if (held != wasHeld[shard] || woke || (held && recover) || nextDueNanos[shard] - now <= 0) {
         wasHeld[shard] = held;
@@ -121,9 +146,13 @@ final class SchedulerLoop {
       for (int i = 0; i < heldDue.size(); i++) {
         int shard = heldDue.get(i);
         Forwarder.Pass pass = passes.get(i);
+        if (!answered(shard, pass)) {
+          next = Math.min(next, nextDueNanos[shard]);
+          continue;
+        }
         nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
         if (recover) {
-          recoverer.tick(shard, pass.redisNowMs());
+          recover(shard, pass.redisNowMs());
         }
         next = Math.min(next, nextDueNanos[shard]);
       }
@@ -133,6 +162,10 @@ final class SchedulerLoop {
       for (int i = 0; i < standbyDue.size(); i++) {
         int shard = standbyDue.get(i);
         Forwarder.Pass pass = passes.get(i);
+        if (!answered(shard, pass)) {
+          next = Math.min(next, nextDueNanos[shard]);
+          continue;
+        }
         // a standby also looks at each lease renewal, should it have missed a wake message
         nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : Math.min(pass.nextDueNanos(), lease.nextTickNanos());
         next = Math.min(next, nextDueNanos[shard]);
@@ -144,9 +177,52 @@ final class SchedulerLoop {
     }
     if (moreToForget && leads) {
       // one bounded chunk per pass, between forwards, so a mass expiry never delays due jobs
-      moreToForget = trimmer.tick();
+      moreToForget = trimmer.tick(health);
     }
     return moreToForget && leads ? System.nanoTime() : next;
+  }
+
+  /**
+   * Whether {@code shard}'s pass worked. A failed one holds that shard back until its retry (with
+   * one shard it is thrown instead: the loop's outage path, as before shards).
+   */
+  private boolean answered(int shard, Forwarder.Pass pass) {
+    if (pass.failure() == null) {
+      health.worked(shard);
+      return true;
+    }
+    if (nextDueNanos.length == 1) {
+      throw pass.failure();
+    }
+    health.failed(shard, pass.failure());
+    nextDueNanos[shard] = health.retryAt(shard);
+    return false;
+  }
+
+  /**
+   * Recovers {@code shard}. A lost node holds that shard back alone, as a failed forward does;
+   * any other failure (with {@code redis.replicaAcks}, a master whose replicas do not confirm:
+   * its forwards, not waited for, still work) holds back only that shard's recovery, tried again
+   * at a later recover interval. With one shard a failure is thrown.
+   */
+  private void recover(int shard, long redisNowMs) {
+    if (nextDueNanos.length > 1 && !recoveries.mayCall(shard)) {
+      return;
+    }
+    try {
+      recoverer.tick(shard, redisNowMs);
+      recoveries.worked(shard);
+    } catch (JedisException e) {
+      if (nextDueNanos.length == 1) {
+        throw e;
+      }
+      if (e instanceof JedisConnectionException) {
+        health.failed(shard, e);
+        nextDueNanos[shard] = health.retryAt(shard);
+      } else {
+        recoveries.failed(shard, e);
+      }
+    }
   }
 
   /**
@@ -159,7 +235,7 @@ final class SchedulerLoop {
     long now = System.nanoTime();
     for (int i = 0; i < shards.size(); i++) {
       int shard = shards.get(i);
-      coveredSinceLog[shard] += passes.get(i).moved();
+      coveredSinceLog[shard] += passes.get(i).moved(); // (0 for a failed pass)
       boolean quietLongEnough = coverLoggedNanos[shard] == 0 || now - coverLoggedNanos[shard] >= LOG_COVER_EVERY_NANOS;
       if (coveredSinceLog[shard] > 0 && quietLongEnough) {
         log.info("scheduler: forwarded {} job(s) of {} overdue by more than {} ms: its lease holder is late or gone",

@@ -1,10 +1,13 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The leases of the queue's shards: a scheduler forwards and recovers only the shards whose
@@ -15,6 +18,11 @@ import org.slf4j.LoggerFactory;
  * it. A scheduler that dies stops renewing: its leases and its beat expire after the TTL, and
  * the others' shares grow to take its shards. Renewed at a third of the TTL. (Two holders of one
  * shard for a moment would still not run a job twice: every move is one atomic script.)
+ *
+ * <p>The held leases are renewed in one round trip, each shard answered alone: a shard whose
+ * master is lost fails only its own renewal, which its {@link #health()} records (it keeps the
+ * lease it had until a renewal answers), and no free shard is taken while its calls fail. A beat
+ * that fails keeps the last count of schedulers alive.
  */
 final class ShardLeases {
   private static final Logger log = LoggerFactory.getLogger(ShardLeases.class);
@@ -26,10 +34,20 @@ final class ShardLeases {
   /** Where this scheduler starts looking for free shards, so that schedulers take different ones. */
   private final int offset;
   private final boolean[] held;
+  private final ShardHealth health;
   private int heldCount;
   private long renewAtNanos;
+  private int alive = 1;
+  private boolean beatFailing;
 
   ShardLeases(RedisBroker broker, String owner, long ttlMs) {
+    this(broker, owner, ttlMs, () -> 0);
+  }
+
+  /** {@code masterEpoch} grows at a change of master: a failing shard is tried again at once then. */
+  ShardLeases(RedisBroker broker, String owner, long ttlMs, LongSupplier masterEpoch) {
+    this.health = new ShardHealth(owner, broker.shards(), masterEpoch,
+        "no forwards, recovery, lease renewal or trim there until a retry answers");
     this.broker = broker;
     this.owner = owner;
     this.ttlMs = ttlMs;
@@ -44,28 +62,68 @@ final class ShardLeases {
     if (heldCount > 0 && now < renewAtNanos) {
       return true;
     }
-    int alive = shards == 1 ? 1 : broker.schedulersAlive(owner, ttlMs);
-    int share = (shards + alive - 1) / alive;
-    for (int s = 0; s < shards; s++) {
-      if (held[s]) {
-        set(s, broker.holdLease(s, owner, ttlMs));
-      }
+    if (shards > 1) {
+      beat();
     }
+    int share = (shards + alive - 1) / alive;
+    hold(heldShards());
     for (int j = shards - 1; j >= 0 && heldCount > share; j--) {
       int s = (offset + j) % shards;
-      if (held[s] && broker.releaseLease(s, owner)) {
+      // (a failing shard's lease is not given back: it lapses by itself, no call waits on its node)
+      if (held[s] && !health.failing(s) && broker.releaseLease(s, owner)) {
         log.info("{}: gave up the lease of shard {} (its share is {} of {})", owner, s, share, shards);
       }
       set(s, false);
     }
     for (int j = 0; j < shards && heldCount < share; j++) {
       int s = (offset + j) % shards;
-      if (!held[s]) {
-        set(s, broker.holdLease(s, owner, ttlMs));
+      if (!held[s] && !health.failing(s)) {
+        hold(List.of(s));
       }
     }
     renewAtNanos = now + ttlMs * 1_000_000 / 3;
     return heldCount > 0;
+  }
+
+  /**
+   * Takes or renews the leases of {@code toHold} in one round trip. A shard whose call failed is
+   * left as it was and held back by the health; with one shard the failure is thrown (the
+   * outage path, as for any call of a one-shard queue).
+   */
+  private void hold(List<Integer> toHold) {
+    for (RedisBroker.ShardReply<Boolean> r : broker.holdLeases(toHold, owner, ttlMs)) {
+      if (r.failure() != null) {
+        if (shards == 1) {
+          throw r.failure();
+        }
+        health.failed(r.shard(), r.failure());
+      } else {
+        health.worked(r.shard());
+        set(r.shard(), r.value());
+      }
+    }
+  }
+
+  /** Beats in the scheduler list and counts the live ones; a failed beat keeps the last count. */
+  private void beat() {
+    try {
+      alive = broker.schedulersAlive(owner, ttlMs);
+      if (beatFailing) {
+        beatFailing = false;
+        log.info("{}: the scheduler list answers again", owner);
+      }
+    } catch (JedisException e) {
+      if (!beatFailing) {
+        beatFailing = true;
+        log.warn("{}: could not beat in the scheduler list ({}); sharing the shards as among {} scheduler(s) "
+            + "until it answers", owner, e.toString(), alive);
+      }
+    }
+  }
+
+  /** Which shards' calls fail now: shared by this scheduler's forwards, recoveries, renewals and trims. */
+  ShardHealth health() {
+    return health;
   }
 
   private void set(int shard, boolean holds) {
@@ -108,7 +166,7 @@ final class ShardLeases {
 
   void release() {
     for (int s = 0; s < shards; s++) {
-      if (held[s] && broker.releaseLease(s, owner)) {
+      if (held[s] && !health.failing(s) && broker.releaseLease(s, owner)) {
         log.info(shards == 1 ? "{}: leader lease released" : "{}: lease of shard " + s + " released", owner);
       }
       held[s] = false;

@@ -1,4 +1,4 @@
-package dev.delayq.worker;
+package dev.delayq.process;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;

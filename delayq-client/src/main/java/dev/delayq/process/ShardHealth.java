@@ -1,11 +1,11 @@
-package dev.delayq.worker;
+package dev.delayq.process;
 
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which shards of a worker's queue its calls fail on now, so that one failing shard is held back
+ * Which shards of a queue a process's calls fail on now, so that one failing shard is held back
  * alone and the others go on. On a cluster each shard is a slot of one master: a killed master
  * (until its replica takes over), or, with {@code redis.replicaAcks}, a promoted master that has
  * no replica yet (every WAIT there falls short) fails the calls of its shards only. Before, one
@@ -15,14 +15,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A failing shard is tried again after a backoff (50 ms doubling to 1 s), by one caller at a
  * time ({@link #mayCall}); a change of master since its failure makes it due at once: the failed
- * node's replica has taken over. Shared by a worker's ack sender, consumers and shard watch.
+ * node's replica has taken over. Shared by a worker's ack sender, consumers and shard watch; the
+ * scheduler has one per queue for its forwards, recoveries, lease renewals and trims.
  */
-final class ShardHealth {
+public final class ShardHealth {
   private static final Logger log = LoggerFactory.getLogger(ShardHealth.class);
   private static final long FIRST_RETRY_NANOS = 50_000_000L;
   private static final long MOST_RETRY_NANOS = 1_000_000_000L;
 
   private final String name;
+  private final String heldBack;
   private final LongSupplier masterEpoch;
   // per shard, guarded by this
   private final boolean[] failing;
@@ -31,8 +33,17 @@ final class ShardHealth {
   private final long[] backoff;
   private final long[] epochAtFailure;
 
-  ShardHealth(String name, int shards, LongSupplier masterEpoch) {
+  public ShardHealth(String name, int shards, LongSupplier masterEpoch) {
+    this(name, shards, masterEpoch, "its calls retried");
+  }
+
+  /**
+   * {@code heldBack} says in the one WARN of a shard that starts failing what the process does
+   * about it meanwhile.
+   */
+  public ShardHealth(String name, int shards, LongSupplier masterEpoch, String heldBack) {
     this.name = name;
+    this.heldBack = heldBack;
     this.masterEpoch = masterEpoch;
     this.failing = new boolean[shards];
     this.failingSince = new long[shards];
@@ -42,16 +53,16 @@ final class ShardHealth {
   }
 
   /** Health of a queue whose shards never fail (no calls are held back). */
-  static ShardHealth unwatched(int shards) {
+  public static ShardHealth unwatched(int shards) {
     return new ShardHealth("?", shards, () -> 0);
   }
 
-  int shards() {
+  public int shards() {
     return failing.length;
   }
 
   /** True while the last call to {@code shard} failed and none has worked since. */
-  synchronized boolean failing(int shard) {
+  public synchronized boolean failing(int shard) {
     return failing[shard];
   }
 
@@ -59,7 +70,7 @@ final class ShardHealth {
    * Whether a call to {@code shard} may go now: it is not failing, or its retry is due; then this
    * caller makes it, and the next retry waits for the backoff again.
    */
-  synchronized boolean mayCall(int shard) {
+  public synchronized boolean mayCall(int shard) {
     if (!failing[shard]) {
       return true;
     }
@@ -73,25 +84,25 @@ final class ShardHealth {
   }
 
   /** When the next try of a failing shard is due, on System.nanoTime (now when it is not failing). */
-  synchronized long retryAt(int shard) {
+  public synchronized long retryAt(int shard) {
     return failing[shard] ? retryAt[shard] : System.nanoTime();
   }
 
   /** True when the master changed since {@code shard} last failed: its retry is due now. */
-  synchronized boolean masterChangedSinceFailure(int shard) {
+  public synchronized boolean masterChangedSinceFailure(int shard) {
     return failing[shard] && masterEpoch.getAsLong() != epochAtFailure[shard];
   }
 
   /** A call to {@code shard} failed with {@code e}: it is held back until a retry works. */
-  synchronized void failed(int shard, Exception e) {
+  public synchronized void failed(int shard, Exception e) {
     long now = System.nanoTime();
     if (!failing[shard]) {
       failing[shard] = true;
       failingSince[shard] = now;
       backoff[shard] = FIRST_RETRY_NANOS;
       if (failing.length > 1) { // on one shard the outage log says it
-        log.warn("{}: calls to shard {} fail ({}); that shard is held back alone (its acknowledgements "
-          + "kept and retried, no claims there) while the others go on", name, shard, e.toString());
+        log.warn("{}: calls to shard {} fail ({}); that shard is held back alone ({}) while the others go on",
+            name, shard, e.toString(), heldBack);
       }
     } else {
       backoff[shard] = Math.min(MOST_RETRY_NANOS, backoff[shard] * 2);
@@ -101,7 +112,7 @@ final class ShardHealth {
   }
 
   /** A call to {@code shard} worked. */
-  synchronized void worked(int shard) {
+  public synchronized void worked(int shard) {
     if (failing[shard]) {
       failing[shard] = false;
       if (failing.length > 1) {

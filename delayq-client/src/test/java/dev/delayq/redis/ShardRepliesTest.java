@@ -1,0 +1,70 @@
+package dev.delayq.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
+import dev.delayq.testing.QueueProbe;
+import dev.delayq.testing.RedisCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * The calls a scheduler makes on several shards in one round trip, on a cluster of three masters
+ * (no replicas) one of which is SIGKILLed: the dead master's shard fails alone and at once, and
+ * the other shards' calls are made and answered.
+ */
+class ShardRepliesTest {
+  private static final int SHARDS = 3;
+
+  @Test
+  void aLostMasterFailsOnlyItsShardsCallInTheRoundTripAndTheOthersAreAnswered() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start()) {
+      String queue = cluster.queueSpreadOverMasters(SHARDS, false);
+      DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_CLUSTER", cluster.seeds(),
+          "DELAYQ_QUEUE", queue, "DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS)));
+      try (RedisConnection redis = RedisConnector.connect(config, "shard-replies-test", 8)) {
+        Keys keys = Keys.of(config);
+        RedisBroker broker = new RedisBroker(redis, keys);
+        broker.prepare();
+        List<RedisBroker.NewJob> jobs = new ArrayList<>();
+        for (int n = 0; jobs.size() < 30; n++) {
+          jobs.add(QueueProbe.delayed("job-" + n, "{}", 300));
+        }
+        broker.enqueueAll(jobs);
+        Thread.sleep(600); // every job due, still in delayed
+        int dead = 1;
+        cluster.node(cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(dead).ready())).getPort()).kill();
+
+        long before = System.nanoTime();
+        List<RedisBroker.ShardReply<RedisBroker.Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+        List<RedisBroker.ShardReply<Boolean>> leases = broker.holdLeases(List.of(0, 1, 2), "me", 10_000);
+        List<RedisBroker.ShardReply<Integer>> trims = broker.forgetEndedEach(List.of(0, 1, 2), 1000);
+        long tookMs = (System.nanoTime() - before) / 1_000_000;
+
+        for (int s = 0; s < SHARDS; s++) {
+          assertEquals(s, forwards.get(s).shard());
+          if (s == dead) {
+            assertNotNull(forwards.get(s).failure(), "the dead master's forward fails");
+            assertNotNull(leases.get(s).failure(), "the dead master's lease renewal fails");
+            assertNotNull(trims.get(s).failure(), "the dead master's trim fails");
+          } else {
+            assertNull(forwards.get(s).failure(), "shard " + s + "'s forward is answered");
+            assertEquals(redis.client().llen(keys.shard(s).ready()), forwards.get(s).value().moved(),
+                "shard " + s + "'s due jobs are moved to its ready list");
+            assertEquals(true, leases.get(s).value(), "shard " + s + "'s lease is taken");
+            assertEquals(0, trims.get(s).value());
+          }
+        }
+        assertTrue(tookMs < 1000, "a lost master fails its shard's calls at once, with no retries that "
+            + "wait for the slot map to change (took " + tookMs + " ms)");
+      }
+    }
+  }
+}
