@@ -2,8 +2,8 @@ package dev.delayq.worker;
 
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
-import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +28,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * that many more idle consumers are sent there at once (less those already on their way), so a
  * burst is claimed by several consumers side by side, as on one shard where every idle consumer
  * blocks on the one list; not one after the other, each after the claim before it and a new
- * look of the watcher (at a few jobs per shard and millisecond, that chain of round trips fell
- * behind and the lateness of a sustained rate grew by tens of ms).
+ * look of the watcher (a chain of round trips per job of the burst).
  *
  * <p>No empty-poll storm: the watcher of a shard whose jobs are known, or that a consumer is on
  * its way to, does not look again until a claim there says nothing is left (or a poll timeout
@@ -113,8 +112,8 @@ final class ShardWatch {
     } catch (JedisException e) {
       // that shard's node is lost (the others answer): held back as the consumers' calls there
       // are, and looked at again on the shard's own retry time, not after the worker's outage
-      // backoff (up to 5 s), so that its jobs are seen as soon as it answers. Whether it answers
-      // again the consumers' claims say: a blocking look proves no replica confirms writes.
+      // backoff (up to 5 s), so that its jobs are seen as soon as it answers. That it answers
+      // again only the consumers' claims tell: a look that works proves nothing of its replicas.
       health.failed(shard, e);
       return health.retryAt(shard);
     }
