@@ -3,6 +3,7 @@ package dev.delayq.process;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Which shards of a queue a process's calls fail on now, so that one failing shard is held back
@@ -91,6 +92,18 @@ public final class ShardHealth {
   /** True when the master changed since {@code shard} last failed: its retry is due now. */
   public synchronized boolean masterChangedSinceFailure(int shard) {
     return failing[shard] && masterEpoch.getAsLong() != epochAtFailure[shard];
+  }
+
+  /**
+   * A call to {@code shard} failed with {@code e}: on a queue of several shards that shard is held
+   * back ({@link #failed}); on one shard there is nothing to hold back alone, and {@code e} is
+   * thrown, to the caller's outage path.
+   */
+  public void failedOrThrow(int shard, JedisException e) {
+    if (failing.length == 1) {
+      throw e;
+    }
+    failed(shard, e);
   }
 
   /** A call to {@code shard} failed with {@code e}: it is held back until a retry works. */

@@ -21,20 +21,12 @@ final class IdRetentionTrimmer {
     this.broker = broker;
   }
 
-  /** Frees one chunk; true when it came back full (more may be due: call again soon). */
-  boolean tick() {
-    return broker.forgetEnded(CHUNK) == CHUNK;
-  }
-
   /**
    * Frees one chunk in each shard that {@code health} does not hold back, telling it of a shard
    * whose call failed (with one shard the failure is thrown: the outage path); true when some
-   * shard's chunk came back full.
+   * shard's chunk came back full (more may be due: call again soon).
    */
   boolean tick(ShardHealth health) {
-    if (broker.shards() == 1) {
-      return tick();
-    }
     List<Integer> shards = new ArrayList<>(broker.shards());
     for (int s = 0; s < broker.shards(); s++) {
       if (!health.failing(s)) {
@@ -44,7 +36,7 @@ final class IdRetentionTrimmer {
     boolean full = false;
     for (RedisBroker.ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
       if (freed.failure() != null) {
-        health.failed(freed.shard(), freed.failure());
+        health.failedOrThrow(freed.shard(), freed.failure());
       } else {
         full |= freed.value() == CHUNK;
       }

@@ -191,10 +191,7 @@ final class SchedulerLoop {
       health.worked(shard);
       return true;
     }
-    if (nextDueNanos.length == 1) {
-      throw pass.failure();
-    }
-    health.failed(shard, pass.failure());
+    health.failedOrThrow(shard, pass.failure());
     nextDueNanos[shard] = health.retryAt(shard);
     return false;
   }
@@ -206,21 +203,18 @@ final class SchedulerLoop {
    * at a later recover interval. With one shard a failure is thrown.
    */
   private void recover(int shard, long redisNowMs) {
-    if (nextDueNanos.length > 1 && !recoveries.mayCall(shard)) {
+    if (!recoveries.mayCall(shard)) {
       return;
     }
     try {
       recoverer.tick(shard, redisNowMs);
       recoveries.worked(shard);
     } catch (JedisException e) {
-      if (nextDueNanos.length == 1) {
-        throw e;
-      }
       if (e instanceof JedisConnectionException) {
-        health.failed(shard, e);
+        health.failedOrThrow(shard, e);
         nextDueNanos[shard] = health.retryAt(shard);
       } else {
-        recoveries.failed(shard, e);
+        recoveries.failedOrThrow(shard, e);
       }
     }
   }

@@ -93,10 +93,7 @@ final class ShardLeases {
   private void hold(List<Integer> toHold) {
     for (RedisBroker.ShardReply<Boolean> r : broker.holdLeases(toHold, owner, ttlMs)) {
       if (r.failure() != null) {
-        if (shards == 1) {
-          throw r.failure();
-        }
-        health.failed(r.shard(), r.failure());
+        health.failedOrThrow(r.shard(), r.failure());
       } else {
         health.worked(r.shard());
         set(r.shard(), r.value());
