@@ -42,9 +42,7 @@ class ShardWatchTest {
   @Test
   void aWatcherSendsOneIdleConsumerToTheShardWithJobsAndTakesNoneOfThem() throws Exception {
     ShardWatch watch = new ShardWatch(broker, 2.0);
-    AtomicBoolean stop = new AtomicBoolean();
-    watch.start("test", stop::get, new OutageLog("test"), t -> { });
-    try {
+    try (Watching running = watching(watch)) {
       RedisFixture.get().redis().lpush(keys.shard(2).ready(), "a", "b");
       assertEquals(2, watch.await(5_000_000_000L), "an idle consumer is sent to shard 2");
       assertEquals(-1, watch.await(300_000_000L), "a second one is not sent there before a claim looked");
@@ -52,8 +50,6 @@ class ShardWatchTest {
           "the watcher left the ready list as it was, in its order");
       watch.looked(2, 1, true);
       assertEquals(2, watch.await(5_000_000_000L), "a claim took one and left one: the next consumer is sent");
-    } finally {
-      stop.set(true);
     }
   }
 
@@ -65,9 +61,7 @@ class ShardWatchTest {
   @Test
   void aClaimThatLeftJobsSendsThatManyMoreIdleConsumersAtOnce() throws Exception {
     ShardWatch watch = new ShardWatch(broker, 5.0);
-    AtomicBoolean stop = new AtomicBoolean();
-    watch.start("test", stop::get, new OutageLog("test"), t -> { });
-    try {
+    try (Watching running = watching(watch)) {
       RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a", "b", "c", "d");
       List<CompletableFuture<Integer>> idle = List.of(
           CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)),
@@ -83,8 +77,6 @@ class ShardWatchTest {
       }
       assertEquals(looks, blmoveCalls(), "the two more were sent on the claim's word, with no look");
       assertEquals(-1, watch.await(300_000_000L), "no more than the two left are sent for");
-    } finally {
-      stop.set(true);
     }
   }
 
@@ -97,9 +89,7 @@ class ShardWatchTest {
   void noIdleConsumerIsSentToAShardHeldBackUntilItAnswersAgain() throws Exception {
     ShardHealth health = new ShardHealth("test", SHARDS, () -> 0);
     ShardWatch watch = new ShardWatch(broker, 2.0, health);
-    AtomicBoolean stop = new AtomicBoolean();
-    watch.start("test", stop::get, new OutageLog("test"), t -> { });
-    try {
+    try (Watching running = watching(watch)) {
       health.failed(0, new redis.clients.jedis.exceptions.JedisConnectionException("shard 0's node lost"));
       RedisFixture.get().redis().lpush(keys.shard(0).ready(), "held");
       assertEquals(-1, watch.await(500_000_000L), "shard 0 has a job, but it is held back");
@@ -107,8 +97,6 @@ class ShardWatchTest {
       assertEquals(1, watch.await(5_000_000_000L), "the other shards are served meanwhile");
       health.worked(0);
       assertEquals(0, watch.await(5_000_000_000L), "once shard 0 answers, a consumer is sent there");
-    } finally {
-      stop.set(true);
     }
   }
 
@@ -161,6 +149,18 @@ class ShardWatchTest {
     assertEquals(2, blmoveCalls() - before, "once its claim looked there, the watcher looks again");
     assertEquals(1, first.get(10, TimeUnit.SECONDS));
     assertEquals(1, second.get(10, TimeUnit.SECONDS));
+  }
+
+  /** A watch's watchers, running until closed. */
+  private interface Watching extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private static Watching watching(ShardWatch watch) {
+    AtomicBoolean stop = new AtomicBoolean();
+    watch.start("test", stop::get, new OutageLog("test"), t -> { });
+    return () -> stop.set(true);
   }
 
   private static int awaitQuietly(ShardWatch watch) {
