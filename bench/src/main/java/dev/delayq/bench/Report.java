@@ -142,6 +142,12 @@ final class Report {
         ((Number) mem.get("without_clients_scripts_and_stats_seconds_change_pct")).doubleValue(),
         Boolean.TRUE.equals(mem.get("back_to_baseline")) ? "back to baseline (within 5 %)" : "NOT back to baseline",
         mem.get("queue_keys_left")));
+    if (mem.get("memory_stats_before_and_after") instanceof Map<?, ?> parts && !parts.isEmpty()) {
+      StringBuilder line = new StringBuilder("Redis MEMORY STATS before -> after the drain (stats hashes deleted):");
+      parts.forEach((part, v) -> line.append(' ').append(part).append(' ')
+          .append(((List<?>) v).get(0)).append(" -> ").append(((List<?>) v).get(1)).append(';'));
+      out.append(line.substring(0, line.length() - 1)).append(System.lineSeparator());
+    }
     out.append(String.format("ledger: enqueued %s, ran %s, lost %s, duplicates %s (%s re-run at a higher "
         + "attempt after a kill, %s at the same attempt), dead %s, invariant breaches %s%n",
         s.get("enqueued"), s.get("ran"), s.get("lost"), s.get("duplicates"),
