@@ -176,7 +176,7 @@ public final class Inspector {
       return paused.containsKey("*");
     }
 
-    /** True when jobs of {@code type} may not start now by a pause (on any shard). */
+    /** True when jobs of {@code type} may not start now by a pause, on every shard (see {@code partlyPaused}). */
     public boolean paused(String type) {
       return queuePaused() || paused.containsKey(type);
     }
