@@ -324,24 +324,38 @@ public final class Admin {
    * Pauses {@code scope} ({@link #WHOLE_QUEUE} or a job type): its jobs are still accepted and
    * fall due, and none starts until {@link #resume}; jobs already running finish. Kept in Redis,
    * so it outlives every process. Returns false when it was paused already (since then).
+   *
+   * <p>A sharded queue is paused shard by shard, in shard order, each shard's claims holding its
+   * jobs from its own write on. A shard whose master fails does not stop the others: the call
+   * then throws {@link ShardsNotDoneException} naming it, {@link #flow} shows the scope paused on
+   * only some shards, and calling again pauses the shards not done (each keeps its first since).
+   * True when any shard was not paused before.
    */
   public boolean pause(String scope) {
     checkScope(scope);
-    requireOneShard();
-    return redis.hsetnx(keys.paused(), scope, Long.toString(redisNowMs())) == 1;
+    List<Boolean> now = EachShard.apply(keys, "pause of " + shown(scope), shard -> broker.pause(shard, scope));
+    return now.contains(true);
   }
 
   /**
    * Lifts the pause of {@code scope} and gives back to ready every job held meanwhile. Returns
-   * {was paused, jobs given back}.
+   * {was paused, jobs given back}. A sharded queue is resumed shard by shard, in shard order, each
+   * shard's held jobs given back in bounded batches before the next shard is resumed; a shard
+   * whose master fails keeps its pause and its held jobs, the call throws
+   * {@link ShardsNotDoneException} naming it, and calling again resumes it.
    */
   public RedisBroker.Resumed resume(String scope) {
     checkScope(scope);
-    requireOneShard();
+    List<RedisBroker.Resumed> shards = EachShard.apply(keys, "resume of " + shown(scope), shard -> resume(shard, scope));
+    boolean was = shards.stream().anyMatch(RedisBroker.Resumed::wasPaused);
+    return new RedisBroker.Resumed(was, shards.stream().mapToInt(RedisBroker.Resumed::givenBack).sum());
+  }
+
+  private RedisBroker.Resumed resume(int shard, String scope) {
     boolean was = false;
     int given = 0;
     while (true) {
-      RedisBroker.Resumed r = broker.resume(scope, BATCH);
+      RedisBroker.Resumed r = broker.resume(shard, scope, BATCH);
       was |= r.wasPaused();
       given += r.givenBack();
       if (r.givenBack() < BATCH) {
@@ -350,17 +364,13 @@ public final class Admin {
     }
   }
 
-  /** Paused scopes and held jobs. */
+  /** Paused scopes and held jobs, over every shard (a scope paused on some shards only shows as such). */
   public Inspector.Flow flow() {
     return inspector.flow();
   }
 
-  /** The pause and the held lists live in one slot, while a sharded queue's claims run in K. */
-  private void requireOneShard() {
-    if (keys.shards() > 1) {
-      throw new IllegalStateException("pause and resume are not supported on a sharded queue yet"
-          + " (queue.shards is " + keys.shards() + ")");
-    }
+  private String shown(String scope) {
+    return (WHOLE_QUEUE.equals(scope) ? "queue " : "type " + scope + " in queue ") + keys.queue();
   }
 
   private static void checkScope(String scope) {

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import dev.delayq.config.ConfigException;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
+import dev.delayq.redis.ShardsNotDoneException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -12,6 +13,10 @@ record Failure(int exitCode, String message) {
   static Failure of(Exception e, DelayqCli cli) {
     if (e instanceof CliException c) {
       return new Failure(c.exitCode(), c.getMessage());
+    }
+    if (e instanceof ShardsNotDoneException) {
+      // done on some shards only: Redis failing there, and the message says how to finish
+      return new Failure(ExitCodes.REDIS, e.getMessage());
     }
     if (e instanceof ConfigException) {
       return new Failure(ExitCodes.USAGE, e.getMessage());

@@ -8,8 +8,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * What {@code delayq pause} and {@code delayq resume} share: the QUEUE[:TYPE] argument, a session
- * on that queue of the system, and a refusal of the admin's (an unknown queue, a sharded queue) as
- * bad input.
+ * on that queue of the system, and a refusal of the admin's (an unknown queue, a bad type) as bad
+ * input. A change that some shards of a sharded queue did not take reaches the error handler,
+ * which names those shards (exit 3).
  */
 abstract class PauseScopeCommand implements Callable<Integer> {
   @ParentCommand

@@ -50,7 +50,7 @@ final class QueuesCommand implements Callable<Integer> {
       try (Session s = Session.open(system.forQueue(name), url).verified()) {
         Inspector.Depths d = s.inspector.depths();
         Inspector.Flow flow = s.admin.flow();
-        String paused = flow.queuePaused() ? "queue" : String.join(",", flow.paused().keySet());
+        String paused = pausedColumn(flow);
         int weight = system.worker().queues().getOrDefault(name, 1);
         if (json) {
           ObjectNode q = all.addObject().put("queue", name);
@@ -61,6 +61,7 @@ final class QueuesCommand implements Callable<Integer> {
           }
           q.put("delayed", d.delayed()).put("ready", d.ready()).put("inFlight", d.inFlight()).put("dead", d.dead());
           q.set("paused", JSON.valueToTree(flow.paused().keySet()));
+          q.set("partlyPaused", JSON.valueToTree(flow.partlyPaused()));
         } else {
           out.printf("%-24s %8s %10d %10d %10d %10d  %s%n", name, system.worker().strict() ? place : weight,
               d.delayed(), d.ready(), d.inFlight(), d.dead(), paused.isEmpty() ? "-" : paused);
@@ -72,5 +73,18 @@ final class QueuesCommand implements Callable<Integer> {
     }
     out.flush();
     return ExitCodes.OK;
+  }
+
+  /** "queue", or the paused types; a scope paused on some shards only as "TYPE(2/3 shards)". */
+  static String pausedColumn(Inspector.Flow flow) {
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    if (flow.queuePaused()) {
+      parts.add("queue");
+    } else {
+      parts.addAll(flow.paused().keySet());
+    }
+    flow.partlyPaused().forEach((scope, p) -> parts.add(("*".equals(scope) ? "queue" : scope)
+        + "(" + p.shards() + "/" + p.of() + " shards)"));
+    return String.join(",", parts);
   }
 }

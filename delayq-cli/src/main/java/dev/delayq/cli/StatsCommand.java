@@ -62,6 +62,7 @@ final class StatsCommand implements Callable<Integer> {
           ObjectNode f = node.putObject("flow");
           f.set("paused", JSON.valueToTree(flow.paused()));
           f.set("held", JSON.valueToTree(flow.held()));
+          f.set("partlyPaused", JSON.valueToTree(flow.partlyPaused()));
           out.println(node);
         } else {
           if (watch && terminal) {

@@ -24,11 +24,13 @@ final class StatsText {
     b.append("queue ").append(queue).append(" at ").append(Formats.instant(s.redisNowMs())).append(" (Redis time)\n");
     b.append(String.format("  delayed %d   ready %d   in flight %d   dead %d%n",
         s.depths().delayed(), s.depths().ready(), s.depths().inFlight(), s.depths().dead()));
-    if (!flow.paused().isEmpty() || !flow.held().isEmpty()) {
+    if (!flow.paused().isEmpty() || !flow.held().isEmpty() || !flow.partlyPaused().isEmpty()) {
       b.append("  flow:");
-      flow.paused().forEach((scope, since) -> b.append(' ')
-          .append(Admin.WHOLE_QUEUE.equals(scope) ? "queue" : LogText.escape(scope))
+      flow.paused().forEach((scope, since) -> b.append(' ').append(scopeName(scope))
           .append(" paused since ").append(Formats.instant(since)).append(';'));
+      // a pause or resume that failed part way: its jobs still start on the other shards
+      flow.partlyPaused().forEach((scope, p) -> b.append(' ').append(scopeName(scope)).append(' ').append(p)
+          .append(" since ").append(Formats.instant(p.sinceMs())).append(" (pause or resume it again to finish);"));
       flow.held().forEach((type, n) -> b.append(' ').append(LogText.escape(type)).append(" holds ").append(n).append(';'));
       b.setLength(b.length() - 1);
       b.append('\n');
@@ -61,6 +63,10 @@ final class StatsText {
       }
     }
     return b.toString();
+  }
+
+  private static String scopeName(String scope) {
+    return Admin.WHOLE_QUEUE.equals(scope) ? "queue" : LogText.escape(scope);
   }
 
   /** "<= 25ms"; the last bound stands for the overflow bucket too, so it only says "> 10s". */

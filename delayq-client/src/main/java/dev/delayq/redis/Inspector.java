@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 import redis.clients.jedis.AbstractPipeline;
@@ -160,14 +161,22 @@ public final class Inspector {
 
   /**
    * Flow control's state: the paused scopes ({@code *} for the whole queue, else a job type) with
-   * since when (epoch ms), and the jobs held per type (taken from ready while paused or at a cap).
+   * since when (epoch ms), and the jobs held per type (taken from ready while paused or at a cap),
+   * summed over the shards. On a sharded queue a scope is in {@code paused} only when every shard
+   * has it; one that only some shards have (a pause or resume that failed part way, see
+   * {@link ShardsPaused}) is in {@code partlyPaused} instead, and its jobs still start elsewhere.
    */
-  public record Flow(Map<String, Long> paused, Map<String, Long> held) {
+  public record Flow(Map<String, Long> paused, Map<String, Long> held, Map<String, ShardsPaused> partlyPaused) {
+    /** A queue of one shard, or one with nothing partly paused. */
+    public Flow(Map<String, Long> paused, Map<String, Long> held) {
+      this(paused, held, Map.of());
+    }
+
     public boolean queuePaused() {
       return paused.containsKey("*");
     }
 
-    /** True when jobs of {@code type} may not start now by a pause. */
+    /** True when jobs of {@code type} may not start now by a pause, on every shard (see {@code partlyPaused}). */
     public boolean paused(String type) {
       return queuePaused() || paused.containsKey(type);
     }
@@ -177,18 +186,49 @@ public final class Inspector {
     }
   }
 
-  /** Flow control's state, from the small paused hash and the held index (no SCAN). */
+  /**
+   * A scope paused on {@code shards} of the queue's {@code of} shards only, the earliest since
+   * {@code sinceMs}: the others still start its jobs. Pausing it again finishes the pause;
+   * resuming it lifts the rest.
+   */
+  public record ShardsPaused(int shards, int of, long sinceMs) {
+    @Override
+    public String toString() {
+      return "paused on " + shards + " of " + of + " shards";
+    }
+  }
+
+  /**
+   * Flow control's state, from each shard's small paused hash and held index (no SCAN). A scope
+   * is paused since its earliest shard's since.
+   */
   public Flow flow() {
-    Map<String, Long> paused = new java.util.TreeMap<>();
-    redis.hgetAll(keys.paused()).forEach((scope, since) -> paused.put(scope, parseLong(since)));
-    Map<String, Long> held = new java.util.TreeMap<>();
-    for (String type : redis.smembers(keys.heldIndex())) {
-      long n = redis.llen(keys.held(type));
-      if (n > 0) {
-        held.put(type, n);
+    Map<String, Long> since = new TreeMap<>();
+    Map<String, Integer> shardsPaused = new HashMap<>();
+    Map<String, Long> held = new TreeMap<>();
+    for (Keys shard : keys.allShards()) {
+      redis.hgetAll(shard.paused()).forEach((scope, at) -> {
+        since.merge(scope, parseLong(at), Math::min);
+        shardsPaused.merge(scope, 1, Integer::sum);
+      });
+      for (String type : redis.smembers(shard.heldIndex())) {
+        long n = redis.llen(shard.held(type));
+        if (n > 0) {
+          held.merge(type, n, Long::sum);
+        }
       }
     }
-    return new Flow(paused, held);
+    Map<String, Long> paused = new TreeMap<>();
+    Map<String, ShardsPaused> partly = new TreeMap<>();
+    since.forEach((scope, at) -> {
+      int on = shardsPaused.get(scope);
+      if (on == keys.shards()) {
+        paused.put(scope, at);
+      } else {
+        partly.put(scope, new ShardsPaused(on, keys.shards(), at));
+      }
+    });
+    return new Flow(paused, held, partly);
   }
 
   private static long parseLong(String s) {
@@ -293,8 +333,8 @@ public final class Inspector {
       noteRanges(places, list.substring(list.lastIndexOf("}:") + 2) + shardName,
           from -> redis.lrange(list, from, from + CHUNK - 1).stream().map(Delivery::idOf).toList());
     }
-    for (String list : heldKeys()) {
-      noteRanges(places, "held:" + keys.typeOfHeld(list), from -> redis.lrange(list, from, from + CHUNK - 1));
+    for (String list : heldKeys(keys)) {
+      noteRanges(places, "held:" + keys.typeOfHeld(list) + shardName, from -> redis.lrange(list, from, from + CHUNK - 1));
     }
     Set<String> records = fields(keys.jobs());
     Set<String> ended = fields(keys.ended());
@@ -406,8 +446,11 @@ public final class Inspector {
     } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
   }
 
-  /** Every type's held list (flow control), found by SCAN: the index is not trusted by a check. */
-  List<String> heldKeys() {
+  /**
+   * Every type's held list (flow control) of one shard, found by SCAN: the index is not trusted
+   * by a check. A claim holds a job in its own shard, so each shard's are checked with its records.
+   */
+  List<String> heldKeys(Keys keys) {
     Set<String> found = new LinkedHashSet<>();
     for (String type : redis.smembers(keys.heldIndex())) {
       found.add(keys.held(type));

@@ -83,7 +83,7 @@ public final class Scripts {
    * the master of its slot; else the server), for a transaction that calls it by SHA.
    */
   public void load(Script script, String sampleKey) {
-    redis.scriptLoad(script.source(), sampleKey);
+    Slots.scriptLoad(redis, sampleKey, script.source());
   }
 
   public Object eval(Script script, List<String> keys, List<String> args) {
@@ -251,10 +251,13 @@ public final class Scripts {
     List<Integer> missed = new ArrayList<>();
     T besides = sendAll(script, calls, replies, missed, beside);
     if (!missed.isEmpty()) {
-      load(script, calls.get(missed.get(0)).keys().get(0));
       List<Call> again = new ArrayList<>(missed.size());
       for (int i : missed) {
         again.add(calls.get(i));
+      }
+      // on the master of each slot that missed it (a load goes to one master, see Slots.scriptLoad)
+      for (String sampleKey : oneKeyPerSlot(again)) {
+        load(script, sampleKey);
       }
       List<Object> retried = new ArrayList<>();
       List<Integer> stillMissed = new ArrayList<>();

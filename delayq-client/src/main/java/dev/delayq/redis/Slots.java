@@ -34,6 +34,21 @@ final class Slots {
   }
 
   /**
+   * SCRIPT LOAD of {@code source} on the node that serves {@code sampleKey}'s slot. Jedis's cluster
+   * client sends SCRIPT LOAD to every master whatever key it is given, so one master that is down
+   * would fail the load, and with it the call that met NOSCRIPT on a healthy one (a master just
+   * restarted, or a replica just promoted, has no scripts yet).
+   */
+  static String scriptLoad(UnifiedJedis redis, String sampleKey, String source) {
+    if (redis instanceof RedisClusterClient cluster) {
+      try (Jedis node = new Jedis(cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(sampleKey)))) {
+        return node.scriptLoad(source);
+      }
+    }
+    return redis.scriptLoad(source);
+  }
+
+  /**
    * On a cluster, the keys of {@code sampleKey}'s slot that start with {@code prefix} (CLUSTER
    * GETKEYSINSLOT, a page at a time); null on a plain Redis, which has no slots to ask about.
    */

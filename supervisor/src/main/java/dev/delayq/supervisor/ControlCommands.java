@@ -107,6 +107,7 @@ final class ControlCommands implements ControlServer.Handler {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("paused", flow.paused());
     f.put("held", flow.held());
+    f.put("partlyPaused", flow.partlyPaused());
     return f;
   }
 

@@ -17,6 +17,11 @@ final class StatusText {
     if (f.length() > 0) {
       out.append("paused: ").append(f).append('\n');
     }
+    // a pause or resume of a sharded queue that failed part way: say so, and how to finish it
+    flow.path("partlyPaused").fields().forEachRemaining(e -> out.append("partly paused: ")
+        .append(e.getKey().equals("*") ? "the whole queue" : dev.delayq.process.LogText.escape(e.getKey()))
+        .append(" on ").append(e.getValue().path("shards").asInt()).append(" of ").append(e.getValue().path("of").asInt())
+        .append(" shards (pause or resume it again to finish)\n"));
     StringBuilder h = new StringBuilder();
     flow.path("held").fields().forEachRemaining(e ->
         h.append(h.length() == 0 ? "" : ", ").append(dev.delayq.process.LogText.escape(e.getKey())).append(' ').append(e.getValue().asLong()));

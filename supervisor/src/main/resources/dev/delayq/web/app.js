@@ -188,8 +188,13 @@
     $('lateness-minute').textContent = st && st.latenessP50Ms != null
       ? '≤' + ms(st.latenessP50Ms) + ' / ≤' + ms(st.latenessP99Ms) : '–';
     const flow = st && st.flow ? st.flow : { paused: {}, held: {} };
+    const partly = flow.partlyPaused || {};
     const queuePaused = Object.prototype.hasOwnProperty.call(flow.paused, '*');
-    $('queue-paused').hidden = !queuePaused;
+    // a sharded queue's pause that failed part way: shown as such; the Pause button finishes it
+    const queuePartly = partly['*'];
+    $('queue-paused').hidden = !queuePaused && !queuePartly;
+    $('queue-paused').textContent = queuePartly
+      ? 'PAUSED ON ' + queuePartly.shards + ' OF ' + queuePartly.of + ' SHARDS' : 'PAUSED';
     $('pause-queue-button').textContent = queuePaused ? 'Resume queue' : 'Pause queue';
     $('pause-queue-button').dataset.paused = queuePaused ? 'yes' : 'no';
     renderTypes(st ? st.counters : {}, flow);
@@ -197,15 +202,18 @@
 
   function renderTypes(counters, flow) {
     const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled', 'cancelled', 'rate_limited'];
-    const types = new Set(Object.keys(counters).concat(Object.keys(flow.held), Object.keys(flow.paused)));
+    const types = new Set(Object.keys(counters).concat(Object.keys(flow.held), Object.keys(flow.paused),
+      Object.keys(flow.partlyPaused || {})));
     types.delete('*');
     replaceRows($('type-rows'), Array.from(types).sort().map(type => {
       const tr = document.createElement('tr');
       cell(tr, type);
       events.forEach(e => cell(tr, num((counters[type] || {})[e] || 0), 'num'));
       const paused = Object.prototype.hasOwnProperty.call(flow.paused, type);
+      const part = (flow.partlyPaused || {})[type];
       const held = flow.held[type] || 0;
-      cell(tr, (paused ? 'paused' : '') + (held > 0 ? (paused ? ', ' : '') + num(held) + ' held' : ''));
+      const state = paused ? 'paused' : part ? 'paused on ' + part.shards + ' of ' + part.of + ' shards' : '';
+      cell(tr, state + (held > 0 ? (state ? ', ' : '') + num(held) + ' held' : ''));
       cell(tr, button(paused ? 'Resume' : 'Pause', 'restart', btn =>
         act(btn, () => post(paused ? 'api/resume' : 'api/pause', { scope: type }))));
       return tr;

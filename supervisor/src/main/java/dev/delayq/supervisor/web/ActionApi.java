@@ -85,6 +85,8 @@ final class ActionApi {
       now = admin.pause(scope);
     } catch (IllegalArgumentException e) {
       throw new Http.Failure(400, "scope: " + e.getMessage());
+    } catch (dev.delayq.redis.ShardsNotDoneException e) {
+      throw notOnEveryShard(e);
     }
     log.info("web: paused {}{}", shown(scope), now ? "" : " (it was already)");
     return Http.ok().put("paused", scope).put("message", (now ? "paused " : "already paused: ") + shown(scope));
@@ -98,11 +100,19 @@ final class ActionApi {
       r = admin.resume(scope);
     } catch (IllegalArgumentException e) {
       throw new Http.Failure(400, "scope: " + e.getMessage());
+    } catch (dev.delayq.redis.ShardsNotDoneException e) {
+      throw notOnEveryShard(e);
     }
     log.info("web: resumed {}: {} held job(s) back to ready", shown(scope), r.givenBack());
     return Http.ok().put("resumed", scope).put("givenBack", r.givenBack())
         .put("message", (r.wasPaused() ? "resumed " : "was not paused: ") + shown(scope) + "; "
             + r.givenBack() + " held job(s) back to ready");
+  }
+
+  /** A sharded queue's pause or resume that some shards did not take: 503, naming them (the same call again finishes it). */
+  private static Http.Failure notOnEveryShard(dev.delayq.redis.ShardsNotDoneException e) {
+    log.warn("web: {}", LogText.escape(e.getMessage()));
+    return new Http.Failure(503, e.getMessage());
   }
 
   private static String scope(JsonNode body) {

@@ -114,7 +114,8 @@ final class QueueCollector implements MultiCollector {
     HistogramSnapshot.Builder heldLateness = HistogramSnapshot.builder().name("delayq_job_held_lateness_seconds")
         .unit(Unit.SECONDS).help("How late jobs that a pause held started (kept apart from delayq_job_lateness_seconds).");
     GaugeSnapshot.Builder paused = GaugeSnapshot.builder().name("delayq_paused")
-        .help("1 for each paused scope: type=\"*\" is the whole queue, else one job type.");
+        .help("1 for each paused scope: type=\"*\" is the whole queue, else one job type; on a sharded "
+            + "queue the share of its shards that have it (below 1: a pause or resume that failed part way).");
     GaugeSnapshot.Builder held = GaugeSnapshot.builder().name("delayq_held_jobs")
         .help("Due jobs held per type: taken from ready while paused or at its concurrency cap.");
     HistogramSnapshot.Builder durations = HistogramSnapshot.builder().name("delayq_job_duration_seconds")
@@ -131,6 +132,8 @@ final class QueueCollector implements MultiCollector {
       lateness.dataPoint(histogram(queue, r.hash().lateness()));
       heldLateness.dataPoint(histogram(queue, r.hash().heldLateness()));
       r.flow().paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
+      r.flow().partlyPaused().forEach((scope, p) ->
+          paused.dataPoint(point(queue.add("type", scope), (double) p.shards() / p.of())));
       r.flow().held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
       r.hash().durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));
       Inspector.Depths d = r.stats().depths();

@@ -60,6 +60,7 @@ final class ReadApi {
       ObjectNode f = stats.putObject("flow");
       f.set("paused", Http.JSON.valueToTree(flow.paused()));
       f.set("held", Http.JSON.valueToTree(flow.held()));
+      f.set("partlyPaused", Http.JSON.valueToTree(flow.partlyPaused()));
     } catch (RuntimeException e) {
       out.putNull("stats");
       out.put("redisError", "Redis unreachable: " + e.getMessage());

@@ -139,6 +139,25 @@ class WebQueueCollectorTest {
   }
 
   @Test
+  void aShardedQueuesHeldJobsAreSummedAndAPausePartDoneIsTheShareOfItsShards() throws Exception {
+    UnifiedJedis redis = RedisFixture.get().redis();
+    Keys keys = Keys.sharded("delayq", RedisFixture.freshQueue(), 3);
+    for (Keys shard : keys.allShards()) {
+      redis.hset(shard.paused(), "*", "1");
+      redis.lpush(shard.held("pay"), "p" + shard.shard());
+      redis.sadd(shard.heldIndex(), "pay");
+    }
+    redis.hset(keys.shard(0).paused(), "mail", "1");
+    redis.hset(keys.shard(2).paused(), "mail", "1"); // shard 1 did not take the pause of mail
+
+    String m = scrape(redis, keys);
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertTrue(m.contains("delayq_paused{" + q + ",type=\"*\"} 1.0"), m);
+    assertTrue(m.contains("delayq_paused{" + q + ",type=\"mail\"} 0.6666666666666666"), m);
+    assertTrue(m.contains("delayq_held_jobs{" + q + ",type=\"pay\"} 3.0"), m);
+  }
+
+  @Test
   void redisDownLeavesOnlyRedisUpZero() throws Exception {
     Keys keys = RedisFixture.freshKeys();
     try (UnifiedJedis dead = RedisClient.create("127.0.0.1", 1)) {
