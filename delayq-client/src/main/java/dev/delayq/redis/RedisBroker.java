@@ -572,7 +572,8 @@ public final class RedisBroker {
     for (int shard : shards) {
       calls.add(call.apply(shard));
     }
-    List<Scripts.Outcome> outcomes = scripts.evalEach(script, calls);
+    // several shards: each node's calls apart, so that a hung node holds up only its own shards
+    List<Scripts.Outcome> outcomes = keys.shards() > 1 ? scripts.evalEachApart(script, calls) : scripts.evalEach(script, calls);
     List<ShardReply<T>> out = new ArrayList<>(shards.size());
     for (int i = 0; i < shards.size(); i++) {
       Scripts.Outcome o = outcomes.get(i);
@@ -673,7 +674,8 @@ public final class RedisBroker {
    */
   public int schedulersAlive(String owner, long ttlMs) {
     // sent as one shard's call is (no retries with backoff by the client while its node is lost)
-    Scripts.Outcome o = scripts.evalEach(Script.SCHEDULER_BEAT,
+    // (only a queue of several shards beats; its node may hang like any shard's: see evalEachApart)
+    Scripts.Outcome o = scripts.evalEachApart(Script.SCHEDULER_BEAT,
         List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
     if (o.failure() != null) {
       throw o.failure();

@@ -1,0 +1,230 @@
+package dev.delayq.redis;
+
+import dev.delayq.redis.Scripts.Call;
+import dev.delayq.redis.Scripts.Outcome;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * The per-shard calls of a sharded queue on a Redis Cluster (forwards, lease renewals, trims,
+ * the scheduler beat), each node's calls sent and read on a thread of that node's own (its lane),
+ * so that a node that hangs holds up only its own shards. A hung node (SIGSTOP, a partition that
+ * drops packets) neither answers nor refuses: one pipeline over every node, read on the caller's
+ * thread, waited for it until {@code redis.socketTimeout} (5 s), and the healthy shards' forwards
+ * with it (a 4 s SIGSTOP of shard 0's master left shards 1 and 2 up to 3.5 s late).
+ *
+ * <p>The caller waits for the lanes' answers up to {@link #ANSWER_WITHIN_NANOS}. A node that has
+ * not answered by then leaves its calls in flight: they are answered {@link NodeInFlightException}
+ * (held back, not failed), and while its lane still waits for it no call to that node is sent,
+ * so a call is never sent twice at the same time and forwarding stays single-writer per shard.
+ * Its late answer is dropped (a forward or trim done then was done; the shard's next call sees
+ * its effect). A node that overran its last call is not waited for beyond the others, so a hang
+ * costs the healthy shards that wait once, not at every pass, until the node answers in time again.
+ *
+ * <p>The cost: a hand-over to each node's thread and back on every such pass (a few µs each, where
+ * the one pipeline read every node on the caller's thread); one-shard queues never come here.
+ */
+final class NodeLanes {
+  private static final Logger log = LoggerFactory.getLogger(NodeLanes.class);
+  /** How long a pass waits for its nodes: well above a loaded host's round trip, well below the forward precision tests' 1 s. */
+  static final long ANSWER_WITHIN_NANOS = 200_000_000L;
+  private static final Field PROVIDER = providerField();
+
+  private final RedisClusterClient cluster;
+  private final ClusterConnectionProvider provider;
+  private final Map<HostAndPort, Lane> lanes = new ConcurrentHashMap<>();
+
+  private NodeLanes(RedisClusterClient cluster, ClusterConnectionProvider provider) {
+    this.cluster = cluster;
+    this.provider = provider;
+  }
+
+  /** Lanes for {@code redis} when it is a cluster client whose slot map can be read; else null. */
+  static NodeLanes of(UnifiedJedis redis) {
+    if (!(redis instanceof RedisClusterClient cluster) || PROVIDER == null) {
+      return null;
+    }
+    try {
+      return new NodeLanes(cluster, (ClusterConnectionProvider) PROVIDER.get(cluster));
+    } catch (IllegalAccessException | ClassCastException e) {
+      log.warn("Redis Cluster: cannot read this Jedis's slot map ({}); a hung node holds up the per-shard "
+          + "calls of every node until redis.socketTimeout", e.toString());
+      return null;
+    }
+  }
+
+  private static Field providerField() {
+    try {
+      Field f = UnifiedJedis.class.getDeclaredField("provider");
+      f.setAccessible(true);
+      return f;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Redis Cluster: this Jedis does not let delayq read its slot map ({}); a hung node holds up "
+          + "the per-shard calls of every node until redis.socketTimeout", e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * Sends {@code calls} of {@code script}, each node's on its lane, and returns their outcomes in
+   * order: {@code read} turns a call's pipelined reply into its outcome (run on the lane).
+   */
+  List<Outcome> evalEach(Script script, List<Call> calls, BiFunction<Call, Response<Object>, Outcome> read,
+      Runnable nodeLost) {
+    Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
+    for (int i = 0; i < calls.size(); i++) {
+      HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(calls.get(i).keys().get(0)));
+      byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
+    }
+    Outcome[] out = new Outcome[calls.size()];
+    List<Sent> sent = new ArrayList<>(byNode.size());
+    for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
+      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
+      if (!lane.busy.compareAndSet(false, true)) {
+        for (int i : group.getValue()) {
+          out[i] = lane.inFlight;
+        }
+        continue;
+      }
+      CompletableFuture<Outcome[]> answer = new CompletableFuture<>();
+      List<Integer> at = group.getValue();
+      lane.thread.execute(() -> lane.run(answer, () -> send(script, calls, at, read, nodeLost)));
+      sent.add(new Sent(lane, at, answer));
+    }
+    long deadline = System.nanoTime() + ANSWER_WITHIN_NANOS;
+    // the nodes that answered in time last time first: a node that overran gets no wait of its own
+    sent.sort((a, b) -> Boolean.compare(a.lane.slow, b.lane.slow));
+    for (Sent s : sent) {
+      Outcome[] answered = s.await(s.lane.slow ? 0 : deadline - System.nanoTime());
+      for (int k = 0; k < s.at.size(); k++) {
+        out[s.at.get(k)] = answered == null ? s.lane.inFlight : answered[k];
+      }
+    }
+    return List.of(out);
+  }
+
+  /** One node's calls in one pipeline on a connection of that node (run on its lane). */
+  private Outcome[] send(Script script, List<Call> calls, List<Integer> at,
+      BiFunction<Call, Response<Object>, Outcome> read, Runnable nodeLost) {
+    Outcome[] out = new Outcome[at.size()];
+    List<Response<Object>> responses = new ArrayList<>(at.size());
+    int slot = JedisClusterCRC16.getSlot(calls.get(at.get(0)).keys().get(0));
+    try (Connection c = cluster.getConnectionFromSlot(slot)) {
+      Pipeline pipeline = new Pipeline(c);
+      for (int i : at) {
+        responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));
+      }
+      pipeline.sync();
+    } catch (JedisConnectionException e) {
+      nodeLost.run();
+      for (int k = 0; k < out.length; k++) {
+        out[k] = new Outcome(null, e);
+      }
+      return out;
+    }
+    for (int k = 0; k < out.length; k++) {
+      out[k] = read.apply(calls.get(at.get(k)), responses.get(k));
+    }
+    return out;
+  }
+
+  private record Sent(Lane lane, List<Integer> at, CompletableFuture<Outcome[]> answer) {
+    /** The answers, or null when the node has not answered within {@code waitNanos}. */
+    Outcome[] await(long waitNanos) {
+      try {
+        return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        lane.overran();
+        return null;
+      } catch (ExecutionException e) {
+        JedisException failure = e.getCause() instanceof JedisException j ? j
+            : new JedisException("per-shard calls failed on " + lane.node, e.getCause());
+        Outcome[] failed = new Outcome[at.size()];
+        java.util.Arrays.fill(failed, new Outcome(null, failure));
+        return failed;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+  }
+
+  /** One node's thread, and whether a call sent on it has not been answered yet. */
+  private static final class Lane {
+    final HostAndPort node;
+    final ExecutorService thread;
+    final AtomicBoolean busy = new AtomicBoolean();
+    /** What its calls are answered while it has not answered the one before. */
+    final Outcome inFlight;
+    /** Its last call was not answered within the pass's wait (written by the lane and, on a timeout, the caller). */
+    volatile boolean slow;
+    /** Whether a WARN says it is hung; an INFO ends it (the lane's thread only, but for the first overrun). */
+    private final AtomicBoolean said = new AtomicBoolean();
+
+    Lane(HostAndPort node) {
+      this.node = node;
+      this.inFlight = new Outcome(null, new NodeInFlightException(node));
+      // one thread, ended after a minute without calls (a node that left the cluster keeps none)
+      ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "delayq-node-" + node);
+        t.setDaemon(true);
+        return t;
+      });
+      one.allowCoreThreadTimeOut(true);
+      this.thread = one;
+    }
+
+    void overran() {
+      slow = true;
+      if (said.compareAndSet(false, true)) {
+        log.warn("Redis Cluster node {} has not answered within {} ms; its shards are held back (not sent "
+            + "again) until it answers, the other nodes' go on", node, ANSWER_WITHIN_NANOS / 1_000_000);
+      }
+    }
+
+    /** Runs one node's calls; the lane is free again before its answer is given. */
+    void run(CompletableFuture<Outcome[]> answer, java.util.function.Supplier<Outcome[]> calls) {
+      long started = System.nanoTime();
+      Outcome[] out;
+      try {
+        out = calls.get();
+      } catch (RuntimeException | Error e) {
+        busy.set(false);
+        answer.completeExceptionally(e);
+        return;
+      }
+      long tookNanos = System.nanoTime() - started;
+      slow = tookNanos > ANSWER_WITHIN_NANOS;
+      if (!slow && said.compareAndSet(true, false)) {
+        log.info("Redis Cluster node {} answers again", node);
+      }
+      busy.set(false);
+      answer.complete(out);
+    }
+  }
+}
