@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
@@ -96,66 +98,139 @@ final class NodeLanes {
    */
   List<Outcome> evalEach(Script script, List<Call> calls, BiFunction<Call, Response<Object>, Outcome> read,
       Runnable nodeLost) {
-    Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
-    for (int i = 0; i < calls.size(); i++) {
-      HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(calls.get(i).keys().get(0)));
-      byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
+    List<String> route = new ArrayList<>(calls.size());
+    for (Call c : calls) {
+      route.add(c.keys().get(0));
     }
-    Outcome[] out = new Outcome[calls.size()];
-    List<Sent> sent = new ArrayList<>(byNode.size());
-    for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
-      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
-      if (!lane.busy.compareAndSet(false, true)) {
-        for (int i : group.getValue()) {
-          out[i] = lane.inFlight;
-        }
-        continue;
-      }
-      CompletableFuture<Outcome[]> answer = new CompletableFuture<>();
-      List<Integer> at = group.getValue();
-      lane.thread.execute(() -> lane.run(answer, () -> send(script, calls, at, read, nodeLost)));
-      sent.add(new Sent(lane, at, answer));
-    }
-    long deadline = System.nanoTime() + ANSWER_WITHIN_NANOS;
-    // the nodes that answered in time last time first: a node that overran gets no wait of its own
-    sent.sort((a, b) -> Boolean.compare(a.lane.slow, b.lane.slow));
-    for (Sent s : sent) {
-      Outcome[] answered = s.await(s.lane.slow ? 0 : deadline - System.nanoTime());
-      for (int k = 0; k < s.at.size(); k++) {
-        out[s.at.get(k)] = answered == null ? s.lane.inFlight : answered[k];
-      }
-    }
-    return List.of(out);
-  }
-
-  /** One node's calls in one pipeline on a connection of that node (run on its lane). */
-  private Outcome[] send(Script script, List<Call> calls, List<Integer> at,
-      BiFunction<Call, Response<Object>, Outcome> read, Runnable nodeLost) {
-    Outcome[] out = new Outcome[at.size()];
-    List<Response<Object>> responses = new ArrayList<>(at.size());
-    int slot = JedisClusterCRC16.getSlot(calls.get(at.get(0)).keys().get(0));
-    try (Connection c = cluster.getConnectionFromSlot(slot)) {
-      Pipeline pipeline = new Pipeline(c);
+    return send(route, (pipeline, at) -> {
+      List<Response<Object>> responses = new ArrayList<>(at.size());
       for (int i : at) {
         responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));
       }
+      return () -> {
+        Outcome[] out = new Outcome[at.size()];
+        for (int k = 0; k < out.length; k++) {
+          out[k] = read.apply(calls.get(at.get(k)), responses.get(k));
+        }
+        return out;
+      };
+    }, Outcome[]::new, inFlight -> new Outcome(null, inFlight), failed -> new Outcome(null, failed), nodeLost).await();
+  }
+
+  /**
+   * The lengths of {@code lists} (each the ready list of a shard), each node's read on its lane;
+   * {@link #send} returns at once, and the answers are awaited apart, so that a caller reads them
+   * beside a call of its own. A length whose node hangs (it has not answered, now or a call before)
+   * is 0: a claim there would hang too, and the shard's watcher sends a consumer once it answers.
+   * One that failed otherwise is 1, so that the list is tried and the claim there says why.
+   */
+  Pending<Long> lengths(List<String> lists, Runnable nodeLost) {
+    return send(lists, (pipeline, at) -> {
+      List<Response<Long>> responses = new ArrayList<>(at.size());
+      for (int i : at) {
+        responses.add(pipeline.llen(lists.get(i)));
+      }
+      return () -> {
+        Long[] out = new Long[at.size()];
+        for (int k = 0; k < out.length; k++) {
+          try {
+            out[k] = Pipelines.reply(responses.get(k), "LLEN of a ready list");
+          } catch (JedisException e) {
+            out[k] = 1L; // a redirect, a moving slot, a lost reply: the claim there follows it, or says
+          }
+        }
+        return out;
+      };
+    }, Long[]::new, inFlight -> 0L, failed -> 1L, nodeLost);
+  }
+
+  /** The commands of one node, queued on its pipeline; what it returns reads their replies after the sync. */
+  private interface NodeCommands<T> {
+    java.util.function.Supplier<T[]> queue(Pipeline pipeline, List<Integer> at);
+  }
+
+  /** Commands sent apart, node by node: {@link #await()} gives their answers in order. */
+  static final class Pending<T> {
+    private final T[] out;
+    private final List<Sent<T>> sent;
+    private final Function<NodeInFlightException, T> inFlight;
+
+    private Pending(T[] out, List<Sent<T>> sent, Function<NodeInFlightException, T> inFlight) {
+      this.out = out;
+      this.sent = sent;
+      this.inFlight = inFlight;
+    }
+
+    /**
+     * Waits up to {@link #ANSWER_WITHIN_NANOS} from now for the nodes; a node that overran its
+     * last call gets no wait of its own. A node not answered by then leaves its commands' answers
+     * in flight.
+     */
+    List<T> await() {
+      long deadline = System.nanoTime() + ANSWER_WITHIN_NANOS;
+      // the nodes that answered in time last time first: a node that overran gets no wait of its own
+      sent.sort((a, b) -> Boolean.compare(a.lane.slow, b.lane.slow));
+      for (Sent<T> s : sent) {
+        T[] answered = s.await(s.lane.slow ? 0 : deadline - System.nanoTime());
+        for (int k = 0; k < s.at.size(); k++) {
+          out[s.at.get(k)] = answered == null ? inFlight.apply(s.lane.inFlight) : answered[k];
+        }
+      }
+      return java.util.Arrays.asList(out);
+    }
+  }
+
+  /**
+   * Sends each node's share of the commands, the one on {@code route.get(i)}'s node (its slot) at
+   * index i, on that node's lane, unless the lane still waits for the node; returns at once.
+   */
+  private <T> Pending<T> send(List<String> route, NodeCommands<T> commands, IntFunction<T[]> array,
+      Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed, Runnable nodeLost) {
+    Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
+    for (int i = 0; i < route.size(); i++) {
+      HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(route.get(i)));
+      byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
+    }
+    T[] out = array.apply(route.size());
+    List<Sent<T>> sent = new ArrayList<>(byNode.size());
+    for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
+      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
+      List<Integer> at = group.getValue();
+      if (!lane.busy.compareAndSet(false, true)) {
+        for (int i : at) {
+          out[i] = inFlight.apply(lane.inFlight);
+        }
+        continue;
+      }
+      CompletableFuture<T[]> answer = new CompletableFuture<>();
+      int slot = JedisClusterCRC16.getSlot(route.get(at.get(0)));
+      lane.thread.execute(() -> lane.run(answer, () -> onNode(slot, at, commands, array, failed, nodeLost)));
+      sent.add(new Sent<>(lane, at, answer, array, failed));
+    }
+    return new Pending<>(out, sent, inFlight);
+  }
+
+  /** One node's commands in one pipeline on a connection of that node (run on its lane). */
+  private <T> T[] onNode(int slot, List<Integer> at, NodeCommands<T> commands, IntFunction<T[]> array,
+      Function<JedisException, T> failed, Runnable nodeLost) {
+    java.util.function.Supplier<T[]> replies;
+    try (Connection c = cluster.getConnectionFromSlot(slot)) {
+      Pipeline pipeline = new Pipeline(c);
+      replies = commands.queue(pipeline, at);
       pipeline.sync();
     } catch (JedisConnectionException e) {
       nodeLost.run();
-      for (int k = 0; k < out.length; k++) {
-        out[k] = new Outcome(null, e);
-      }
+      T[] out = array.apply(at.size());
+      java.util.Arrays.fill(out, failed.apply(e));
       return out;
     }
-    for (int k = 0; k < out.length; k++) {
-      out[k] = read.apply(calls.get(at.get(k)), responses.get(k));
-    }
-    return out;
+    return replies.get();
   }
 
-  private record Sent(Lane lane, List<Integer> at, CompletableFuture<Outcome[]> answer) {
+  private record Sent<T>(Lane lane, List<Integer> at, CompletableFuture<T[]> answer, IntFunction<T[]> array,
+      Function<JedisException, T> failed) {
     /** The answers, or null when the node has not answered within {@code waitNanos}. */
-    Outcome[] await(long waitNanos) {
+    T[] await(long waitNanos) {
       try {
         return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
@@ -163,10 +238,10 @@ final class NodeLanes {
         return null;
       } catch (ExecutionException e) {
         JedisException failure = e.getCause() instanceof JedisException j ? j
-            : new JedisException("per-shard calls failed on " + lane.node, e.getCause());
-        Outcome[] failed = new Outcome[at.size()];
-        java.util.Arrays.fill(failed, new Outcome(null, failure));
-        return failed;
+            : new JedisException("calls failed on " + lane.node, e.getCause());
+        T[] out = array.apply(at.size());
+        java.util.Arrays.fill(out, failed.apply(failure));
+        return out;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return null;
@@ -180,7 +255,7 @@ final class NodeLanes {
     final ExecutorService thread;
     final AtomicBoolean busy = new AtomicBoolean();
     /** What its calls are answered while it has not answered the one before. */
-    final Outcome inFlight;
+    final NodeInFlightException inFlight;
     /** Its last call was not answered within the pass's wait (written by the lane and, on a timeout, the caller). */
     volatile boolean slow;
     /** Whether a WARN says it is hung; an INFO ends it (the lane's thread only, but for the first overrun). */
@@ -188,7 +263,7 @@ final class NodeLanes {
 
     Lane(HostAndPort node) {
       this.node = node;
-      this.inFlight = new Outcome(null, new NodeInFlightException(node));
+      this.inFlight = new NodeInFlightException(node);
       // one thread, ended after a minute without calls (a node that left the cluster keeps none)
       ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
         Thread t = new Thread(r, "delayq-node-" + node);
@@ -208,9 +283,9 @@ final class NodeLanes {
     }
 
     /** Runs one node's calls; the lane is free again before its answer is given. */
-    void run(CompletableFuture<Outcome[]> answer, java.util.function.Supplier<Outcome[]> calls) {
+    <T> void run(CompletableFuture<T[]> answer, java.util.function.Supplier<T[]> calls) {
       long started = System.nanoTime();
-      Outcome[] out;
+      T[] out;
       try {
         out = calls.get();
       } catch (RuntimeException | Error e) {

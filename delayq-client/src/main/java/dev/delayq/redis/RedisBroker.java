@@ -1003,10 +1003,37 @@ public final class RedisBroker {
     boolean folds = first == ackShard;
     Batch b;
     List<Response<Long>> lengths = List.of();
+    List<Long> lengthsApart = null;
     try {
       if (tries == 1) {
         // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      } else if (scripts.readsApart()) {
+        // on a cluster: the other shards' lengths each on its own node's thread, sent before the
+        // claim, which goes on this thread meanwhile (still about one round trip); a node that
+        // hangs costs this claim at most the lanes' short wait, once, and its shards are not tried
+        // (one pipeline over every node waited for a hung one until redis.socketTimeout, so every
+        // consumer whose scan read its length beside stood still, whatever shard it claimed from)
+        List<String> others = new ArrayList<>(tries - 1);
+        List<Integer> at = new ArrayList<>(tries - 1);
+        for (int j = 1; j < tries; j++) {
+          int shard = Math.floorMod(first + j, k);
+          if (usable.test(shard)) {
+            others.add(keys.shard(shard).ready());
+            at.add(j - 1);
+          }
+        }
+        NodeLanes.Pending<Long> beside = others.isEmpty() ? null : scripts.lengthsApart(others);
+        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+        Long[] read = new Long[tries - 1];
+        Arrays.fill(read, 0L); // a shard not to look at: as if empty
+        if (beside != null) {
+          List<Long> got = beside.await();
+          for (int i = 0; i < at.size(); i++) {
+            read[at.get(i)] = got.get(i);
+          }
+        }
+        lengthsApart = Arrays.asList(read);
       } else {
         Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
             claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
@@ -1030,8 +1057,13 @@ public final class RedisBroker {
     // the others that had due jobs, the longest backlog first (in rotation order when even)
     List<long[]> waiting = new ArrayList<>();
     for (int j = 1; b.empty() && j < tries; j++) {
-      Response<Long> read = lengths.get(j - 1);
-      long length = read == null ? 0 : lengthOf(read);
+      long length;
+      if (lengthsApart != null) {
+        length = lengthsApart.get(j - 1);
+      } else {
+        Response<Long> read = lengths.get(j - 1);
+        length = read == null ? 0 : lengthOf(read);
+      }
       if (length > 0) {
         waiting.add(new long[] {Math.floorMod(first + j, k), length});
       }

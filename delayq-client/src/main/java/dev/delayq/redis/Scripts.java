@@ -216,6 +216,20 @@ public final class Scripts {
   }
 
   /**
+   * The lengths of {@code lists}, each node's read on its own thread and awaited apart (see
+   * {@link NodeLanes#lengths}): sent when this returns, so that the caller's own call goes meanwhile.
+   * Null off a cluster (one server answers all or none: there is nothing to read apart).
+   */
+  /** Whether {@link #lengthsApart} and {@link #evalEachApart} read each node apart (on a cluster). */
+  boolean readsApart() {
+    return lanes != null;
+  }
+
+  NodeLanes.Pending<Long> lengthsApart(List<String> lists) {
+    return lanes == null ? null : lanes.lengths(lists, () -> Pipelines.nodeLost(redis));
+  }
+
+  /**
    * One pipelined call's outcome: its reply, or the error it met. A redirect, a moving slot or
    * NOSCRIPT did nothing: that call is sent again alone, as {@link #eval} sends it.
    */
