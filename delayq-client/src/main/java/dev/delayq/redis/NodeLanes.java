@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -48,8 +49,14 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * its effect). A node that overran its last call is not waited for beyond the others, so a hang
  * costs the healthy shards that wait once, not at every pass, until the node answers in time again.
  *
- * <p>The cost: a hand-over to each node's thread and back on every such pass (a few µs each, where
- * the one pipeline read every node on the caller's thread); one-shard queues never come here.
+ * <p>A worker's claim reads the other shards' lengths here too ({@link #lengths}), sent before
+ * its own claim goes on the consumer's thread: a hung node's shards read as empty, so no scan
+ * waits on it. Many consumers' reads queue on a lane; calls that change something go one at a
+ * time per node ({@link Lane#take}).
+ *
+ * <p>The cost: a hand-over to each node's thread and back on every such pass and scan, where one
+ * pipeline read every node on the caller's thread (not measured here; the forward precision bench
+ * is the lead's); one-shard queues and queues on one server never come here.
  */
 final class NodeLanes {
   private static final Logger log = LoggerFactory.getLogger(NodeLanes.class);
@@ -102,7 +109,7 @@ final class NodeLanes {
     for (Call c : calls) {
       route.add(c.keys().get(0));
     }
-    return send(route, (pipeline, at) -> {
+    return send(route, false, (pipeline, at) -> {
       List<Response<Object>> responses = new ArrayList<>(at.size());
       for (int i : at) {
         responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));
@@ -125,7 +132,7 @@ final class NodeLanes {
    * One that failed otherwise is 1, so that the list is tried and the claim there says why.
    */
   Pending<Long> lengths(List<String> lists, Runnable nodeLost) {
-    return send(lists, (pipeline, at) -> {
+    return send(lists, true, (pipeline, at) -> {
       List<Response<Long>> responses = new ArrayList<>(at.size());
       for (int i : at) {
         responses.add(pipeline.llen(lists.get(i)));
@@ -184,19 +191,27 @@ final class NodeLanes {
    * Sends each node's share of the commands, the one on {@code route.get(i)}'s node (its slot) at
    * index i, on that node's lane, unless the lane still waits for the node; returns at once.
    */
-  private <T> Pending<T> send(List<String> route, NodeCommands<T> commands, IntFunction<T[]> array,
+  private <T> Pending<T> send(List<String> route, boolean readOnly, NodeCommands<T> commands, IntFunction<T[]> array,
       Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed, Runnable nodeLost) {
     Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
+    T[] out = array.apply(route.size());
     for (int i = 0; i < route.size(); i++) {
-      HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(route.get(i)));
+      int slot = JedisClusterCRC16.getSlot(route.get(i));
+      HostAndPort node = provider.getNode(slot);
+      if (node == null) {
+        // the client's slot map has no master for it (a slot left uncovered): as a lost node
+        out[i] = failed.apply(new JedisConnectionException("no Redis Cluster master serves slot " + slot
+            + " in the client's slot map (it is read again)"));
+        nodeLost.run();
+        continue;
+      }
       byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
     }
-    T[] out = array.apply(route.size());
     List<Sent<T>> sent = new ArrayList<>(byNode.size());
     for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
       Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
       List<Integer> at = group.getValue();
-      if (!lane.busy.compareAndSet(false, true)) {
+      if (!lane.take(readOnly)) {
         for (int i : at) {
           out[i] = inFlight.apply(lane.inFlight);
         }
@@ -253,7 +268,8 @@ final class NodeLanes {
   private static final class Lane {
     final HostAndPort node;
     final ExecutorService thread;
-    final AtomicBoolean busy = new AtomicBoolean();
+    /** Calls sent on it and not answered yet (queued or running). */
+    private final AtomicInteger unanswered = new AtomicInteger();
     /** What its calls are answered while it has not answered the one before. */
     final NodeInFlightException inFlight;
     /** Its last call was not answered within the pass's wait (written by the lane and, on a timeout, the caller). */
@@ -274,6 +290,23 @@ final class NodeLanes {
       this.thread = one;
     }
 
+    /**
+     * Whether a call may go on this lane now. A call that changes something goes only when none
+     * before it is unanswered: one at a time per node, so never twice at once for a shard. Reads
+     * (the lengths beside claims, from many consumers at once) queue behind one another, unless
+     * the node overran its last call: then they would only wait for it.
+     */
+    boolean take(boolean readOnly) {
+      if (readOnly) {
+        if (slow && unanswered.get() > 0) {
+          return false;
+        }
+        unanswered.incrementAndGet();
+        return true;
+      }
+      return unanswered.compareAndSet(0, 1);
+    }
+
     void overran() {
       slow = true;
       if (said.compareAndSet(false, true)) {
@@ -282,14 +315,14 @@ final class NodeLanes {
       }
     }
 
-    /** Runs one node's calls; the lane is free again before its answer is given. */
+    /** Runs one node's calls; they count as answered before their answer is given, so the next may go at once. */
     <T> void run(CompletableFuture<T[]> answer, java.util.function.Supplier<T[]> calls) {
       long started = System.nanoTime();
       T[] out;
       try {
         out = calls.get();
       } catch (RuntimeException | Error e) {
-        busy.set(false);
+        unanswered.decrementAndGet();
         answer.completeExceptionally(e);
         return;
       }
@@ -298,7 +331,7 @@ final class NodeLanes {
       if (!slow && said.compareAndSet(true, false)) {
         log.info("Redis Cluster node {} answers again", node);
       }
-      busy.set(false);
+      unanswered.decrementAndGet();
       answer.complete(out);
     }
   }

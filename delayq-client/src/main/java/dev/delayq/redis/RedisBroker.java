@@ -1014,26 +1014,9 @@ public final class RedisBroker {
         // hangs costs this claim at most the lanes' short wait, once, and its shards are not tried
         // (one pipeline over every node waited for a hung one until redis.socketTimeout, so every
         // consumer whose scan read its length beside stood still, whatever shard it claimed from)
-        List<String> others = new ArrayList<>(tries - 1);
-        List<Integer> at = new ArrayList<>(tries - 1);
-        for (int j = 1; j < tries; j++) {
-          int shard = Math.floorMod(first + j, k);
-          if (usable.test(shard)) {
-            others.add(keys.shard(shard).ready());
-            at.add(j - 1);
-          }
-        }
-        NodeLanes.Pending<Long> beside = others.isEmpty() ? null : scripts.lengthsApart(others);
+        LengthsApart beside = LengthsApart.send(this, first, tries, usable);
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
-        Long[] read = new Long[tries - 1];
-        Arrays.fill(read, 0L); // a shard not to look at: as if empty
-        if (beside != null) {
-          List<Long> got = beside.await();
-          for (int i = 0; i < at.size(); i++) {
-            read[at.get(i)] = got.get(i);
-          }
-        }
-        lengthsApart = Arrays.asList(read);
+        lengthsApart = beside.await();
       } else {
         Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
             claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
@@ -1090,6 +1073,40 @@ public final class RedisBroker {
       }
     }
     return b.empty() ? new Batch(ack, List.of(), List.of(), first, 0) : new Batch(ack, b.jobs(), b.dropped(), b.shard(), b.left());
+  }
+
+  /**
+   * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
+   * on the lanes ({@link Scripts#lengthsApart}) while the claim on {@code first} goes; a shard that
+   * {@code usable} refuses is not read, and counts as empty.
+   */
+  private record LengthsApart(int count, List<Integer> at, NodeLanes.Pending<Long> pending) {
+    static LengthsApart send(RedisBroker broker, int first, int tries, IntPredicate usable) {
+      int k = broker.keys.shards();
+      List<String> lists = new ArrayList<>(tries - 1);
+      List<Integer> at = new ArrayList<>(tries - 1);
+      for (int j = 1; j < tries; j++) {
+        int shard = Math.floorMod(first + j, k);
+        if (usable.test(shard)) {
+          lists.add(broker.keys.shard(shard).ready());
+          at.add(j - 1);
+        }
+      }
+      return new LengthsApart(tries - 1, at, lists.isEmpty() ? null : broker.scripts.lengthsApart(lists));
+    }
+
+    /** The lengths in shard order after {@code first}; 0 for a shard not read or whose node hangs. */
+    List<Long> await() {
+      Long[] read = new Long[count];
+      Arrays.fill(read, 0L);
+      if (pending != null) {
+        List<Long> got = pending.await();
+        for (int i = 0; i < at.size(); i++) {
+          read[at.get(i)] = got.get(i);
+        }
+      }
+      return Arrays.asList(read);
+    }
   }
 
   /**

@@ -215,16 +215,16 @@ public final class Scripts {
     return lanes.evalEach(script, calls, (c, response) -> outcomeOf(script, c, response), () -> Pipelines.nodeLost(redis));
   }
 
-  /**
-   * The lengths of {@code lists}, each node's read on its own thread and awaited apart (see
-   * {@link NodeLanes#lengths}): sent when this returns, so that the caller's own call goes meanwhile.
-   * Null off a cluster (one server answers all or none: there is nothing to read apart).
-   */
   /** Whether {@link #lengthsApart} and {@link #evalEachApart} read each node apart (on a cluster). */
   boolean readsApart() {
     return lanes != null;
   }
 
+  /**
+   * The lengths of {@code lists}, each node's read on its own thread and awaited apart (see
+   * {@link NodeLanes#lengths}): sent when this returns, so that the caller's own call goes meanwhile.
+   * Null off a cluster (one server answers all or none: there is nothing to read apart).
+   */
   NodeLanes.Pending<Long> lengthsApart(List<String> lists) {
     return lanes == null ? null : lanes.lengths(lists, () -> Pipelines.nodeLost(redis));
   }
