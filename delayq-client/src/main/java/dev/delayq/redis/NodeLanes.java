@@ -151,6 +151,16 @@ final class NodeLanes {
     }, Long[]::new, inFlight -> 0L, failed -> 1L, nodeLost);
   }
 
+  /**
+   * Whether the node of {@code key}'s slot hangs: it overran its last call and has not answered
+   * the one it holds. No call: what the lanes saw of it.
+   */
+  boolean hangs(String key) {
+    HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(key));
+    Lane lane = node == null ? null : lanes.get(node);
+    return lane != null && lane.slow && lane.unanswered.get() > 0;
+  }
+
   /** The commands of one node, queued on its pipeline; what it returns reads their replies after the sync. */
   private interface NodeCommands<T> {
     java.util.function.Supplier<T[]> queue(Pipeline pipeline, List<Integer> at);

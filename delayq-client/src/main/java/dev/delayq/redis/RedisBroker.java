@@ -1076,6 +1076,15 @@ public final class RedisBroker {
   }
 
   /**
+   * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
+   * for longer than the per-shard calls wait (see {@link Scripts#evalEachApart}); a claim there
+   * would wait for it too. Costs no call; false off a cluster.
+   */
+  public boolean shardHangs(int shard) {
+    return keys.shards() > 1 && scripts.nodeHangs(keys.shard(shard).ready());
+  }
+
+  /**
    * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
    * on the lanes ({@link Scripts#lengthsApart}) while the claim on {@code first} goes; a shard that
    * {@code usable} refuses is not read, and counts as empty.

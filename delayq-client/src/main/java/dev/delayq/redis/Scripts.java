@@ -220,6 +220,11 @@ public final class Scripts {
     return lanes != null;
   }
 
+  /** Whether the cluster node of {@code key}'s slot hangs, as the lanes saw it ({@link NodeLanes#hangs}); false off a cluster. */
+  boolean nodeHangs(String key) {
+    return lanes != null && lanes.hangs(key);
+  }
+
   /**
    * The lengths of {@code lists}, each node's read on its own thread and awaited apart (see
    * {@link NodeLanes#lengths}): sent when this returns, so that the caller's own call goes meanwhile.
