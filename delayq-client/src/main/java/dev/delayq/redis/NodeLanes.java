@@ -46,8 +46,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * (held back, not failed), and while its lane still waits for it no call to that node is sent,
  * so a call is never sent twice at the same time and forwarding stays single-writer per shard.
  * Its late answer is dropped (a forward or trim done then was done; the shard's next call sees
- * its effect). A node that overran its last call is not waited for beyond the others, so a hang
- * costs the healthy shards that wait once, not at every pass, until the node answers in time again.
+ * its effect). A node that overran its last call is waited for 20 ms only until it answers in time
+ * again, so a hang costs the healthy shards the whole wait once, not at every call that
+ * {@code redis.socketTimeout} lets go to it again.
  *
  * <p>A worker's claim reads the other shards' lengths here too ({@link #lengths}), sent before
  * its own claim goes on the consumer's thread: a hung node's shards read as empty, so no scan
@@ -62,6 +63,8 @@ final class NodeLanes {
   private static final Logger log = LoggerFactory.getLogger(NodeLanes.class);
   /** How long a pass waits for its nodes: well above a loaded host's round trip, well below the forward precision tests' 1 s. */
   static final long ANSWER_WITHIN_NANOS = 200_000_000L;
+  /** How long a pass waits for a node that overran its last call (see {@link Pending#await}). */
+  static final long SLOW_NODE_WITHIN_NANOS = 20_000_000L;
   private static final Field PROVIDER = providerField();
 
   private final RedisClusterClient cluster;
@@ -179,16 +182,20 @@ final class NodeLanes {
     }
 
     /**
-     * Waits up to {@link #ANSWER_WITHIN_NANOS} from now for the nodes; a node that overran its
-     * last call gets no wait of its own. A node not answered by then leaves its commands' answers
+     * Waits up to {@link #ANSWER_WITHIN_NANOS} from now for the nodes, {@link #SLOW_NODE_WITHIN_NANOS}
+     * for one that overran its last call. A node not answered by then leaves its commands' answers
      * in flight.
      */
     List<T> await() {
-      long deadline = System.nanoTime() + ANSWER_WITHIN_NANOS;
-      // the nodes that answered in time last time first: a node that overran gets no wait of its own
+      long now = System.nanoTime();
+      long deadline = now + ANSWER_WITHIN_NANOS;
+      long slowDeadline = now + SLOW_NODE_WITHIN_NANOS;
+      // the nodes that answered in time last time first; one that overran its last call gets a
+      // short wait only: enough for it to answer once it goes on, and a node still hung (its
+      // call before ended by redis.socketTimeout) costs the others that, not the whole wait
       sent.sort((a, b) -> Boolean.compare(a.lane.slow, b.lane.slow));
       for (Sent<T> s : sent) {
-        T[] answered = s.await(s.lane.slow ? 0 : deadline - System.nanoTime());
+        T[] answered = s.await((s.lane.slow ? slowDeadline : deadline) - System.nanoTime());
         for (int k = 0; k < s.at.size(); k++) {
           out[s.at.get(k)] = answered == null ? inFlight.apply(s.lane.inFlight) : answered[k];
         }
