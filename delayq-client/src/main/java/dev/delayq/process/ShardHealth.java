@@ -1,5 +1,6 @@
 package dev.delayq.process;
 
+import dev.delayq.redis.NodeInFlightException;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +101,11 @@ public final class ShardHealth {
    * thrown, to the caller's outage path.
    */
   public void failedOrThrow(int shard, JedisException e) {
+    if (e instanceof NodeInFlightException) {
+      // not sent: its node has not answered the call before (it hangs), whose outcome is unknown
+      // yet; that shard waits for it, and is not failing until a call of its own fails
+      return;
+    }
     if (failing.length == 1) {
       throw e;
     }

@@ -19,8 +19,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Opens every pipeline of delayq. A cluster pipeline whose commands go to several masters (every
- * pipeline of a sharded queue: a batched enqueue, the acknowledgements, a claim beside the other
- * shards' lengths, the forwards) reads each master's replies as a task of an executor, and unless
+ * pipeline of a sharded queue: a batched enqueue, the acknowledgements; the per-shard calls of a
+ * pass and the lengths beside a claim go node by node instead, see {@link NodeLanes}) reads each master's replies as a task of an executor, and unless
  * it is given one, Jedis 8 starts a new pool of threads for every such pipeline and stops it after
  * ({@code MultiNodePipelineBase.sync}): 1.5 to 2.5 ms of CPU per pipeline on this machine, at a few
  * thousand a second. Here the tasks run on the calling thread, one master after the other: about

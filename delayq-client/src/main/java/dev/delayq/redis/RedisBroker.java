@@ -572,7 +572,8 @@ public final class RedisBroker {
     for (int shard : shards) {
       calls.add(call.apply(shard));
     }
-    List<Scripts.Outcome> outcomes = scripts.evalEach(script, calls);
+    // several shards: each node's calls apart, so that a hung node holds up only its own shards
+    List<Scripts.Outcome> outcomes = keys.shards() > 1 ? scripts.evalEachApart(script, calls) : scripts.evalEach(script, calls);
     List<ShardReply<T>> out = new ArrayList<>(shards.size());
     for (int i = 0; i < shards.size(); i++) {
       Scripts.Outcome o = outcomes.get(i);
@@ -673,7 +674,8 @@ public final class RedisBroker {
    */
   public int schedulersAlive(String owner, long ttlMs) {
     // sent as one shard's call is (no retries with backoff by the client while its node is lost)
-    Scripts.Outcome o = scripts.evalEach(Script.SCHEDULER_BEAT,
+    // (only a queue of several shards beats; its node may hang like any shard's: see evalEachApart)
+    Scripts.Outcome o = scripts.evalEachApart(Script.SCHEDULER_BEAT,
         List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
     if (o.failure() != null) {
       throw o.failure();
@@ -1001,10 +1003,20 @@ public final class RedisBroker {
     boolean folds = first == ackShard;
     Batch b;
     List<Response<Long>> lengths = List.of();
+    List<Long> lengthsApart = null;
     try {
       if (tries == 1) {
         // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+      } else if (scripts.readsApart()) {
+        // on a cluster: the other shards' lengths each on its own node's thread, sent before the
+        // claim, which goes on this thread meanwhile (still about one round trip); a node that
+        // hangs costs this claim at most the lanes' short wait, once, and its shards are not tried
+        // (one pipeline over every node waited for a hung one until redis.socketTimeout, so every
+        // consumer whose scan read its length beside stood still, whatever shard it claimed from)
+        LengthsApart beside = LengthsApart.send(this, first, tries, usable);
+        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+        lengthsApart = beside.await();
       } else {
         Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
             claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
@@ -1028,8 +1040,13 @@ public final class RedisBroker {
     // the others that had due jobs, the longest backlog first (in rotation order when even)
     List<long[]> waiting = new ArrayList<>();
     for (int j = 1; b.empty() && j < tries; j++) {
-      Response<Long> read = lengths.get(j - 1);
-      long length = read == null ? 0 : lengthOf(read);
+      long length;
+      if (lengthsApart != null) {
+        length = lengthsApart.get(j - 1);
+      } else {
+        Response<Long> read = lengths.get(j - 1);
+        length = read == null ? 0 : lengthOf(read);
+      }
       if (length > 0) {
         waiting.add(new long[] {Math.floorMod(first + j, k), length});
       }
@@ -1056,6 +1073,49 @@ public final class RedisBroker {
       }
     }
     return b.empty() ? new Batch(ack, List.of(), List.of(), first, 0) : new Batch(ack, b.jobs(), b.dropped(), b.shard(), b.left());
+  }
+
+  /**
+   * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
+   * for longer than the per-shard calls wait (see {@link Scripts#evalEachApart}); a claim there
+   * would wait for it too. Costs no call; false off a cluster.
+   */
+  public boolean shardHangs(int shard) {
+    return keys.shards() > 1 && scripts.nodeHangs(keys.shard(shard).ready());
+  }
+
+  /**
+   * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
+   * on the lanes ({@link Scripts#lengthsApart}) while the claim on {@code first} goes; a shard that
+   * {@code usable} refuses is not read, and counts as empty.
+   */
+  private record LengthsApart(int count, List<Integer> at, NodeLanes.Pending<Long> pending) {
+    static LengthsApart send(RedisBroker broker, int first, int tries, IntPredicate usable) {
+      int k = broker.keys.shards();
+      List<String> lists = new ArrayList<>(tries - 1);
+      List<Integer> at = new ArrayList<>(tries - 1);
+      for (int j = 1; j < tries; j++) {
+        int shard = Math.floorMod(first + j, k);
+        if (usable.test(shard)) {
+          lists.add(broker.keys.shard(shard).ready());
+          at.add(j - 1);
+        }
+      }
+      return new LengthsApart(tries - 1, at, lists.isEmpty() ? null : broker.scripts.lengthsApart(lists));
+    }
+
+    /** The lengths in shard order after {@code first}; 0 for a shard not read or whose node hangs. */
+    List<Long> await() {
+      Long[] read = new Long[count];
+      Arrays.fill(read, 0L);
+      if (pending != null) {
+        List<Long> got = pending.await();
+        for (int i = 0; i < at.size(); i++) {
+          read[at.get(i)] = got.get(i);
+        }
+      }
+      return Arrays.asList(read);
+    }
   }
 
   /**

@@ -43,6 +43,8 @@ public final class Scripts {
   private final UnifiedJedis redis;
   private final ReplicaAcks acks;
   private final RedisConnection.MasterFinder masterFinder;
+  /** Each cluster node's calls on its own thread, for {@link #evalEachApart}; null off a cluster. */
+  private final NodeLanes lanes;
 
   /** Scripts on a bare client: no replica acks, no master to find. */
   public Scripts(UnifiedJedis redis) {
@@ -57,6 +59,7 @@ public final class Scripts {
     this.redis = redis;
     this.acks = acks;
     this.masterFinder = masterFinder;
+    this.lanes = NodeLanes.of(redis);
   }
 
   /**
@@ -184,26 +187,68 @@ public final class Scripts {
       return List.of(out);
     }
     for (int i = 0; i < out.length; i++) {
-      if (out[i] != null) {
-        continue;
-      }
-      Call c = calls.get(i);
-      try {
-        out[i] = new Outcome(Pipelines.reply(responses.get(i), script.toString()), null);
-      } catch (JedisConnectionException e) {
-        out[i] = new Outcome(null, e);
-        lost = true;
-      } catch (JedisDataException e) {
-        boolean didNothing = e instanceof JedisNoScriptException || e instanceof JedisRedirectionException
-            || RedisErrors.isSlotMoving(e)
-            || RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage());
-        out[i] = didNothing ? evalAlone(script, c) : new Outcome(null, e);
+      if (out[i] == null) {
+        out[i] = outcomeOf(script, calls.get(i), responses.get(i));
+        lost |= out[i].failure() instanceof JedisConnectionException;
       }
     }
     if (lost) {
       Pipelines.nodeLost(redis);
     }
     return List.of(out);
+  }
+
+  /**
+   * As {@link #evalEach}, for the calls of a queue of several shards: on a Redis Cluster each
+   * node's calls go on a thread of that node's ({@link NodeLanes}), and a node that does not answer
+   * within the pass's wait (it hangs) leaves its calls in flight, answered
+   * {@link NodeInFlightException}, while the other nodes' are answered; until it answers, its
+   * calls are not sent. Elsewhere (one server: every shard on it) the same as {@link #evalEach}.
+   */
+  public List<Outcome> evalEachApart(Script script, List<Call> calls) {
+    if (lanes == null) {
+      return evalEach(script, calls);
+    }
+    if (waited(script)) {
+      throw new IllegalArgumentException(script + " is waited for by replicas; evalEachApart sends no WAIT");
+    }
+    return lanes.evalEach(script, calls, (c, response) -> outcomeOf(script, c, response), () -> Pipelines.nodeLost(redis));
+  }
+
+  /** Whether {@link #lengthsApart} and {@link #evalEachApart} read each node apart (on a cluster). */
+  boolean readsApart() {
+    return lanes != null;
+  }
+
+  /** Whether the cluster node of {@code key}'s slot hangs, as the lanes saw it ({@link NodeLanes#hangs}); false off a cluster. */
+  boolean nodeHangs(String key) {
+    return lanes != null && lanes.hangs(key);
+  }
+
+  /**
+   * The lengths of {@code lists}, each node's read on its own thread and awaited apart (see
+   * {@link NodeLanes#lengths}): sent when this returns, so that the caller's own call goes meanwhile.
+   * Null off a cluster (one server answers all or none: there is nothing to read apart).
+   */
+  NodeLanes.Pending<Long> lengthsApart(List<String> lists) {
+    return lanes == null ? null : lanes.lengths(lists, () -> Pipelines.nodeLost(redis));
+  }
+
+  /**
+   * One pipelined call's outcome: its reply, or the error it met. A redirect, a moving slot or
+   * NOSCRIPT did nothing: that call is sent again alone, as {@link #eval} sends it.
+   */
+  private Outcome outcomeOf(Script script, Call c, Response<Object> response) {
+    try {
+      return new Outcome(Pipelines.reply(response, script.toString()), null);
+    } catch (JedisConnectionException e) {
+      return new Outcome(null, e);
+    } catch (JedisDataException e) {
+      boolean didNothing = e instanceof JedisNoScriptException || e instanceof JedisRedirectionException
+          || RedisErrors.isSlotMoving(e)
+          || RedisErrors.isTopologyChange(e) && masterFinder.masterLost(e.getMessage());
+      return didNothing ? evalAlone(script, c) : new Outcome(null, e);
+    }
   }
 
   private Outcome evalAlone(Script script, Call c) {

@@ -67,4 +67,70 @@ class ShardRepliesTest {
       }
     }
   }
+
+  /**
+   * A master that hangs (SIGSTOP) instead: the calls of the round trip are answered for the other
+   * shards, its shard's call is left in flight, and no later call is sent to it until it answers,
+   * so that forwarding stays one call at a time per shard: after SIGCONT its node has run the one
+   * forward sent before the hang was seen, not one per pass.
+   */
+  @Test
+  void aHungMastersShardIsLeftInFlightAndNotSentAgainUntilItAnswers() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start()) {
+      String queue = cluster.queueSpreadOverMasters(SHARDS, false);
+      DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_CLUSTER", cluster.seeds(),
+          "DELAYQ_QUEUE", queue, "DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS)));
+      try (RedisConnection redis = RedisConnector.connect(config, "shard-replies-test", 8)) {
+        Keys keys = Keys.of(config);
+        RedisBroker broker = new RedisBroker(redis, keys);
+        broker.prepare();
+        int hung = 1;
+        dev.delayq.testing.RedisServer node = cluster.node(
+            cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(hung).ready())).getPort());
+        broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0); // every connection made, every script loaded
+        long before = forwardsRunOn(node);
+        signal("STOP", node);
+        try {
+          for (int pass = 0; pass < 5; pass++) {
+            long sent = System.nanoTime();
+            List<RedisBroker.ShardReply<RedisBroker.Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+            long tookMs = (System.nanoTime() - sent) / 1_000_000;
+            assertTrue(forwards.get(hung).failure() instanceof NodeInFlightException,
+                "pass " + pass + ": the hung master's forward is in flight, not failed: " + forwards.get(hung).failure());
+            assertNull(forwards.get(0).failure(), "pass " + pass + ": shard 0's forward is answered");
+            assertNull(forwards.get(2).failure(), "pass " + pass + ": shard 2's forward is answered");
+            assertTrue(tookMs < 1000, "pass " + pass + " waited " + tookMs + " ms for the hung master");
+            assertTrue(broker.shardHangs(hung), "the hung master's shard is seen to hang");
+          }
+        } finally {
+          signal("CONT", node);
+        }
+        Thread.sleep(500); // for the node to run what its socket holds
+        assertEquals(1, forwardsRunOn(node) - before, "forwards the hung master ran: the one sent as it hung, "
+            + "none of the passes after");
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (broker.moveDueToReadyEach(List.of(hung), 1000, 0).get(0).failure() != null) {
+          assertTrue(System.nanoTime() < until, "the hung master's shard answers again within 10 s of SIGCONT");
+          Thread.sleep(10);
+        }
+        assertTrue(!broker.shardHangs(hung), "it is not seen to hang once it answers");
+      }
+    }
+  }
+
+  private static void signal(String signal, dev.delayq.testing.RedisServer node) throws Exception {
+    new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start().waitFor();
+  }
+
+  /** How many script calls {@code node} has run, as its INFO counts them. */
+  private static long forwardsRunOn(dev.delayq.testing.RedisServer node) {
+    try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis("127.0.0.1", node.port())) {
+      for (String line : j.info("commandstats").split("\r\n")) {
+        if (line.startsWith("cmdstat_evalsha:")) {
+          return Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(',')));
+        }
+      }
+      return 0;
+    }
+  }
 }

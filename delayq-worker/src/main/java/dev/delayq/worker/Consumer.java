@@ -427,9 +427,9 @@ final class Consumer {
     return woken.jobs();
   }
 
-  /** Whether a claim may look at {@code shard}: nothing to give back there, and it is not held back. */
+  /** Whether a claim may look at {@code shard}: nothing to give back there, it is not held back, its master does not hang. */
   private boolean mayClaimFrom(int shard) {
-    return !owed[shard] && !health.failing(shard);
+    return !owed[shard] && !health.failing(shard) && !broker.shardHangs(shard);
   }
 
   /**
@@ -442,7 +442,9 @@ final class Consumer {
     }
     for (int i = 0; i < owed.length; i++) {
       int s = (shard + i) % owed.length;
-      if (!owed[s] && health.mayCall(s)) {
+      // (a shard whose master hangs is passed over: a claim there would wait for it, and its
+      // watcher sends a consumer once it answers)
+      if (!owed[s] && !broker.shardHangs(s) && health.mayCall(s)) {
         return s;
       }
     }

@@ -5,6 +5,7 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.process.ShutdownSignal;
+import dev.delayq.redis.NodeInFlightException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,12 +35,17 @@ import redis.clients.jedis.exceptions.JedisException;
  * yet) holds back that shard alone ({@link ShardHealth}: tried again after 50 ms doubling to 1 s,
  * at once after a change of master): its forward fails inside the round trip while the other
  * shards' forwards are answered and used, its recovery and trim wait, and the others keep their
- * own deadlines. A recovery that fails otherwise (replicas that do not confirm its writes) holds
+ * own deadlines. On a Redis Cluster each node's calls go on a thread of their own: a node that
+ * hangs (SIGSTOP, a partition that drops packets) and has not answered within 200 ms leaves its
+ * shards' calls in flight, neither failed nor sent again until it answers, while the other
+ * shards' passes go on ({@code NodeLanes}). A recovery that fails otherwise (replicas that do not confirm its writes) holds
  * back that shard's recovery only. With one shard a failure is the outage it always was.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
   private static final long LOG_COVER_EVERY_NANOS = 60_000_000_000L;
+  /** How often a shard whose node hangs with its call is looked at again (a look sends nothing while it does). */
+  private static final long IN_FLIGHT_LOOK_NANOS = 5_000_000L;
 
   private final ShardLeases lease;
   private final Forwarder forwarder;
@@ -190,6 +196,12 @@ final class SchedulerLoop {
     if (pass.failure() == null) {
       health.worked(shard);
       return true;
+    }
+    if (pass.failure() instanceof NodeInFlightException) {
+      // its node hangs with a call of this shard unanswered: nothing is sent there until it
+      // answers, which a look every few ms finds out (a look costs no Redis call while it hangs)
+      nextDueNanos[shard] = System.nanoTime() + IN_FLIGHT_LOOK_NANOS;
+      return false;
     }
     health.failedOrThrow(shard, pass.failure());
     nextDueNanos[shard] = health.retryAt(shard);
