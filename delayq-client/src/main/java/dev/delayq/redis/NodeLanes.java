@@ -129,8 +129,7 @@ final class NodeLanes {
 
   /**
    * The lengths of {@code lists} (each the ready list of a shard), each node's read on its lane;
-   * {@link #send} returns at once, and the answers are awaited apart, so that a caller reads them
-   * beside a call of its own. A length whose node hangs (it has not answered, now or a call before)
+   * {@link #send} returns at once, and the answers are awaited apart. A length whose node hangs (it has not answered, now or a call before)
    * is 0: a claim there would hang too, and the shard's watcher sends a consumer once it answers.
    * One that failed otherwise is 1, so that the list is tried and the claim there says why.
    */

@@ -1009,14 +1009,18 @@ public final class RedisBroker {
         // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
       } else if (scripts.readsApart()) {
-        // on a cluster: the other shards' lengths each on its own node's thread, sent before the
-        // claim, which goes on this thread meanwhile (still about one round trip); a node that
-        // hangs costs this claim at most the lanes' short wait, once, and its shards are not tried
-        // (one pipeline over every node waited for a hung one until redis.socketTimeout, so every
-        // consumer whose scan read its length beside stood still, whatever shard it claimed from)
-        LengthsApart beside = LengthsApart.send(this, first, tries, usable);
+        // on a cluster: the claim alone, and only when it found nothing the other shards' lengths,
+        // each on its own node's thread; a node that hangs costs this scan at most the lanes'
+        // short wait, once, and its shards are not tried (one pipeline over every node waited for
+        // a hung one until redis.socketTimeout, so every consumer whose scan read its length
+        // beside stood still, whatever shard it claimed from). Not sent beside every claim: a
+        // lane reads one consumer's lengths at a time, and under 5,000 jobs/s on three masters
+        // consumers queued there doubled the sustained lateness (p50 7 -> 15 ms, p99 88 -> 166,
+        // bench/scripts/shards-precision.sh, interleaved), while a claim that finds a job needs none
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
-        lengthsApart = beside.await();
+        if (b.empty()) {
+          lengthsApart = LengthsApart.send(this, first, tries, usable).await();
+        }
       } else {
         Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
             claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
@@ -1086,8 +1090,8 @@ public final class RedisBroker {
 
   /**
    * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
-   * on the lanes ({@link Scripts#lengthsApart}) while the claim on {@code first} goes; a shard that
-   * {@code usable} refuses is not read, and counts as empty.
+   * on the lanes ({@link Scripts#lengthsApart}) once the claim on {@code first} found nothing; a
+   * shard that {@code usable} refuses is not read, and counts as empty.
    */
   private record LengthsApart(int count, List<Integer> at, NodeLanes.Pending<Long> pending) {
     static LengthsApart send(RedisBroker broker, int first, int tries, IntPredicate usable) {
