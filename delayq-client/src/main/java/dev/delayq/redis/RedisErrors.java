@@ -1,6 +1,10 @@
 package dev.delayq.redis;
 
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.SocketException;
+import java.net.UnknownHostException;
 import javax.net.ssl.SSLException;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -10,17 +14,17 @@ import redis.clients.jedis.exceptions.JedisDataException;
 public final class RedisErrors {
   private RedisErrors() {}
 
-  /**
-   * True when the server answered as a replica: READONLY to a write, a blocked command released
-   * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
-   * must find it again, not wait for this server to come back.
-   */
   /** TRYAGAIN: a multi-key command met a cluster slot that is half migrated; it did not run. */
   public static boolean isSlotMoving(Throwable e) {
     return e instanceof JedisDataException && e.getMessage() != null
         && e.getMessage().startsWith("TRYAGAIN");
   }
 
+  /**
+   * True when the server answered as a replica: READONLY to a write, a blocked command released
+   * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
+   * must find it again, not wait for this server to come back.
+   */
   public static boolean isTopologyChange(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof JedisDataException && t.getMessage() != null) {
@@ -32,6 +36,37 @@ public final class RedisErrors {
       }
     }
     return false;
+  }
+
+  /**
+   * True when {@code e} (or a cause of it, such as a shard's failure) says a call went out and its
+   * answer never came: the connection broke while the reply was awaited (closed by the server or
+   * on the way, reset, or the read timed out), not while connecting. Such a call may have run and
+   * applied, and what it answered is unknown: like a call whose replicas fell short, it is sent
+   * again, and a retry that finds its delivery gone may be meeting this very call.
+   */
+  public static boolean isReplyLost(Throwable e) {
+    boolean connectionLost = false;
+    boolean midCall = false;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException || t instanceof TlsRefusedException) {
+        return false; // it never reached Redis
+      }
+      if (t instanceof JedisConnectionException && t.getMessage() != null
+          && t.getMessage().startsWith("Attempting to write to a broken connection")) {
+        return false; // refused before anything was sent
+      }
+      if (t instanceof JedisConnectionException) {
+        connectionLost = true;
+        String m = t.getMessage();
+        // Jedis read the end of the stream where the reply should have been
+        midCall |= m != null && (m.startsWith("Unexpected end of stream")
+            || m.startsWith("It seems like server has closed the connection"));
+      }
+      midCall |= t instanceof IOException; // reset, broken pipe, read timed out
+    }
+    return connectionLost && midCall;
   }
 
   /** A TLS handshake that failed, with what to change said in its message. */

@@ -5,6 +5,7 @@ import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -28,9 +29,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * together in one script call, so a job costs no round trip of its own and a finished job waits
  * for its acknowledgement about one round trip. Retried through Redis outages until sent or
  * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged. A call that
- * ran but whose replicas did not confirm it ({@code redis.replicaAcks}) is sent again, and a
- * delivery it had acknowledged is then refused as gone: {@link Refusals} tells that echo from a
- * job taken back.
+ * ran but whose replicas did not confirm it ({@code redis.replicaAcks}), or whose reply was lost
+ * after it went out, is sent again, and a delivery it had acknowledged is then refused as gone:
+ * {@link Refusals} tells that echo from a job taken back.
  *
  * <p>Each shard of the queue has its own lane: a thread, the reports of its shard in order, and its
  * retries. A shard whose calls fail (a cluster master killed, or with {@code redis.replicaAcks} a
@@ -220,6 +221,7 @@ final class AckSender implements AutoCloseable {
       }
       List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
       finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+      int sentUnder = refusals.landed(); // what a try whose reply is lost went out under
       try {
         List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
         Map<String, List<Integer>> places = null;
@@ -245,6 +247,14 @@ final class AckSender implements AutoCloseable {
           // sent again, in order, once this shard's retry is due; what this try acknowledged on
           // the master, unconfirmed, is noted, for the retry may find it gone
           List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+          if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
+            // what this try did is unknown: each of its acknowledgements may have landed
+            for (int at = 0; at < round.size(); at++) {
+              if (round.get(at).finished() != null && round.get(at).landing() == Refusals.NOT_LANDED) {
+                round.set(at, round.get(at).landed(sentUnder));
+              }
+            }
+          }
           if (unconfirmed != null) {
             int landing = refusals.landed();
             Map<String, List<Integer>> places = finishedPlaces(round);

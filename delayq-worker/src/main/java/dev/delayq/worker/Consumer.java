@@ -7,6 +7,7 @@ import dev.delayq.process.RunningFile;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -643,11 +644,12 @@ final class Consumer {
 
   /**
    * A call that held the pending acknowledgement failed with {@code e}: when it ran and acknowledged
-   * it on the master, unconfirmed by its replicas, the retry (the next call that holds it, or the
-   * sender) may find the job done by it.
+   * it on the master, unconfirmed by its replicas, or its reply was lost (it may have), the retry
+   * (the next call that holds it, or the sender) may find the job done by it.
    */
   private void noteUnconfirmedAck(RuntimeException e) {
-    if (pendingAck != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
+    if (pendingAck != null && (RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED
+        || pendingAck != landedAck && RedisErrors.isReplyLost(e))) {
       landedAck = pendingAck;
       landedAckAt = refusals.landed();
     }

@@ -4,6 +4,7 @@ import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * no call of their own: each rides on the consumer's next start, claim or release.) A call
  * refused because the delivery was taken back from its consumer (fenced) is logged once and
  * changes nothing; the job runs again elsewhere. A retry refused because its own earlier attempt
- * had applied the outcome (its replicas had not confirmed it) is no such thing ({@link Refusals}).
+ * had applied the outcome (its replicas had not confirmed it, or its reply was lost on the way) is
+ * no such thing ({@link Refusals}); when that attempt is known to have sent the job to dead
+ * instead (its replicas' shortfall came with its answer), that is logged as for any other.
  */
 final class Finisher {
   private static final Logger log = LoggerFactory.getLogger(Finisher.class);
@@ -41,14 +44,29 @@ final class Finisher {
   /** Applies the outcome now; true when applied, false when fenced or abandoned. */
   boolean finish(String consumer, Delivery delivery, Outcome outcome) throws InterruptedException {
     int landing = Refusals.NOT_LANDED;
+    RedisBroker.Moved landedMove = null; // what the try that applied it unconfirmed did, when known
     while (true) {
+      // read before the try: one whose reply is lost is held against the lease it went out under
+      int sentUnder = refusals.landed();
       try {
-        boolean applied = apply(consumer, delivery, outcome);
+        if (apply(consumer, delivery, outcome)) {
+          outage.succeeded();
+          return true;
+        }
         outage.succeeded();
-        return applied || refusals.outcomeRefused(consumer, delivery, name(outcome), landing);
+        if (!refusals.outcomeRefused(consumer, delivery, name(outcome), landing)) {
+          return false;
+        }
+        if (landedMove == RedisBroker.Moved.DEAD) {
+          wentToDead(consumer, delivery, outcome); // the earlier try's doing, not this refusal's
+        }
+        return true;
       } catch (JedisException e) {
         if (RedisBroker.unconfirmedOutcome(e)) {
           landing = refusals.landed(); // it ran and applied: a refused retry may be meeting it
+          landedMove = RedisBroker.unconfirmedMove(e);
+        } else if (landing == Refusals.NOT_LANDED && RedisErrors.isReplyLost(e)) {
+          landing = sentUnder; // it may have run and applied: its answer is unknown
         }
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {
@@ -81,10 +99,14 @@ final class Finisher {
 
   private static boolean moved(String consumer, Delivery delivery, Outcome outcome, RedisBroker.Moved m) {
     if (m == RedisBroker.Moved.DEAD) {
-      log.error("{}: job {} went to dead instead of its {}: its record cannot be read or written "
-          + "back (see its lastError)", consumer, LogText.escape(delivery.id()), name(outcome));
+      wentToDead(consumer, delivery, outcome);
     }
     return m != RedisBroker.Moved.FENCED;
+  }
+
+  private static void wentToDead(String consumer, Delivery delivery, Outcome outcome) {
+    log.error("{}: job {} went to dead instead of its {}: its record cannot be read or written "
+        + "back (see its lastError)", consumer, LogText.escape(delivery.id()), name(outcome));
   }
 
   static String name(Outcome outcome) {
