@@ -46,12 +46,15 @@ public final class RedisErrors {
    * again, and a retry that finds its delivery gone may be meeting this very call.
    */
   public static boolean isReplyLost(Throwable e) {
+    if (find(e, ConnectException.class) != null || find(e, UnknownHostException.class) != null
+        || find(e, NoRouteToHostException.class) != null) {
+      return false; // it never reached Redis (Jedis 8 keeps the connect failure as suppressed)
+    }
     boolean connectionLost = false;
     boolean midCall = false;
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException
-          || t instanceof NoRouteToHostException || t instanceof TlsRefusedException) {
-        return false; // it never reached Redis
+      if (t instanceof TlsRefusedException) {
+        return false; // refused at the handshake
       }
       if (t instanceof JedisConnectionException && t.getMessage() != null
           && t.getMessage().startsWith("Attempting to write to a broken connection")) {
