@@ -48,16 +48,18 @@ final class AckSender implements AutoCloseable {
   private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
   /**
-   * A report; {@code landing}, for a finished delivery, is what {@link Refusals#landed} said at the
-   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did).
+   * A report; for a finished delivery, {@code landing} is what {@link Refusals#landed} said at the
+   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did), and
+   * {@code ownedUnder} the lease under which it was last known the consumer's (a try whose reply
+   * is lost is held against that one: see {@link Finisher#finish(String, Delivery, Outcome, int)}).
    */
-  private record Item(Channel channel, Delivery started, Delivery finished, int landing) {
+  private record Item(Channel channel, Delivery started, Delivery finished, int landing, int ownedUnder) {
     Item(Channel channel, Delivery started, Delivery finished) {
-      this(channel, started, finished, Refusals.NOT_LANDED);
+      this(channel, started, finished, Refusals.NOT_LANDED, Refusals.NOT_LANDED);
     }
 
     Item landed(int at) {
-      return new Item(channel, started, finished, at);
+      return new Item(channel, started, finished, at, ownedUnder);
     }
   }
 
@@ -78,16 +80,20 @@ final class AckSender implements AutoCloseable {
       }
     }
 
-    /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
+    /**
+     * Reports that the consumer started {@code started} and finished {@code finished} (either may be
+     * null), the latter not known to be owned under any lease.
+     */
     void report(Delivery started, Delivery finished) {
-      report(started, finished, Refusals.NOT_LANDED);
+      report(started, finished, Refusals.NOT_LANDED, Refusals.NOT_LANDED);
     }
 
     /**
-     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery that an earlier call
-     * acknowledged unconfirmed, as {@link Refusals#landed} said then ({@code landing}).
+     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery last known the
+     * consumer's under the lease {@code ownedUnder}, which an earlier call acknowledged
+     * unconfirmed, as {@link Refusals#landed} said then ({@code landing}), unless NOT_LANDED.
      */
-    void report(Delivery started, Delivery finished, int landing) {
+    void report(Delivery started, Delivery finished, int landing, int ownedUnder) {
       int from = started == null ? -1 : shardOf(started);
       int to = finished == null ? -1 : shardOf(finished);
       if (finished != null) {
@@ -96,9 +102,9 @@ final class AckSender implements AutoCloseable {
       if (from >= 0 && to >= 0 && from != to) {
         // each to its own shard's lane
         add(from, new Item(this, started, null));
-        add(to, new Item(this, null, finished, landing));
+        add(to, new Item(this, null, finished, landing, ownedUnder));
       } else {
-        add(Math.max(from, to), new Item(this, started, finished, landing));
+        add(Math.max(from, to), new Item(this, started, finished, landing, ownedUnder));
       }
     }
 
@@ -221,7 +227,6 @@ final class AckSender implements AutoCloseable {
       }
       List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
       finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
-      int sentUnder = refusals.landed(); // what a try whose reply is lost went out under
       try {
         List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
         Map<String, List<Integer>> places = null;
@@ -248,10 +253,12 @@ final class AckSender implements AutoCloseable {
           // the master, unconfirmed, is noted, for the retry may find it gone
           List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
           if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
-            // what this try did is unknown: each of its acknowledgements may have landed
+            // what this try did is unknown: each of its acknowledgements may have landed, if its
+            // delivery was still the consumer's (held against the lease it was last known so under)
             for (int at = 0; at < round.size(); at++) {
-              if (round.get(at).finished() != null && round.get(at).landing() == Refusals.NOT_LANDED) {
-                round.set(at, round.get(at).landed(sentUnder));
+              Item i = round.get(at);
+              if (i.finished() != null && i.landing() == Refusals.NOT_LANDED) {
+                round.set(at, i.landed(i.ownedUnder()));
               }
             }
           }

@@ -41,13 +41,28 @@ final class Finisher {
     this.refusals = refusals;
   }
 
-  /** Applies the outcome now; true when applied, false when fenced or abandoned. */
+  /**
+   * Applies the outcome now; true when applied, false when fenced or abandoned. As
+   * {@link #finish(String, Delivery, Outcome, int)} for a delivery not known to be owned under
+   * any lease (a try whose reply is lost then counts as maybe fenced).
+   */
   boolean finish(String consumer, Delivery delivery, Outcome outcome) throws InterruptedException {
+    return finish(consumer, delivery, outcome, Refusals.NOT_LANDED);
+  }
+
+  /**
+   * Applies the outcome now; true when applied, false when fenced or abandoned. {@code ownedUnder}
+   * is the lease under which the delivery was last known to be the consumer's (its batch's claim,
+   * or its start confirmed by Redis: what {@link Refusals#landed} said before that call), or
+   * {@link Refusals#NOT_LANDED}. A try whose reply is lost is held against it, not against the
+   * lease the try went out under: a lease that lapsed while the job ran and was renewed before
+   * the try may have let the job be taken back, and then the refused retry is no echo.
+   */
+  boolean finish(String consumer, Delivery delivery, Outcome outcome, int ownedUnder)
+      throws InterruptedException {
     int landing = Refusals.NOT_LANDED;
     RedisBroker.Moved landedMove = null; // what the try that applied it unconfirmed did, when known
     while (true) {
-      // read before the try: one whose reply is lost is held against the lease it went out under
-      int sentUnder = refusals.landed();
       try {
         if (apply(consumer, delivery, outcome)) {
           outage.succeeded();
@@ -66,7 +81,7 @@ final class Finisher {
           landing = refusals.landed(); // it ran and applied: a refused retry may be meeting it
           landedMove = RedisBroker.unconfirmedMove(e);
         } else if (landing == Refusals.NOT_LANDED && RedisErrors.isReplyLost(e)) {
-          landing = sentUnder; // it may have run and applied: its answer is unknown
+          landing = ownedUnder; // it may have run and applied, if the job was still the consumer's
         }
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {

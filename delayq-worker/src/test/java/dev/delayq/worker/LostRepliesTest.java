@@ -11,6 +11,9 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.delayq.config.ConfigLoader;
+import dev.delayq.job.JobContext;
+import dev.delayq.job.JobHandler;
+import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.RedisOutage;
@@ -113,6 +116,22 @@ class LostRepliesTest {
     return linesAt(Level.WARN, "was refused");
   }
 
+  /**
+   * The lease lapses and a heartbeat renews it, as when a job runs longer than the heartbeat's TTL
+   * while the heartbeat cannot get through (a new epoch: recovery may have taken the jobs back).
+   */
+  private void leaseLapsesAndIsRenewed() {
+    int before = lease.epoch();
+    lease.renewed(System.nanoTime() + TimeUnit.SECONDS.toNanos(120)); // two minutes after the last
+    assertTrue(lease.epoch() != before && lease.holds(System.nanoTime()), "a new lease, which holds");
+  }
+
+  /** The job is taken back from c1 (its heartbeat expired) and claimed by c2: c2's delivery. */
+  private Delivery takenBackAndClaimedByC2() {
+    direct.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "heartbeat expired", 3);
+    return direct.claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
+  }
+
   private List<String> linesAt(Level level, String holding) {
     return events.list.stream().filter(e -> e.getLevel() == level)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(holding)).toList();
@@ -124,7 +143,7 @@ class LostRepliesTest {
     AckSender.Channel channel = sender("c1");
     proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
 
-    channel.report(null, d);
+    channel.report(null, d, Refusals.NOT_LANDED, lease.epoch());
 
     assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)), "sent once the retry answered");
     assertEquals(1, proxy.lost(), "the first try's reply was lost");
@@ -147,7 +166,7 @@ class LostRepliesTest {
       direct.claimReady("c2", 30_000, 1, null);
     });
 
-    channel.report(null, d);
+    channel.report(null, d, Refusals.NOT_LANDED, lease.epoch());
 
     assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
     assertEquals(1, proxy.lost());
@@ -162,7 +181,7 @@ class LostRepliesTest {
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
     proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
 
-    assertTrue(finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom")),
+    assertTrue(finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom"), lease.epoch()),
         "the retry is applied, not fenced");
 
     assertEquals(1, proxy.lost());
@@ -209,5 +228,135 @@ class LostRepliesTest {
     assertEquals(0, probe.recordCount(), "both ended");
     assertFalse(probe.inFlightIds("c1").contains("j1"));
     assertEquals(List.of(), refusedWarnings(), "each ran once: no 'taken back' warning");
+  }
+
+  /**
+   * The job was c1's under a lease that lapsed while it ran; meanwhile it was taken back and
+   * claimed by c2, and the lease was renewed before c1's retry went out. That try was fenced and
+   * its reply lost; the retry is refused as well, which is the take-back, not an echo of the first
+   * try: it WARNs, and nothing is applied (on the lease the try went out under, it was taken for
+   * an echo: DEBUG, and finish said applied).
+   */
+  @Test
+  void aRetryWhoseReplyWasLostAfterTheLeaseLapsedAndTheJobWasTakenBackWarns() throws Exception {
+    Delivery d = probe.seedInFlight("c1", "j1");
+    int ownedUnder = lease.epoch();
+    leaseLapsesAndIsRenewed();
+    takenBackAndClaimedByC2();
+    Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
+    proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
+
+    assertFalse(finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom"), ownedUnder),
+        "fenced: the job is c2's");
+
+    assertEquals(1, proxy.lost());
+    assertEquals(List.of("j1"), probe.inFlightIds("c2"), "the job is c2's, untouched by c1's retry");
+    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertTrue(refusedWarnings().get(0).contains("the retry of job j1"), refusedWarnings().toString());
+    assertEquals(List.of(), linesAt(Level.DEBUG, "its retry found it done"));
+  }
+
+  /**
+   * As for the retry: c1's acknowledgement of a job that was taken back in a lapse of its lease,
+   * run and acknowledged by c2 (its record gone), goes out under the renewed lease and its reply is
+   * lost. The retry is refused with the record gone, and WARNs: the job ran twice.
+   */
+  @Test
+  void anAcknowledgementWhoseReplyWasLostAfterTheLeaseLapsedAndTheJobRanElsewhereWarns() throws Exception {
+    Delivery d = probe.seedInFlight("c1", "j1");
+    int ownedUnder = lease.epoch();
+    leaseLapsesAndIsRenewed();
+    Delivery c2s = takenBackAndClaimedByC2();
+    assertEquals(RedisBroker.Ack.ACKED, direct.releaseClaimed("c2", c2s).ack(), "c2 ran it and acknowledged it");
+    AckSender.Channel channel = sender("c1");
+    proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
+
+    channel.report(null, d, Refusals.NOT_LANDED, ownedUnder);
+
+    assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+    assertEquals(1, proxy.lost());
+    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertTrue(refusedWarnings().get(0).contains("the ack of job j1"), refusedWarnings().toString());
+    assertEquals(List.of(), linesAt(Level.DEBUG, "its retry found it done"));
+  }
+
+  /** A consumer of this test's queue that runs {@code handler}'s jobs, one per claim. */
+  private Consumer consumer(JobHandler handler, Watchdog watchdog) {
+    StatsRecorder stats = new StatsRecorder(broker.keys());
+    JobRunner runner = new JobRunner(HandlerRegistry.of(List.of(handler)), stats,
+        Duration.ofSeconds(5), RetryPolicy.defaults());
+    Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
+    return new Consumer("c1", 0, new Consumer.Shared(broker, runner, watchdog, lease, acks, finisher,
+        null, stats, new FailoverResync(broker, () -> 0)), new Consumer.Settings(0.05, 30_000, 1), () -> false,
+        () -> false);
+  }
+
+  /** A handler of type "flaky" that fails each job after {@code meanwhile} ran (its outcome: a retry). */
+  private static JobHandler failingAfter(Runnable meanwhile) {
+    return new JobHandler() {
+      @Override
+      public String type() {
+        return "flaky";
+      }
+
+      @Override
+      public JobResult handle(JobContext context) {
+        meanwhile.run();
+        throw new IllegalStateException("boom");
+      }
+    };
+  }
+
+  /**
+   * A consumer's retry whose reply is lost, the lease holding since the claim: the consumer passes
+   * the lease of its claim to the retry, whose refused second try is the first's echo (no WARN).
+   */
+  @Test
+  void aConsumersRetryWhoseReplyWasLostUnderTheLeaseOfItsClaimIsTheEchoOfItsFirstTry() throws Exception {
+    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
+    sender("c1");
+    Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
+    try {
+      Consumer consumer = consumer(failingAfter(
+          () -> proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { })), watchdog);
+      consumer.pass(); // claims j1
+      consumer.pass(); // runs it; its retry's first try loses its reply, the second is refused
+    } finally {
+      watchdog.close();
+    }
+
+    assertEquals(1, proxy.lost());
+    assertEquals(List.of("delayed"), probe.placesOf("j1"));
+    assertEquals(2, probe.record("j1").get("attempt").asInt(), "one attempt charged, by the first try");
+    assertEquals(List.of(), refusedWarnings());
+    assertEquals(1, linesAt(Level.DEBUG, "its retry found it done").size(), events.list.toString());
+  }
+
+  /**
+   * As above, but while the handler ran the lease lapsed, the job was taken back and claimed by c2,
+   * and the lease was renewed: the consumer's retry is fenced (its reply lost), and its refused
+   * second try WARNs as the take-back it is.
+   */
+  @Test
+  void aConsumersRetryWhoseReplyWasLostAfterItsLeaseLapsedWhileTheJobRanWarns() throws Exception {
+    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
+    sender("c1");
+    Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
+    try {
+      Consumer consumer = consumer(failingAfter(() -> {
+        leaseLapsesAndIsRenewed();
+        takenBackAndClaimedByC2();
+        proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
+      }), watchdog);
+      consumer.pass(); // claims j1
+      consumer.pass(); // runs it; its retry is fenced, the reply of the first try lost
+    } finally {
+      watchdog.close();
+    }
+
+    assertEquals(1, proxy.lost());
+    assertEquals(List.of("j1"), probe.inFlightIds("c2"), "the job is c2's, untouched by c1's retry");
+    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertTrue(refusedWarnings().get(0).contains("the retry of job j1"), refusedWarnings().toString());
   }
 }
