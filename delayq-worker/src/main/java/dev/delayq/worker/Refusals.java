@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * acknowledgement, Redis answered that the job's record is gone ({@link RedisBroker.Ack#ENDED}: a
  * job taken back lives on, with its record). A job taken back, run and acknowledged elsewhere also
  * has no record, but its taking back broke the lease: it WARNs. (For an attempt whose reply was
- * lost the lease is the one it went out under; a take-back in a lapse before that, while the job
- * ran, is not seen by it: that needs the lease a delivery was claimed under, which the callers do
- * not pass here.)
+ * lost, nothing says the delivery was still the consumer's when it went out, so the lease counted
+ * is the one it was last known owned under, its batch's claim or its confirmed start, which the
+ * callers pass: a lapse while the job ran, renewed before the attempt, breaks it.)
  */
 final class Refusals {
   private static final Logger log = LoggerFactory.getLogger(Refusals.class);
@@ -44,9 +44,9 @@ final class Refusals {
   }
 
   /**
-   * An attempt applied on the master but its replicas did not confirm it, or goes out now and may
-   * lose its reply: what a refusal of the retry is held against (the lease it applied or went out
-   * under, or {@link #NOT_LANDED}).
+   * An attempt applied on the master but its replicas did not confirm it, or a call that confirms
+   * a delivery is the consumer's goes out now: what a refusal of the retry is held against (the
+   * lease it applied or went out under, or {@link #NOT_LANDED} when the lease does not hold).
    */
   int landed() {
     int epoch = lease.epoch(); // read first: a lease renewed after a lapse meanwhile is a new epoch
