@@ -28,12 +28,14 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * What a process logs of an outage, from the failures real calls meet: a master whose replica is
- * stopped (SIGSTOP) answers, but its WAIT falls short of redis.replicaAcks; a server that is gone
- * is unreachable. Each is said as what it is, once, and its end once; the line for a server that
- * is gone stays as it was (operators' scripts look for it).
+ * stopped (SIGSTOP) answers, but its WAIT falls short of redis.replicaAcks; a master out of memory
+ * answers with an error (OOM); a server that is gone is unreachable. Each is said as what it is,
+ * once, and its end once; the line for a server that is gone stays as it was (operators' scripts
+ * look for it).
  */
 class OutageLogTest {
   private static RedisServer master;
@@ -124,6 +126,59 @@ class OutageLogTest {
         logged.get(0));
     assertTrue(logged.get(1).matches("INFO worker-1: enough replicas acknowledge again after \\d+\\.\\d s"),
         logged.get(1));
+  }
+
+  /** An enqueue while the master may use no memory (maxmemory 1 byte, noeviction): it answers OOM. */
+  private JedisDataException outOfMemory() {
+    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
+      m.configSet("maxmemory-policy", "noeviction");
+      m.configSet("maxmemory", "1");
+      try {
+        return assertThrows(JedisDataException.class,
+            () -> broker.enqueue(QueueProbe.delayed("j-" + System.nanoTime(), "{}", 60_000)));
+      } finally {
+        m.configSet("maxmemory", "0");
+      }
+    }
+  }
+
+  @Test
+  void anErrorReplyIsLoggedAsWhatRedisAnsweredNotAsRedisUnreachable() throws Exception {
+    OutageLog outages = new OutageLog("worker-1");
+    RedisOutage acks = new RedisOutage("worker-1/acks", outages);
+    RedisOutage finisher = new RedisOutage("worker-1/outcomes", outages);
+    JedisDataException oom = outOfMemory();
+    assertTrue(oom.getMessage().startsWith("OOM "), oom.getMessage());
+
+    acks.failed(oom);
+    finisher.failed(outOfMemory());
+    acks.failed(outOfMemory());
+    acks.succeeded();
+    finisher.succeeded();
+
+    List<String> logged = logged();
+    assertEquals(2, logged.size(), logged.toString());
+    assertEquals("WARN worker-1: Redis answered with an error: " + oom.getMessage()
+        + " (noticed by worker-1/acks); retrying with backoff", logged.get(0));
+    assertTrue(logged.get(1).matches("INFO worker-1: Redis answers without an error again after \\d+\\.\\d s"),
+        logged.get(1));
+  }
+
+  /** An error reply's text may carry what a caller passed (a script's error): its controls are escaped. */
+  @Test
+  void anErrorReplysControlCharactersAreEscaped() {
+    OutageLog outages = new OutageLog("worker-1");
+    JedisDataException e;
+    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
+      e = assertThrows(JedisDataException.class,
+          () -> m.eval("return redis.error_reply('ERR unknown mode ' .. ARGV[1])", 0, "x\u001b[2Jy"));
+    }
+    assertTrue(e.getMessage().contains("\u001b"), "Redis passed the ESC on");
+
+    new RedisOutage("worker-1/outcomes", outages).failed(e);
+
+    assertEquals(List.of("WARN worker-1: Redis answered with an error: ERR unknown mode x\\u001b[2Jy "
+        + "(noticed by worker-1/outcomes); retrying with backoff"), logged());
   }
 
   @Test
