@@ -5,6 +5,12 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -122,17 +128,29 @@ public final class RedisErrors {
     return new TlsRefusedException("TLS connection to " + server + " refused: " + why + " [" + raw + "]");
   }
 
+  /**
+   * The first {@code type} among {@code e}, its causes and what they suppressed, each looked at
+   * once: a pool's failures can suppress one another (a retry's failure added to the one it
+   * retried, which is also its cause), and a walk without that would never end.
+   */
   private static <T extends Throwable> T find(Throwable e, Class<T> type) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    Deque<Throwable> next = new ArrayDeque<>();
+    if (e != null) {
+      next.add(e);
+    }
+    while (!next.isEmpty()) {
+      Throwable t = next.poll();
+      if (!seen.add(t)) {
+        continue;
+      }
       if (type.isInstance(t)) {
         return type.cast(t);
       }
-      for (Throwable s : t.getSuppressed()) {
-        T inner = find(s, type);
-        if (inner != null) {
-          return inner;
-        }
+      if (t.getCause() != null) {
+        next.add(t.getCause());
       }
+      next.addAll(List.of(t.getSuppressed()));
     }
     return null;
   }
