@@ -35,7 +35,7 @@ public enum RedisTrouble {
     return switch (this) {
       case UNREACHABLE -> still ? "Redis still unreachable" : "Redis unreachable";
       case TOO_FEW_REPLICAS -> (still ? "too few replicas still acknowledge" : "too few replicas acknowledge")
-          + " its writes (redis.replicaAcks)";
+          + " the writes (redis.replicaAcks)";
       case ERROR_REPLY -> (still ? "Redis still answers with an error: " : "Redis answered with an error: ")
           + errorText(e);
     };

@@ -1,6 +1,7 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RedisTrouble;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
@@ -245,8 +246,7 @@ final class AckSender implements AutoCloseable {
         outage.succeeded();
       } catch (RuntimeException e) {
         if (abandon.getAsBoolean()) {
-          log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
-              + "flight and are taken back, uncharged", round.size());
+          givingUp(round.size(), e, broker.unconfirmedAcks(reports, e));
           sent(round);
         } else {
           // sent again, in order, once this shard's retry is due; what this try acknowledged on
@@ -283,6 +283,24 @@ final class AckSender implements AutoCloseable {
         outage.failed(je); // logs the outage once; the backoff is the shard's
       }
       return 0;
+    }
+
+    /**
+     * Says that {@code count} reports are given up at shutdown, by what their last try met
+     * ({@code e}); {@code unconfirmed}, when it ran unconfirmed, is what it acknowledged on the master.
+     */
+    private void givingUp(int count, RuntimeException e, List<RedisBroker.Ack[]> unconfirmed) {
+      long done = unconfirmed == null ? 0 : unconfirmed.stream().flatMap(java.util.Arrays::stream)
+          .filter(a -> a == RedisBroker.Ack.ACKED).count();
+      String trouble = RedisTrouble.of(e).said(e, false);
+      if (done == 0) {
+        log.error("giving up {} acknowledgement(s): {} at shutdown; those jobs stay in "
+            + "flight and are taken back, uncharged", count, trouble);
+      } else {
+        log.error("giving up {} acknowledgement(s): {} at shutdown; {} of those jobs are acknowledged "
+            + "on the master, unconfirmed (a failover may lose that, and then they are taken back), "
+            + "the others stay in flight and are taken back, uncharged", count, trouble, done);
+      }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.delayq.worker;
 
 import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RedisTrouble;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisErrors;
@@ -85,9 +86,12 @@ final class Finisher {
         }
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {
-          log.error("{}: giving up the {} of job {}: Redis still unreachable at shutdown; "
-              + "the job stays in flight and is recovered", consumer, name(outcome),
-              LogText.escape(delivery.id()));
+          // said by what the last try met; when it applied, unconfirmed, the job is not in flight
+          log.error("{}: giving up the {} of job {}: {} at shutdown; {}", consumer, name(outcome),
+              LogText.escape(delivery.id()), RedisTrouble.of(e).said(e, true),
+              RedisBroker.unconfirmedOutcome(e)
+                  ? "it is applied on the master, unconfirmed: should a failover lose it, the job is recovered"
+                  : "the job stays in flight and is recovered");
           return false;
         }
         Thread.sleep(wait);
