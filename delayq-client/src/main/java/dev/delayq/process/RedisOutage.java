@@ -6,7 +6,8 @@ import dev.delayq.redis.RedisErrors;
  * One thread's view of a Redis outage: the backoff before its next try (100 ms doubling to
  * 5 s, spread by {@link Jitter} so the threads of many processes do not reconnect in step), and
  * its part in the process's {@link OutageLog}, which logs the outage once when it starts and once
- * when it ends, however many calls fail in between. A server that answered as a replica
+ * when it ends, however many calls fail in between (Redis unreachable, or too few replicas
+ * confirming its writes: each said as what it is). A server that answered as a replica
  * (READONLY) is no outage: the master moved, the connection is finding it and says so itself,
  * and the thread tries again shortly.
  */
@@ -39,10 +40,10 @@ public final class RedisOutage {
     if (!down) {
       down = true;
       backoffMs = MIN_BACKOFF_MS;
-      log.down(subject, e);
     } else {
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     }
+    log.down(subject, e); // told every time: it logs once per outage, and again for a new kind of one
     return Jitter.spread(backoffMs, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
   }
 

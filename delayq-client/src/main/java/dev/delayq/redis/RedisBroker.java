@@ -883,6 +883,21 @@ public final class RedisBroker {
     return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
   }
 
+  /**
+   * What a move to delayed (retry, reschedule, wait) answered on the master when the call ran but
+   * fewer replicas than redis.replicaAcks confirmed it ({@code e} as for {@link #unconfirmedOutcome}):
+   * MOVED, or DEAD when the job went to dead instead; null for any other failure or script, or
+   * when that try was fenced. A retry refused as the echo of this try reports what it did.
+   */
+  public static Moved unconfirmedMove(Throwable e) {
+    ReplicaAcksException r = unconfirmedCall(e);
+    if (r == null || r.script() != Script.MOVE_TO_DELAYED) {
+      return null;
+    }
+    Moved m = moved((Long) r.replies().get(0));
+    return m == Moved.FENCED ? null : m;
+  }
+
   /** The failure of one script call that ran but whose writes replicas did not confirm, or null. */
   private static ReplicaAcksException unconfirmedCall(Throwable e) {
     Throwable t = e instanceof ShardFailed ? e.getCause() : e;
@@ -1618,6 +1633,11 @@ public final class RedisBroker {
     long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
         List.of(delivery.element(), Long.toString(delayMs), mode, error));
+    return moved(r);
+  }
+
+  /** What moveToDelayed.lua's answer {@code r} means: its new due time, 0 fenced, -1 dead instead. */
+  private static Moved moved(long r) {
     return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
   }
 

@@ -1,6 +1,16 @@
 package dev.delayq.redis;
 
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -10,17 +20,17 @@ import redis.clients.jedis.exceptions.JedisDataException;
 public final class RedisErrors {
   private RedisErrors() {}
 
-  /**
-   * True when the server answered as a replica: READONLY to a write, a blocked command released
-   * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
-   * must find it again, not wait for this server to come back.
-   */
   /** TRYAGAIN: a multi-key command met a cluster slot that is half migrated; it did not run. */
   public static boolean isSlotMoving(Throwable e) {
     return e instanceof JedisDataException && e.getMessage() != null
         && e.getMessage().startsWith("TRYAGAIN");
   }
 
+  /**
+   * True when the server answered as a replica: READONLY to a write, a blocked command released
+   * because the server turned replica (UNBLOCKED), or MASTERDOWN. The master moved: the process
+   * must find it again, not wait for this server to come back.
+   */
   public static boolean isTopologyChange(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof JedisDataException && t.getMessage() != null) {
@@ -32,6 +42,40 @@ public final class RedisErrors {
       }
     }
     return false;
+  }
+
+  /**
+   * True when {@code e} (or a cause of it, such as a shard's failure) says a call went out and its
+   * answer never came: the connection broke while the reply was awaited (closed by the server or
+   * on the way, reset, or the read timed out), not while connecting. Such a call may have run and
+   * applied, and what it answered is unknown: like a call whose replicas fell short, it is sent
+   * again, and a retry that finds its delivery gone may be meeting this very call.
+   */
+  public static boolean isReplyLost(Throwable e) {
+    if (find(e, ConnectException.class) != null || find(e, UnknownHostException.class) != null
+        || find(e, NoRouteToHostException.class) != null) {
+      return false; // it never reached Redis (Jedis 8 keeps the connect failure as suppressed)
+    }
+    boolean connectionLost = false;
+    boolean midCall = false;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof TlsRefusedException) {
+        return false; // refused at the handshake
+      }
+      if (t instanceof JedisConnectionException && t.getMessage() != null
+          && t.getMessage().startsWith("Attempting to write to a broken connection")) {
+        return false; // refused before anything was sent
+      }
+      if (t instanceof JedisConnectionException) {
+        connectionLost = true;
+        String m = t.getMessage();
+        // Jedis read the end of the stream where the reply should have been
+        midCall |= m != null && (m.startsWith("Unexpected end of stream")
+            || m.startsWith("It seems like server has closed the connection"));
+      }
+      midCall |= t instanceof IOException; // reset, broken pipe, read timed out
+    }
+    return connectionLost && midCall;
   }
 
   /** A TLS handshake that failed, with what to change said in its message. */
@@ -84,17 +128,29 @@ public final class RedisErrors {
     return new TlsRefusedException("TLS connection to " + server + " refused: " + why + " [" + raw + "]");
   }
 
+  /**
+   * The first {@code type} among {@code e}, its causes and what they suppressed, each looked at
+   * once: a pool's failures can suppress one another (a retry's failure added to the one it
+   * retried, which is also its cause), and a walk without that would never end.
+   */
   private static <T extends Throwable> T find(Throwable e, Class<T> type) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    Deque<Throwable> next = new ArrayDeque<>();
+    if (e != null) {
+      next.add(e);
+    }
+    while (!next.isEmpty()) {
+      Throwable t = next.poll();
+      if (!seen.add(t)) {
+        continue;
+      }
       if (type.isInstance(t)) {
         return type.cast(t);
       }
-      for (Throwable s : t.getSuppressed()) {
-        T inner = find(s, type);
-        if (inner != null) {
-          return inner;
-        }
+      if (t.getCause() != null) {
+        next.add(t.getCause());
       }
+      next.addAll(List.of(t.getSuppressed()));
     }
     return null;
   }

@@ -11,6 +11,8 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class ReplicaAcksException extends JedisException {
   private final Script script;
+  private final long acked;
+  private final ReplicaAcks wanted;
   private final transient List<Object> replies;
 
   ReplicaAcksException(Script script, long acked, ReplicaAcks wanted, List<Object> replies) {
@@ -18,7 +20,19 @@ public final class ReplicaAcksException extends JedisException {
         + "within " + wanted.timeoutMs() + " ms (redis.replicaAcks: " + wanted.replicas()
         + "); it is on the master but not durable, so it does not count as done");
     this.script = script;
+    this.acked = acked;
+    this.wanted = wanted;
     this.replies = replies;
+  }
+
+  /** How many replicas confirmed the writes in time (fewer than {@link #wanted()} asks for). */
+  public long acked() {
+    return acked;
+  }
+
+  /** How many replicas redis.replicaAcks asks for, and how long the call waited for them. */
+  public ReplicaAcks wanted() {
+    return wanted;
   }
 
   /** The script whose calls ran unconfirmed. */

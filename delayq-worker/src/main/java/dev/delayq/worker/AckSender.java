@@ -1,10 +1,12 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RedisTrouble;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -28,9 +30,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * together in one script call, so a job costs no round trip of its own and a finished job waits
  * for its acknowledgement about one round trip. Retried through Redis outages until sent or
  * abandoned at shutdown; a fenced acknowledgement (the job was taken back) is logged. A call that
- * ran but whose replicas did not confirm it ({@code redis.replicaAcks}) is sent again, and a
- * delivery it had acknowledged is then refused as gone: {@link Refusals} tells that echo from a
- * job taken back.
+ * ran but whose replicas did not confirm it ({@code redis.replicaAcks}), or whose reply was lost
+ * after it went out, is sent again, and a delivery it had acknowledged is then refused as gone:
+ * {@link Refusals} tells that echo from a job taken back.
  *
  * <p>Each shard of the queue has its own lane: a thread, the reports of its shard in order, and its
  * retries. A shard whose calls fail (a cluster master killed, or with {@code redis.replicaAcks} a
@@ -47,16 +49,18 @@ final class AckSender implements AutoCloseable {
   private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
   /**
-   * A report; {@code landing}, for a finished delivery, is what {@link Refusals#landed} said at the
-   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did).
+   * A report; for a finished delivery, {@code landing} is what {@link Refusals#landed} said at the
+   * last try that acknowledged it unconfirmed ({@link Refusals#NOT_LANDED}: none did), and
+   * {@code ownedUnder} the lease under which it was last known the consumer's (a try whose reply
+   * is lost is held against that one: see {@link Finisher#finish(String, Delivery, Outcome, int)}).
    */
-  private record Item(Channel channel, Delivery started, Delivery finished, int landing) {
+  private record Item(Channel channel, Delivery started, Delivery finished, int landing, int ownedUnder) {
     Item(Channel channel, Delivery started, Delivery finished) {
-      this(channel, started, finished, Refusals.NOT_LANDED);
+      this(channel, started, finished, Refusals.NOT_LANDED, Refusals.NOT_LANDED);
     }
 
     Item landed(int at) {
-      return new Item(channel, started, finished, at);
+      return new Item(channel, started, finished, at, ownedUnder);
     }
   }
 
@@ -77,16 +81,20 @@ final class AckSender implements AutoCloseable {
       }
     }
 
-    /** Reports that the consumer started {@code started} and finished {@code finished} (either may be null). */
+    /**
+     * Reports that the consumer started {@code started} and finished {@code finished} (either may be
+     * null), the latter not known to be owned under any lease.
+     */
     void report(Delivery started, Delivery finished) {
-      report(started, finished, Refusals.NOT_LANDED);
+      report(started, finished, Refusals.NOT_LANDED, Refusals.NOT_LANDED);
     }
 
     /**
-     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery that an earlier call
-     * acknowledged unconfirmed, as {@link Refusals#landed} said then ({@code landing}).
+     * As {@link #report(Delivery, Delivery)}, for a {@code finished} delivery last known the
+     * consumer's under the lease {@code ownedUnder}, which an earlier call acknowledged
+     * unconfirmed, as {@link Refusals#landed} said then ({@code landing}), unless NOT_LANDED.
      */
-    void report(Delivery started, Delivery finished, int landing) {
+    void report(Delivery started, Delivery finished, int landing, int ownedUnder) {
       int from = started == null ? -1 : shardOf(started);
       int to = finished == null ? -1 : shardOf(finished);
       if (finished != null) {
@@ -95,9 +103,9 @@ final class AckSender implements AutoCloseable {
       if (from >= 0 && to >= 0 && from != to) {
         // each to its own shard's lane
         add(from, new Item(this, started, null));
-        add(to, new Item(this, null, finished, landing));
+        add(to, new Item(this, null, finished, landing, ownedUnder));
       } else {
-        add(Math.max(from, to), new Item(this, started, finished, landing));
+        add(Math.max(from, to), new Item(this, started, finished, landing, ownedUnder));
       }
     }
 
@@ -238,13 +246,22 @@ final class AckSender implements AutoCloseable {
         outage.succeeded();
       } catch (RuntimeException e) {
         if (abandon.getAsBoolean()) {
-          log.error("giving up {} acknowledgement(s): Redis unreachable at shutdown; those jobs stay in "
-              + "flight and are taken back, uncharged", round.size());
+          givingUp(round.size(), e, broker.unconfirmedAcks(reports, e));
           sent(round);
         } else {
           // sent again, in order, once this shard's retry is due; what this try acknowledged on
           // the master, unconfirmed, is noted, for the retry may find it gone
           List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+          if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
+            // what this try did is unknown: each of its acknowledgements may have landed, if its
+            // delivery was still the consumer's (held against the lease it was last known so under)
+            for (int at = 0; at < round.size(); at++) {
+              Item i = round.get(at);
+              if (i.finished() != null && i.landing() == Refusals.NOT_LANDED) {
+                round.set(at, i.landed(i.ownedUnder()));
+              }
+            }
+          }
           if (unconfirmed != null) {
             int landing = refusals.landed();
             Map<String, List<Integer>> places = finishedPlaces(round);
@@ -266,6 +283,24 @@ final class AckSender implements AutoCloseable {
         outage.failed(je); // logs the outage once; the backoff is the shard's
       }
       return 0;
+    }
+
+    /**
+     * Says that {@code count} reports are given up at shutdown, by what their last try met
+     * ({@code e}); {@code unconfirmed}, when it ran unconfirmed, is what it acknowledged on the master.
+     */
+    private void givingUp(int count, RuntimeException e, List<RedisBroker.Ack[]> unconfirmed) {
+      long done = unconfirmed == null ? 0 : unconfirmed.stream().flatMap(java.util.Arrays::stream)
+          .filter(a -> a == RedisBroker.Ack.ACKED).count();
+      String trouble = RedisTrouble.of(e).said(e, false);
+      if (done == 0) {
+        log.error("giving up {} acknowledgement(s): {} at shutdown; those jobs stay in "
+            + "flight and are taken back, uncharged", count, trouble);
+      } else {
+        log.error("giving up {} acknowledgement(s): {} at shutdown; {} of those jobs are acknowledged "
+            + "on the master, unconfirmed (a failover may lose that, and then they are taken back), "
+            + "the others stay in flight and are taken back, uncharged", count, trouble, done);
+      }
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.delayq.process.RunningFile;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -91,8 +92,15 @@ final class Consumer {
   private long batchMasterEpoch;
   /** The epoch of the master this consumer last gave back its stale deliveries to. */
   private long seenMasterEpoch;
+  /**
+   * The lease under which the job in hand was last known this consumer's (its batch's claim, or
+   * its start confirmed by Redis), or -1: a try of its outcome whose reply is lost is held against it.
+   */
+  private int ownedUnder = Refusals.NOT_LANDED;
   /** A finished job whose acknowledgement goes with the next call or report. */
   private Delivery pendingAck;
+  /** What {@link #ownedUnder} was for the job of {@link #pendingAck}. */
+  private int pendingAckOwnedUnder = Refusals.NOT_LANDED;
   /**
    * The pending acknowledgement that a call ran on the master but its replicas did not confirm,
    * and what {@link Refusals#landed} said then: its retry may find it done (see {@link #landingOf}).
@@ -181,7 +189,7 @@ final class Consumer {
    */
   void handOffAck() {
     if (pendingAck != null) {
-      acks.report(null, pendingAck, landingOf(pendingAck));
+      acks.report(null, pendingAck, landingOf(pendingAck), pendingAckOwnedUnder);
       pendingAck = null;
     }
   }
@@ -254,6 +262,7 @@ final class Consumer {
     if (!roomInCrashRecord()) {
       return; // told to be quiet meanwhile: the next step gives the batch back
     }
+    ownedUnder = batchEpoch; // a start that asks Redis says its own
     if (!nextIsMarked && !start(job)) {
       return;
     }
@@ -280,10 +289,11 @@ final class Consumer {
   private boolean start(RedisBroker.Claimed job) {
     if (shared.lease().holdsSince(batchEpoch, System.nanoTime())
         && shared.resync().epoch() == batchMasterEpoch) {
-      acks.report(job.delivery(), pendingAck, landingOf(pendingAck));
+      acks.report(job.delivery(), pendingAck, landingOf(pendingAck), pendingAckOwnedUnder);
       pendingAck = null;
       return true;
     }
+    int askedUnder = refusals.landed(); // read before the call: a lease renewed after it covers nothing
     int shard = broker.keys().shardIndexOf(job.id());
     if (owed.length > 1) {
       handOffAckUnlessIn(shard); // one call to one shard: a failure there is that shard's alone
@@ -302,7 +312,9 @@ final class Consumer {
     health.worked(shard);
     acknowledged(pendingAck, s.ack());
     pendingAck = null;
-    if (!s.started()) {
+    if (s.started()) {
+      ownedUnder = askedUnder;
+    } else {
       log.warn("{}: its claimed jobs were taken back (its heartbeat expired while it was stopped, "
           + "paused or cut off, or a Redis failover lost the claim); it runs none of the {} left of "
           + "its batch", id, batch.size() - next);
@@ -334,6 +346,7 @@ final class Consumer {
     }
     if (outcome instanceof Outcome.Ack ack) {
       pendingAck = ackOf(job, ack);
+      pendingAckOwnedUnder = ownedUnder;
     } else {
       apply(job, outcome);
     }
@@ -621,7 +634,7 @@ final class Consumer {
   /** A retry, reschedule or dead-letter, applied now (retried through Redis outages). */
   private void apply(RedisBroker.Claimed job, Outcome outcome) {
     try {
-      shared.finisher().finish(id, job.delivery(), outcome);
+      shared.finisher().finish(id, job.delivery(), outcome, ownedUnder);
     } catch (InterruptedException e) {
       if (!abandon.getAsBoolean()) {
         throw new RunUntilShutdown.CannotGoOn("interrupted while applying the " + Finisher.name(outcome)
@@ -645,13 +658,17 @@ final class Consumer {
 
   /**
    * A call that held the pending acknowledgement failed with {@code e}: when it ran and acknowledged
-   * it on the master, unconfirmed by its replicas, the retry (the next call that holds it, or the
-   * sender) may find the job done by it.
+   * it on the master, unconfirmed by its replicas, or its reply was lost (it may have, if the job
+   * was still this consumer's: held against the lease it was last known so under), the retry (the
+   * next call that holds it, or the sender) may find the job done by it.
    */
   private void noteUnconfirmedAck(RuntimeException e) {
     if (pendingAck != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
       landedAck = pendingAck;
       landedAckAt = refusals.landed();
+    } else if (pendingAck != null && pendingAck != landedAck && RedisErrors.isReplyLost(e)) {
+      landedAck = pendingAck;
+      landedAckAt = pendingAckOwnedUnder;
     }
   }
 

@@ -2,8 +2,10 @@ package dev.delayq.worker;
 
 import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.process.RedisTrouble;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.RedisErrors;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +17,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * no call of their own: each rides on the consumer's next start, claim or release.) A call
  * refused because the delivery was taken back from its consumer (fenced) is logged once and
  * changes nothing; the job runs again elsewhere. A retry refused because its own earlier attempt
- * had applied the outcome (its replicas had not confirmed it) is no such thing ({@link Refusals}).
+ * had applied the outcome (its replicas had not confirmed it, or its reply was lost on the way) is
+ * no such thing ({@link Refusals}); when that attempt is known to have sent the job to dead
+ * instead (its replicas' shortfall came with its answer), that is logged as for any other.
  */
 final class Finisher {
   private static final Logger log = LoggerFactory.getLogger(Finisher.class);
@@ -38,23 +42,56 @@ final class Finisher {
     this.refusals = refusals;
   }
 
-  /** Applies the outcome now; true when applied, false when fenced or abandoned. */
+  /**
+   * Applies the outcome now; true when applied, false when fenced or abandoned. As
+   * {@link #finish(String, Delivery, Outcome, int)} for a delivery not known to be owned under
+   * any lease (a try whose reply is lost then counts as maybe fenced).
+   */
   boolean finish(String consumer, Delivery delivery, Outcome outcome) throws InterruptedException {
+    return finish(consumer, delivery, outcome, Refusals.NOT_LANDED);
+  }
+
+  /**
+   * Applies the outcome now; true when applied, false when fenced or abandoned. {@code ownedUnder}
+   * is the lease under which the delivery was last known to be the consumer's (its batch's claim,
+   * or its start confirmed by Redis: what {@link Refusals#landed} said before that call), or
+   * {@link Refusals#NOT_LANDED}. A try whose reply is lost is held against it, not against the
+   * lease the try went out under: a lease that lapsed while the job ran and was renewed before
+   * the try may have let the job be taken back, and then the refused retry is no echo.
+   */
+  boolean finish(String consumer, Delivery delivery, Outcome outcome, int ownedUnder)
+      throws InterruptedException {
     int landing = Refusals.NOT_LANDED;
+    RedisBroker.Moved landedMove = null; // what the try that applied it unconfirmed did, when known
     while (true) {
       try {
-        boolean applied = apply(consumer, delivery, outcome);
+        if (apply(consumer, delivery, outcome)) {
+          outage.succeeded();
+          return true;
+        }
         outage.succeeded();
-        return applied || refusals.outcomeRefused(consumer, delivery, name(outcome), landing);
+        if (!refusals.outcomeRefused(consumer, delivery, name(outcome), landing)) {
+          return false;
+        }
+        if (landedMove == RedisBroker.Moved.DEAD) {
+          wentToDead(consumer, delivery, outcome); // the earlier try's doing, not this refusal's
+        }
+        return true;
       } catch (JedisException e) {
         if (RedisBroker.unconfirmedOutcome(e)) {
           landing = refusals.landed(); // it ran and applied: a refused retry may be meeting it
+          landedMove = RedisBroker.unconfirmedMove(e);
+        } else if (landing == Refusals.NOT_LANDED && RedisErrors.isReplyLost(e)) {
+          landing = ownedUnder; // it may have run and applied, if the job was still the consumer's
         }
         long wait = outage.failed(e);
         if (abandon.getAsBoolean()) {
-          log.error("{}: giving up the {} of job {}: Redis still unreachable at shutdown; "
-              + "the job stays in flight and is recovered", consumer, name(outcome),
-              LogText.escape(delivery.id()));
+          // said by what the last try met; when it applied, unconfirmed, the job is not in flight
+          log.error("{}: giving up the {} of job {}: {} at shutdown; {}", consumer, name(outcome),
+              LogText.escape(delivery.id()), RedisTrouble.of(e).said(e, true),
+              RedisBroker.unconfirmedOutcome(e)
+                  ? "it is applied on the master, unconfirmed: should a failover lose it, the job is recovered"
+                  : "the job stays in flight and is recovered");
           return false;
         }
         Thread.sleep(wait);
@@ -81,10 +118,14 @@ final class Finisher {
 
   private static boolean moved(String consumer, Delivery delivery, Outcome outcome, RedisBroker.Moved m) {
     if (m == RedisBroker.Moved.DEAD) {
-      log.error("{}: job {} went to dead instead of its {}: its record cannot be read or written "
-          + "back (see its lastError)", consumer, LogText.escape(delivery.id()), name(outcome));
+      wentToDead(consumer, delivery, outcome);
     }
     return m != RedisBroker.Moved.FENCED;
+  }
+
+  private static void wentToDead(String consumer, Delivery delivery, Outcome outcome) {
+    log.error("{}: job {} went to dead instead of its {}: its record cannot be read or written "
+        + "back (see its lastError)", consumer, LogText.escape(delivery.id()), name(outcome));
   }
 
   static String name(Outcome outcome) {

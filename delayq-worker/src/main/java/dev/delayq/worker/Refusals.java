@@ -9,18 +9,23 @@ import org.slf4j.LoggerFactory;
 /**
  * Says what a refused acknowledgement or outcome means, and logs it so. With
  * {@code redis.replicaAcks} a call whose WAIT fell short is sent again although it ran on the
- * master; when it had applied there, the retry finds the delivery gone from the consumer's list
- * and is refused, yet nobody took the job back: this very call ended it. Such a refusal is an
- * echo of the call's earlier attempt, logged at DEBUG; any other WARNs once, as a job taken back
- * that runs again elsewhere.
+ * master, and a call whose reply was lost (the connection broke after it was sent) is sent again
+ * although it may have run; when it had applied, the retry finds the delivery gone from the
+ * consumer's list and is refused, yet nobody took the job back: this very call ended it. Such a
+ * refusal is an echo of the call's earlier attempt, logged at DEBUG; any other WARNs once, as a job
+ * taken back that runs again elsewhere.
  *
  * <p>A refusal is an echo only when the worker knows all of: an attempt of this call applied (its
- * answer came back with the replicas' shortfall: {@link #landed}); its {@link Lease} held from that
- * attempt to the refusal without a break, so no recovery can have taken the consumer's jobs back
- * in between (and had a failover lost the attempt, the delivery would still be in the list, where
- * the retry applies it); and, for an acknowledgement, Redis answered that the job's record is gone
- * ({@link RedisBroker.Ack#ENDED}: a job taken back lives on, with its record). A job taken back,
- * run and acknowledged elsewhere also has no record, but its taking back broke the lease: it WARNs.
+ * answer came back with the replicas' shortfall) or may have (its reply was lost), as
+ * {@link #landed} noted; its {@link Lease} held from that attempt to the refusal without a break,
+ * so no recovery can have taken the consumer's jobs back in between (and had a failover lost the
+ * attempt, the delivery would still be in the list, where the retry applies it); and, for an
+ * acknowledgement, Redis answered that the job's record is gone ({@link RedisBroker.Ack#ENDED}: a
+ * job taken back lives on, with its record). A job taken back, run and acknowledged elsewhere also
+ * has no record, but its taking back broke the lease: it WARNs. (For an attempt whose reply was
+ * lost, nothing says the delivery was still the consumer's when it went out, so the lease counted
+ * is the one it was last known owned under, its batch's claim or its confirmed start, which the
+ * callers pass: a lapse while the job ran, renewed before the attempt, breaks it.)
  */
 final class Refusals {
   private static final Logger log = LoggerFactory.getLogger(Refusals.class);
@@ -39,8 +44,9 @@ final class Refusals {
   }
 
   /**
-   * An attempt applied on the master but its replicas did not confirm it: what a refusal of the
-   * retry is held against (the lease it applied under, or {@link #NOT_LANDED}).
+   * An attempt applied on the master but its replicas did not confirm it, or a call that confirms
+   * a delivery is the consumer's goes out now: what a refusal of the retry is held against (the
+   * lease it applied or went out under, or {@link #NOT_LANDED} when the lease does not hold).
    */
   int landed() {
     int epoch = lease.epoch(); // read first: a lease renewed after a lapse meanwhile is a new epoch
@@ -58,8 +64,9 @@ final class Refusals {
    */
   void ackRefused(String consumer, Delivery delivery, RedisBroker.Ack answer, int landing) {
     if (answer == RedisBroker.Ack.ENDED && echoes(landing)) {
-      log.debug("{}: job {} (delivery {}) was acknowledged by an earlier try whose replicas had not "
-          + "confirmed it; its retry found it done", consumer, LogText.escape(delivery.id()), delivery.token());
+      log.debug("{}: job {} (delivery {}) was acknowledged by an earlier try that was not confirmed "
+          + "(its replicas fell short, or its reply was lost); its retry found it done", consumer,
+          LogText.escape(delivery.id()), delivery.token());
       return;
     }
     takenBack(consumer, delivery, "ack");
@@ -72,9 +79,9 @@ final class Refusals {
    */
   boolean outcomeRefused(String consumer, Delivery delivery, String what, int landing) {
     if (echoes(landing)) {
-      log.debug("{}: the {} of job {} (delivery {}) was applied by an earlier try whose replicas had "
-          + "not confirmed it; its retry found it done", consumer, what, LogText.escape(delivery.id()),
-          delivery.token());
+      log.debug("{}: the {} of job {} (delivery {}) was applied by an earlier try that was not "
+          + "confirmed (its replicas fell short, or its reply was lost); its retry found it done",
+          consumer, what, LogText.escape(delivery.id()), delivery.token());
       return true;
     }
     takenBack(consumer, delivery, what);

@@ -283,6 +283,35 @@ class RefusalsTest {
     assertEquals(List.of(), refusedWarnings());
   }
 
+  /**
+   * The first try of a retry finds the record unreadable and sends the job to dead instead, and
+   * its WAIT falls short: the refused retry is that try's echo, and the job's going to dead is
+   * said as when the first try's answer comes back in full.
+   */
+  @Test
+  void aRetryWhoseFirstTrySentTheJobToDeadUnconfirmedStillSaysItWentToDead() throws Exception {
+    Delivery d = probe.seedInFlight("c1", "j1");
+    broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+    Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
+    CompletableFuture<Boolean> applied = new CompletableFuture<>();
+
+    withRetryAfterAShortWait(() -> new Thread(() -> {
+      try {
+        applied.complete(finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom")));
+      } catch (InterruptedException e) {
+        applied.completeExceptionally(e);
+      }
+    }).start());
+
+    assertTrue(applied.get(10, TimeUnit.SECONDS), "the outcome is applied (the job went to dead), not fenced");
+    assertEquals(List.of("dead"), probe.placesOf("j1"));
+    List<String> dead = warnings.list.stream().filter(e -> e.getLevel() == Level.ERROR)
+        .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("went to dead")).toList();
+    assertEquals(1, dead.size(), warnings.list.toString());
+    assertTrue(dead.get(0).contains("job j1 went to dead instead of its retry"), dead.toString());
+    assertEquals(List.of(), refusedWarnings());
+  }
+
   @Test
   void aRetryOfAJobTakenBackIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
