@@ -58,3 +58,4 @@ for side in ("before", "after"):
     print(f"median {side:<7}{'':>14}" + "".join(f"{v:>{w}.2f}" for v, w in zip(med[side], widths)))
 print("after/before: " + ", ".join(f"{n} {a / b:.2f}x" for n, b, a in zip(names, med["before"], med["after"]) if b))
 print(f"figures in {out}")
+EOF
