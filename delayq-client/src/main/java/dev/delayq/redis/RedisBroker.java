@@ -63,6 +63,7 @@ public final class RedisBroker {
   /** queue.limits as include/flow.lua reads them ({@link dev.delayq.config.Limit#spec}), '' for none. */
   private final String limitsSpec;
   private final Enqueuer enqueuer;
+  private final ChangesById changes;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -89,6 +90,7 @@ public final class RedisBroker {
     this.claimMaxBytes = Integer.toString(claimMaxBytes);
     this.recordMaxBytes = Long.toString((long) maxPayloadBytes + RECORD_HEAD_ROOM);
     this.enqueuer = new Enqueuer(keys, scripts, this.maxPayloadBytes);
+    this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
   }
 
   /**
@@ -245,10 +247,7 @@ public final class RedisBroker {
 
   /** True when the job was delayed or ready and is now gone. */
   public boolean cancel(String id) {
-    Keys keys = this.keys.shardOf(id);
-    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
-        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
-    return ((Long) r) == 1L;
+    return changes.cancel(id);
   }
 
   /**
@@ -269,7 +268,8 @@ public final class RedisBroker {
     /** The due time stays (an edit of the payload only). */
     KEEP("keep");
 
-    private final String arg;
+    /** As changePending.lua takes it. */
+    final String arg;
 
     DueChange(String arg) {
       this.arg = arg;
@@ -281,56 +281,25 @@ public final class RedisBroker {
    * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
    */
   public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
-    Keys keys = this.keys.shardOf(id);
-    List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
-        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
-        List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
-            payloadJsonOrNull == null ? "" : payloadJsonOrNull));
-    return new PendingChange((String) r.get(0), (Long) r.get(1));
+    return changes.changePending(id, due, amount, payloadJsonOrNull);
   }
 
   /** What asking to cancel a running job found. */
   public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
 
-  /** How long a cancel request stands for workers to find at their heartbeat. */
-  static final long CANCEL_REQUEST_TTL_MS = 10 * 60_000;
-
   /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
   public CancelAsk requestCancel(String id) {
-    Keys keys = this.keys.shardOf(id);
-    // one channel per queue (shard 0's name), which every worker subscribes to; a channel is no key
-    long r = (Long) scripts.eval(Script.CANCEL_RUNNING,
-        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.cancelRequest(id)),
-        List.of(id, this.keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
-    return r == 1 ? CancelAsk.ASKED : r == 0 ? CancelAsk.PENDING : r == -1 ? CancelAsk.UNKNOWN : CancelAsk.DEAD;
+    return changes.requestCancel(id);
   }
 
   /** Of {@code ids}, those whose cancel was asked for (one MGET). */
   public List<String> cancelRequested(List<String> ids) {
-    if (ids.isEmpty()) {
-      return List.of();
-    }
-    List<String> values;
-    if (keys.shards() == 1) {
-      values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
-    } else { // the request keys of a sharded queue sit in their jobs' slots: one GET each
-      values = new ArrayList<>(ids.size());
-      for (String id : ids) {
-        values.add(redis.get(keys.shardOf(id).cancelRequest(id)));
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < ids.size(); i++) {
-      if (values.get(i) != null) {
-        out.add(ids.get(i));
-      }
-    }
-    return out;
+    return changes.cancelRequested(ids);
   }
 
   /** Drops the cancel request of a job that has ended. */
   public void clearCancelRequest(String id) {
-    redis.del(keys.shardOf(id).cancelRequest(id));
+    changes.clearCancelRequest(id);
   }
 
   // ---- recurring schedules -----------------------------------------------------------------
