@@ -64,6 +64,7 @@ public final class RedisBroker {
   private final String limitsSpec;
   private final Enqueuer enqueuer;
   private final ChangesById changes;
+  private final ScheduleStore scheduleStore;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -91,6 +92,7 @@ public final class RedisBroker {
     this.recordMaxBytes = Long.toString((long) maxPayloadBytes + RECORD_HEAD_ROOM);
     this.enqueuer = new Enqueuer(keys, scripts, this.maxPayloadBytes);
     this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
+    this.scheduleStore = new ScheduleStore(redis, keys, scripts);
   }
 
   /**
@@ -314,41 +316,22 @@ public final class RedisBroker {
 
   /** Every schedule, in id order (few: one hash read and one ZSET read). */
   public List<StoredSchedule> schedules() {
-    Map<String, String> defs = redis.hgetAll(keys.schedules());
-    Map<String, String> last = redis.hgetAll(keys.scheduleLast());
-    Map<String, Long> next = new HashMap<>();
-    for (Tuple t : redis.zrangeWithScores(keys.scheduleNext(), 0, -1)) {
-      next.put(t.getElement(), (long) t.getScore());
-    }
-    List<StoredSchedule> out = new ArrayList<>();
-    for (String id : new TreeSet<>(defs.keySet())) {
-      out.add(new StoredSchedule(id, defs.get(id), next.getOrDefault(id, -1L),
-          last.containsKey(id) ? Long.parseLong(last.get(id)) : -1));
-    }
-    return out;
+    return scheduleStore.schedules();
   }
 
   /** One schedule as stored, or empty. */
   public Optional<StoredSchedule> schedule(String id) {
-    String def = redis.hget(keys.schedules(), id);
-    if (def == null) {
-      return Optional.empty();
-    }
-    Double next = redis.zscore(keys.scheduleNext(), id);
-    String last = redis.hget(keys.scheduleLast(), id);
-    return Optional.of(new StoredSchedule(id, def, next == null ? -1 : next.longValue(),
-        last == null ? -1 : Long.parseLong(last)));
+    return scheduleStore.schedule(id);
   }
 
   /** Schedules whose next tick is at or before {@code untilMs}, earliest first, at most {@code limit}. */
   public List<Tuple> schedulesDueBy(long untilMs, int limit) {
-    return redis.zrangeByScoreWithScores(keys.scheduleNext(), "-inf", Long.toString(untilMs), 0, limit);
+    return scheduleStore.schedulesDueBy(untilMs, limit);
   }
 
   /** The earliest next tick of any schedule, or empty when none is active. */
   public OptionalLong earliestScheduleTick() {
-    List<Tuple> first = redis.zrangeWithScores(keys.scheduleNext(), 0, 0);
-    return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+    return scheduleStore.earliestScheduleTick();
   }
 
   /** What {@link #tickSchedule} did; {@code redisNow} is Redis's clock at the call. */
@@ -365,12 +348,7 @@ public final class RedisBroker {
    */
   public Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
       long newNextMs) {
-    List<?> r = (List<?>) scripts.eval(Script.TICK_SCHEDULE,
-        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed(),
-            keys.ready(), keys.wake(), keys.stats()),
-        List.of(read.id(), Long.toString(read.nextTick()), read.definition(), tickMs < 0 ? "" : Long.toString(tickMs),
-            jobId, recordHead, payloadJson, newNextMs < 0 ? "" : Long.toString(newNextMs)));
-    return new Ticked(((Long) r.get(0)).intValue(), (Long) r.get(1));
+    return scheduleStore.tickSchedule(read, tickMs, jobId, recordHead, payloadJson, newNextMs);
   }
 
   /**
@@ -381,21 +359,7 @@ public final class RedisBroker {
    */
   public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
       List<String> withdraw) {
-    if (keys.shards() > 1) {
-      // tickSchedule.lua writes a tick's job beside its schedule in one slot, while a sharded
-      // queue places a job by its id: refused rather than a job in a shard nobody acknowledges in
-      throw new IllegalStateException("recurring schedules are not supported on a sharded queue yet"
-          + " (queue.shards is " + keys.shards() + "); use a queue with queue.shards: 1 for schedules");
-    }
-    List<String> args = new ArrayList<>(4 + withdraw.size());
-    args.add(id);
-    args.add(definitionOrNull == null ? "" : definitionOrNull);
-    args.add(nextTick < 0 ? "" : Long.toString(nextTick));
-    args.add(expectedLastTick < 0 ? "" : Long.toString(expectedLastTick));
-    args.addAll(withdraw);
-    List<?> r = (List<?>) scripts.eval(Script.SAVE_SCHEDULE,
-        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed()), args);
-    return (Long) r.get(0) == 1L ? ((Long) r.get(1)).intValue() : -1;
+    return scheduleStore.saveSchedule(id, definitionOrNull, nextTick, expectedLastTick, withdraw);
   }
 
   // ---- scheduler -------------------------------------------------------------------------
