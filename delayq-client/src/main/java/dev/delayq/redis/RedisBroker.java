@@ -65,6 +65,7 @@ public final class RedisBroker {
   private final Enqueuer enqueuer;
   private final ChangesById changes;
   private final ScheduleStore scheduleStore;
+  private final Acknowledger acks;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -93,6 +94,7 @@ public final class RedisBroker {
     this.enqueuer = new Enqueuer(keys, scripts, this.maxPayloadBytes);
     this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
     this.scheduleStore = new ScheduleStore(redis, keys, scripts);
+    this.acks = new Acknowledger(keys, scripts, this.idRetentionMs);
   }
 
   /**
@@ -946,7 +948,7 @@ public final class RedisBroker {
     }
     if (ackShard >= 0) {
       try {
-        ack = ackAlone(consumerId, ackFirst);
+        ack = acks.ackAlone(consumerId, ackFirst);
       } catch (JedisException e) {
         throw new ShardFailed(ackShard, ack, e); // the batch claimed is in the list, given back as unsure
       }
@@ -1024,10 +1026,6 @@ public final class RedisBroker {
     }
   }
 
-  private Ack ackAlone(String consumerId, Delivery delivery) {
-    return ackAllAnswers(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0];
-  }
-
   private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, ackFirst);
     return claimReadyReply(scripts.eval(Script.CLAIM_READY, call.keys(), call.args()), keys.shard());
@@ -1038,7 +1036,7 @@ public final class RedisBroker {
     args.add(consumerId);
     args.add(Long.toString(heartbeatTtlMs));
     args.add(Integer.toString(most));
-    addAck(args, ackFirst);
+    Acknowledger.addAck(args, ackFirst);
     args.addAll(List.of(idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
         Integer.toString(this.keys.shards())));
     return new Scripts.Call(
@@ -1189,7 +1187,7 @@ public final class RedisBroker {
     }
     Ack[] aloneAcks = new Ack[starts.size()];
     for (int i : ackedAlone) {
-      aloneAcks[i] = ackAlone(starts.get(i).consumerId(), starts.get(i).ackFirst());
+      aloneAcks[i] = acks.ackAlone(starts.get(i).consumerId(), starts.get(i).ackFirst());
     }
     for (int shard = 0; shard < keys.shards(); shard++) {
       if (byShard.get(shard).isEmpty()) {
@@ -1216,7 +1214,7 @@ public final class RedisBroker {
       keyList.add(keys.inFlight(s.consumerId()));
       args.add(s.consumerId());
       args.add(s.delivery().element());
-      addAck(args, s.ackFirst());
+      Acknowledger.addAck(args, s.ackFirst());
     }
     List<?> r = (List<?>) scripts.eval(Script.START, keyList, args);
     List<Started> out = new ArrayList<>(starts.size());
@@ -1234,15 +1232,7 @@ public final class RedisBroker {
    * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
   public List<boolean[]> ackAll(List<Report> reports) {
-    List<boolean[]> out = new ArrayList<>(reports.size());
-    for (Ack[] answers : ackAllAnswers(reports)) {
-      boolean[] acked = new boolean[answers.length];
-      for (int i = 0; i < acked.length; i++) {
-        acked[i] = answers[i] == Ack.ACKED;
-      }
-      out.add(acked);
-    }
-    return out;
+    return acks.ackAll(reports);
   }
 
   /**
@@ -1252,13 +1242,7 @@ public final class RedisBroker {
    * says what this try answered.
    */
   public List<Ack[]> ackAllAnswers(List<Report> reports) {
-    AckCalls calls = ackCalls(reports);
-    if (calls.calls().size() == 1) { // one shard: a plain call, no pipeline of one
-      Scripts.Call call = calls.calls().get(0);
-      return calls.answers(Collections.singletonList(scripts.eval(Script.ACK, call.keys(), call.args())));
-    }
-    // the shards' calls in one pipeline: one round trip, each call to its slot's master
-    return calls.answers(scripts.evalPipelined(Script.ACK, calls.calls()));
+    return acks.ackAllAnswers(reports);
   }
 
   /**
@@ -1267,126 +1251,7 @@ public final class RedisBroker {
    * when {@code e} is no such failure.
    */
   public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
-    if (!(e instanceof ReplicaAcksException r) || r.script() != Script.ACK || r.replies().contains(null)) {
-      return null;
-    }
-    AckCalls calls = ackCalls(reports);
-    return r.replies().size() == calls.calls().size() ? calls.answers(r.replies()) : null;
-  }
-
-  /**
-   * The ack.lua calls of some reports: one per shard they touch, each with that shard's part of
-   * each report ({@code parts}), and where each delivery of a part came from in the reports
-   * ({@code froms}: the report's index, then its positions; null on a queue of one shard, whose
-   * one call holds the reports as they are).
-   */
-  private record AckCalls(List<Report> reports, List<Scripts.Call> calls, List<List<Report>> parts,
-      List<List<int[]>> froms) {
-    /** The answers of the reports, per delivery, from the calls' replies (in the calls' order). */
-    List<Ack[]> answers(List<Object> replies) {
-      if (froms == null) {
-        return decodeAcks(reports, (List<?>) replies.get(0));
-      }
-      List<Ack[]> out = new ArrayList<>(reports.size());
-      for (Report r : reports) {
-        Ack[] none = new Ack[r.finished().size()];
-        Arrays.fill(none, Ack.NONE);
-        out.add(none);
-      }
-      for (int c = 0; c < calls.size(); c++) {
-        List<Ack[]> answered = decodeAcks(parts.get(c), (List<?>) replies.get(c));
-        for (int p = 0; p < parts.get(c).size(); p++) {
-          int[] where = froms.get(c).get(p);
-          for (int i = 0; i < answered.get(p).length; i++) {
-            out.get(where[0])[where[i + 1]] = answered.get(p)[i];
-          }
-        }
-      }
-      return out;
-    }
-  }
-
-  private AckCalls ackCalls(List<Report> reports) {
-    if (keys.shards() == 1) { // the reports as they are (no froms: each delivery stays where it was)
-      return new AckCalls(reports, List.of(ackCall(keys, reports)), List.of(reports), null);
-    }
-    List<List<Report>> parts = new ArrayList<>();
-    List<List<int[]>> froms = new ArrayList<>();
-    List<Scripts.Call> calls = new ArrayList<>();
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      // this shard's part of each report, and where each of its deliveries came from
-      List<Report> part = new ArrayList<>();
-      List<int[]> from = new ArrayList<>();
-      for (int ri = 0; ri < reports.size(); ri++) {
-        Report r = reports.get(ri);
-        Delivery started = r.started() != null && keys.shardIndexOf(r.started().id()) == shard ? r.started() : null;
-        List<Delivery> finished = new ArrayList<>();
-        List<Integer> positions = new ArrayList<>();
-        for (int i = 0; i < r.finished().size(); i++) {
-          if (keys.shardIndexOf(r.finished().get(i).id()) == shard) {
-            finished.add(r.finished().get(i));
-            positions.add(i);
-          }
-        }
-        if (started != null || !finished.isEmpty()) {
-          part.add(new Report(r.consumerId(), started, finished));
-          int[] where = new int[positions.size() + 1];
-          where[0] = ri;
-          for (int i = 0; i < positions.size(); i++) {
-            where[i + 1] = positions.get(i);
-          }
-          from.add(where);
-        }
-      }
-      if (!part.isEmpty()) {
-        parts.add(part);
-        froms.add(from);
-        calls.add(ackCall(keys.shard(shard), part));
-      }
-    }
-    return new AckCalls(reports, calls, parts, froms);
-  }
-
-  private Scripts.Call ackCall(Keys keys, List<Report> reports) {
-    List<String> keyList = new ArrayList<>(reports.size() + 4);
-    List<String> args = new ArrayList<>();
-    keyList.add(keys.jobs());
-    keyList.add(keys.running());
-    keyList.add(keys.ended());
-    keyList.add(keys.endedExpiry());
-    args.add(idRetentionMs);
-    for (Report r : reports) {
-      keyList.add(keys.inFlight(r.consumerId()));
-      args.add(r.consumerId());
-      args.add(r.started() == null ? "" : r.started().element());
-      // the hints in one string, then the elements and the ids as they are: the script compares
-      // and deletes them without cutting strings (include/ended.lua)
-      StringBuilder hints = new StringBuilder(r.finished().size());
-      for (Delivery d : r.finished()) {
-        hints.append(d.ackHint());
-      }
-      args.add(hints.toString());
-      for (Delivery d : r.finished()) {
-        args.add(d.element());
-      }
-      for (Delivery d : r.finished()) {
-        args.add(d.id());
-      }
-    }
-    return new Scripts.Call(keyList, args);
-  }
-
-  private static List<Ack[]> decodeAcks(List<Report> reports, List<?> codes) {
-    List<Ack[]> out = new ArrayList<>(reports.size());
-    int at = 0;
-    for (Report r : reports) {
-      Ack[] answers = new Ack[r.finished().size()];
-      for (int i = 0; i < answers.length; i++) {
-        answers[i] = Ack.of(codes.get(at++));
-      }
-      out.add(answers);
-    }
-    return out;
+    return acks.unconfirmedAcks(reports, e);
   }
 
   /** What {@link #releaseClaimed} did. */
@@ -1398,17 +1263,7 @@ public final class RedisBroker {
    * lost delivery counted.
    */
   public Released releaseClaimed(String consumerId, Delivery ackFirst) {
-    int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
-    Ack ack = Ack.NONE;
-    int released = 0;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      Released r = releaseClaimed(consumerId, shard, shard == ackShard ? ackFirst : null);
-      if (shard == ackShard) {
-        ack = r.ack();
-      }
-      released += r.released();
-    }
-    return new Released(ack, released);
+    return acks.releaseClaimed(consumerId, ackFirst);
   }
 
   /**
@@ -1416,27 +1271,7 @@ public final class RedisBroker {
    * (null for none) must be a delivery of that shard.
    */
   public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
-    Keys keys = this.keys.shard(shard);
-    List<String> args = new ArrayList<>(4);
-    args.add(idRetentionMs);
-    addAck(args, ackFirst);
-    List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()), args);
-    return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
-  }
-
-  /**
-   * The delivery to acknowledge first, as claimReady, start and releaseClaimed take it
-   * (include/ended.lua): its hint, its element and its id; three '' for none.
-   */
-  private static void addAck(List<String> args, Delivery orNull) {
-    if (orNull == null) {
-      args.addAll(List.of("", "", ""));
-    } else {
-      args.add(String.valueOf(orNull.ackHint()));
-      args.add(orNull.element());
-      args.add(orNull.id());
-    }
+    return acks.releaseClaimed(consumerId, shard, ackFirst);
   }
 
   /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */
