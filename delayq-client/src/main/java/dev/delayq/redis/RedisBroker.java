@@ -66,6 +66,7 @@ public final class RedisBroker {
   private final ChangesById changes;
   private final ScheduleStore scheduleStore;
   private final Acknowledger acks;
+  private final Outcomes outcomes;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -95,6 +96,7 @@ public final class RedisBroker {
     this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
     this.scheduleStore = new ScheduleStore(redis, keys, scripts);
     this.acks = new Acknowledger(keys, scripts, this.idRetentionMs);
+    this.outcomes = new Outcomes(keys, scripts);
   }
 
   /**
@@ -717,17 +719,7 @@ public final class RedisBroker {
    * held no acknowledgement.
    */
   public static Ack unconfirmedAck(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null) {
-      return Ack.NONE;
-    }
-    Script script = r.script();
-    if (script != Script.CLAIM_READY && script != Script.START && script != Script.RELEASE_CLAIMED
-        && script != Script.ACK) {
-      return Ack.NONE;
-    }
-    List<?> reply = (List<?>) r.replies().get(0);
-    return reply.isEmpty() ? Ack.NONE : Ack.of(reply.get(0)); // each leads with its acknowledgement
+    return UnconfirmedReplies.ack(e);
   }
 
   /**
@@ -736,13 +728,7 @@ public final class RedisBroker {
    * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
    */
   public static boolean unconfirmedOutcome(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null) {
-      return false;
-    }
-    Script script = r.script();
-    long code = (Long) r.replies().get(0);
-    return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
+    return UnconfirmedReplies.outcome(e);
   }
 
   /**
@@ -752,21 +738,7 @@ public final class RedisBroker {
    * when that try was fenced. A retry refused as the echo of this try reports what it did.
    */
   public static Moved unconfirmedMove(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null || r.script() != Script.MOVE_TO_DELAYED) {
-      return null;
-    }
-    Moved m = moved((Long) r.replies().get(0));
-    return m == Moved.FENCED ? null : m;
-  }
-
-  /** The failure of one script call that ran but whose writes replicas did not confirm, or null. */
-  private static ReplicaAcksException unconfirmedCall(Throwable e) {
-    Throwable t = e instanceof ShardFailed ? e.getCause() : e;
-    if (!(t instanceof ReplicaAcksException r) || r.replies().size() != 1 || r.replies().get(0) == null) {
-      return null;
-    }
-    return r;
+    return UnconfirmedReplies.move(e);
   }
 
   /**
@@ -1311,37 +1283,21 @@ public final class RedisBroker {
   public enum Moved { MOVED, FENCED, DEAD }
 
   public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
-    return moveToDelayed(consumerId, delivery, delayMs, "retry", error);
+    return outcomes.retry(consumerId, delivery, delayMs, error);
   }
 
   public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
-    return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
+    return outcomes.reschedule(consumerId, delivery, delayMs);
   }
 
   /** The handler was rate limited: back to delayed after delayMs, attempt and last error kept. */
   public Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
-    return moveToDelayed(consumerId, delivery, delayMs, "wait", "");
-  }
-
-  private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {
-    Keys keys = this.keys.shardOf(delivery.id());
-    long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
-        List.of(delivery.element(), Long.toString(delayMs), mode, error));
-    return moved(r);
-  }
-
-  /** What moveToDelayed.lua's answer {@code r} means: its new due time, 0 fenced, -1 dead instead. */
-  private static Moved moved(long r) {
-    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
+    return outcomes.waitRateLimited(consumerId, delivery, delayMs);
   }
 
   /** True when dead-lettered; false when fenced. */
   public boolean deadLetter(String consumerId, Delivery delivery, String error) {
-    Keys keys = this.keys.shardOf(delivery.id());
-    return ((Long) scripts.eval(Script.DEAD_LETTER,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
-        List.of(delivery.element(), error))) == 1L;
+    return outcomes.deadLetter(consumerId, delivery, error);
   }
 
   /**
