@@ -69,6 +69,7 @@ public final class RedisBroker {
   private final Outcomes outcomes;
   private final Starter starter;
   private final Claimer claimer;
+  private final FlowControl flow;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -102,6 +103,7 @@ public final class RedisBroker {
     this.starter = new Starter(keys, scripts, acks, this.idRetentionMs);
     this.claimer = new Claimer(redis, keys, scripts, acks, this.idRetentionMs, this.claimMaxBytes, this.recordMaxBytes,
         limitsSpec);
+    this.flow = new FlowControl(redis, keys, scripts);
   }
 
   /**
@@ -980,7 +982,7 @@ public final class RedisBroker {
    * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
    */
   public Resumed resume(String scope, int most) {
-    return resume(0, scope, most);
+    return flow.resume(scope, most);
   }
 
   /**
@@ -988,10 +990,7 @@ public final class RedisBroker {
    * (a claim holds a job in its own shard). A sharded queue is resumed shard by shard.
    */
   public Resumed resume(int shard, String scope, int most) {
-    Keys keys = this.keys.shard(shard);
-    List<?> r = (List<?>) scripts.eval(Script.RESUME, List.of(keys.paused(), keys.heldIndex(), keys.ready()),
-        List.of(scope, keys.flowBase(), Integer.toString(most)));
-    return new Resumed((Long) r.get(0) == 1, ((Long) r.get(1)).intValue());
+    return flow.resume(shard, scope, most);
   }
 
   /**
@@ -1000,9 +999,7 @@ public final class RedisBroker {
    * False when it was paused there already (its since is kept), so a second call changes nothing.
    */
   public boolean pause(int shard, String scope) {
-    Keys keys = this.keys.shard(shard);
-    String since = Long.toString(RedisTime.nowMs(redis, keys.paused()));
-    return redis.hsetnx(keys.paused(), scope, since) == 1;
+    return flow.pause(shard, scope);
   }
 
   /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
