@@ -5,26 +5,16 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
-import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.args.ListDirection;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.Tuple;
 
@@ -39,6 +29,13 @@ import redis.clients.jedis.resps.Tuple;
  * shard); what a consumer or worker does as a whole (heartbeat, giving back, being taken back
  * after its process died) is done on every shard. With one shard every call is exactly the one
  * script call it always was.
+ *
+ * <p>This class is the contract: the public types and, on each method, what it does. How each
+ * role builds its calls and reads their answers lives in a package-private class named after
+ * it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
+ * {@code ScheduleStore}, {@code Claimer}, {@code Starter}, {@code Acknowledger},
+ * {@code Outcomes} (with {@code UnconfirmedReplies}) and {@code FlowControl}. The scheduler's
+ * per-shard calls (forward, wakes, leases, recovery, trims, heartbeat) are still written here.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
