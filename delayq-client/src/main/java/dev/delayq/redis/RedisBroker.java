@@ -5,26 +5,16 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
-import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.args.ListDirection;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.Tuple;
 
@@ -39,6 +29,13 @@ import redis.clients.jedis.resps.Tuple;
  * shard); what a consumer or worker does as a whole (heartbeat, giving back, being taken back
  * after its process died) is done on every shard. With one shard every call is exactly the one
  * script call it always was.
+ *
+ * <p>This class is the contract: the public types and, on each method, what it does. How each
+ * role builds its calls and reads their answers lives in a package-private class named after
+ * it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
+ * {@code ScheduleStore}, {@code Claimer}, {@code Starter}, {@code Acknowledger},
+ * {@code Outcomes} (with {@code UnconfirmedReplies}) and {@code FlowControl}. The scheduler's
+ * per-shard calls (forward, wakes, leases, recovery, trims, heartbeat) are still written here.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
@@ -62,6 +59,14 @@ public final class RedisBroker {
   private final String recordMaxBytes;
   /** queue.limits as include/flow.lua reads them ({@link dev.delayq.config.Limit#spec}), '' for none. */
   private final String limitsSpec;
+  private final Enqueuer enqueuer;
+  private final ChangesById changes;
+  private final ScheduleStore scheduleStore;
+  private final Acknowledger acks;
+  private final Outcomes outcomes;
+  private final Starter starter;
+  private final Claimer claimer;
+  private final FlowControl flow;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -87,6 +92,15 @@ public final class RedisBroker {
     this.maxPayloadBytes = Integer.toString(maxPayloadBytes);
     this.claimMaxBytes = Integer.toString(claimMaxBytes);
     this.recordMaxBytes = Long.toString((long) maxPayloadBytes + RECORD_HEAD_ROOM);
+    this.enqueuer = new Enqueuer(keys, scripts, this.maxPayloadBytes);
+    this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
+    this.scheduleStore = new ScheduleStore(redis, keys, scripts);
+    this.acks = new Acknowledger(keys, scripts, this.idRetentionMs);
+    this.outcomes = new Outcomes(keys, scripts);
+    this.starter = new Starter(keys, scripts, acks, this.idRetentionMs);
+    this.claimer = new Claimer(redis, keys, scripts, acks, this.idRetentionMs, this.claimMaxBytes, this.recordMaxBytes,
+        limitsSpec);
+    this.flow = new FlowControl(redis, keys, scripts);
   }
 
   /**
@@ -229,13 +243,8 @@ public final class RedisBroker {
     }
   }
 
-  /** Jobs per script call in {@link #enqueueAll}: amortises the call, keeps each call short. */
-  private static final int JOBS_PER_CALL = 100;
-
   public Enqueued enqueue(NewJob job) {
-    List<?> r = (List<?>) scripts.eval(Script.ENQUEUE, enqueueKeys(keys.shardOf(job.id())),
-        enqueueArgs(List.of(job)));
-    return new Enqueued(EnqueueCode.of((Long) r.get(0)), (Long) r.get(1));
+    return enqueuer.enqueue(job);
   }
 
   /**
@@ -243,85 +252,12 @@ public final class RedisBroker {
    * jobs per script call.
    */
   public List<Enqueued> enqueueAll(List<NewJob> jobs) {
-    if (keys.shards() == 1) {
-      return enqueueInOrder(keys, jobs);
-    }
-    // one pipeline still: the calls of every shard go out together, each to its slot's master
-    List<List<Integer>> positions = new ArrayList<>();
-    List<List<NewJob>> byShard = new ArrayList<>();
-    for (int i = 0; i < keys.shards(); i++) {
-      positions.add(new ArrayList<>());
-      byShard.add(new ArrayList<>());
-    }
-    for (int i = 0; i < jobs.size(); i++) {
-      int shard = keys.shardIndexOf(jobs.get(i).id());
-      positions.get(shard).add(i);
-      byShard.get(shard).add(jobs.get(i));
-    }
-    List<Scripts.Call> calls = new ArrayList<>();
-    List<Integer> callShard = new ArrayList<>();
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      List<String> keyList = enqueueKeys(keys.shard(shard));
-      List<NewJob> mine = byShard.get(shard);
-      for (int from = 0; from < mine.size(); from += JOBS_PER_CALL) {
-        calls.add(new Scripts.Call(keyList, enqueueArgs(mine.subList(from, Math.min(mine.size(), from + JOBS_PER_CALL)))));
-        callShard.add(shard);
-      }
-    }
-    Enqueued[] out = new Enqueued[jobs.size()];
-    int[] taken = new int[keys.shards()];
-    List<Object> replies = scripts.evalPipelined(Script.ENQUEUE, calls);
-    for (int c = 0; c < replies.size(); c++) {
-      int shard = callShard.get(c);
-      List<?> r = (List<?>) replies.get(c);
-      for (int i = 0; i + 1 < r.size(); i += 2) {
-        out[positions.get(shard).get(taken[shard]++)] = new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1));
-      }
-    }
-    return List.of(out);
-  }
-
-  private List<Enqueued> enqueueInOrder(Keys shard, List<NewJob> jobs) {
-    List<String> keyList = enqueueKeys(shard);
-    List<Scripts.Call> calls = new ArrayList<>(jobs.size() / JOBS_PER_CALL + 1);
-    for (int from = 0; from < jobs.size(); from += JOBS_PER_CALL) {
-      calls.add(new Scripts.Call(keyList,
-          enqueueArgs(jobs.subList(from, Math.min(jobs.size(), from + JOBS_PER_CALL)))));
-    }
-    List<Enqueued> out = new ArrayList<>(jobs.size());
-    for (Object reply : scripts.evalPipelined(Script.ENQUEUE, calls)) {
-      List<?> r = (List<?>) reply;
-      for (int i = 0; i + 1 < r.size(); i += 2) {
-        out.add(new Enqueued(EnqueueCode.of((Long) r.get(i)), (Long) r.get(i + 1)));
-      }
-    }
-    return out;
-  }
-
-  private static List<String> enqueueKeys(Keys keys) {
-    return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.wake(), keys.stats(),
-        keys.ended(), keys.endedExpiry(), keys.dead());
-  }
-
-  private List<String> enqueueArgs(List<NewJob> jobs) {
-    List<String> args = new ArrayList<>(jobs.size() * 5 + 1);
-    args.add(maxPayloadBytes);
-    for (NewJob j : jobs) {
-      args.add(j.id());
-      args.add(j.recordHead());
-      args.add(j.payloadJson());
-      args.add(Long.toString(j.when()));
-      args.add((j.absolute() ? "at" : "delay") + j.ifPending().scriptOption());
-    }
-    return args;
+    return enqueuer.enqueueAll(jobs);
   }
 
   /** True when the job was delayed or ready and is now gone. */
   public boolean cancel(String id) {
-    Keys keys = this.keys.shardOf(id);
-    Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
-        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
-    return ((Long) r) == 1L;
+    return changes.cancel(id);
   }
 
   /**
@@ -342,7 +278,8 @@ public final class RedisBroker {
     /** The due time stays (an edit of the payload only). */
     KEEP("keep");
 
-    private final String arg;
+    /** As changePending.lua takes it. */
+    final String arg;
 
     DueChange(String arg) {
       this.arg = arg;
@@ -354,56 +291,25 @@ public final class RedisBroker {
    * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
    */
   public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
-    Keys keys = this.keys.shardOf(id);
-    List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
-        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
-        List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
-            payloadJsonOrNull == null ? "" : payloadJsonOrNull));
-    return new PendingChange((String) r.get(0), (Long) r.get(1));
+    return changes.changePending(id, due, amount, payloadJsonOrNull);
   }
 
   /** What asking to cancel a running job found. */
   public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
 
-  /** How long a cancel request stands for workers to find at their heartbeat. */
-  static final long CANCEL_REQUEST_TTL_MS = 10 * 60_000;
-
   /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
   public CancelAsk requestCancel(String id) {
-    Keys keys = this.keys.shardOf(id);
-    // one channel per queue (shard 0's name), which every worker subscribes to; a channel is no key
-    long r = (Long) scripts.eval(Script.CANCEL_RUNNING,
-        List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.cancelRequest(id)),
-        List.of(id, this.keys.cancelChannel(), Long.toString(CANCEL_REQUEST_TTL_MS)));
-    return r == 1 ? CancelAsk.ASKED : r == 0 ? CancelAsk.PENDING : r == -1 ? CancelAsk.UNKNOWN : CancelAsk.DEAD;
+    return changes.requestCancel(id);
   }
 
   /** Of {@code ids}, those whose cancel was asked for (one MGET). */
   public List<String> cancelRequested(List<String> ids) {
-    if (ids.isEmpty()) {
-      return List.of();
-    }
-    List<String> values;
-    if (keys.shards() == 1) {
-      values = redis.mget(ids.stream().map(keys::cancelRequest).toArray(String[]::new));
-    } else { // the request keys of a sharded queue sit in their jobs' slots: one GET each
-      values = new ArrayList<>(ids.size());
-      for (String id : ids) {
-        values.add(redis.get(keys.shardOf(id).cancelRequest(id)));
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < ids.size(); i++) {
-      if (values.get(i) != null) {
-        out.add(ids.get(i));
-      }
-    }
-    return out;
+    return changes.cancelRequested(ids);
   }
 
   /** Drops the cancel request of a job that has ended. */
   public void clearCancelRequest(String id) {
-    redis.del(keys.shardOf(id).cancelRequest(id));
+    changes.clearCancelRequest(id);
   }
 
   // ---- recurring schedules -----------------------------------------------------------------
@@ -418,41 +324,22 @@ public final class RedisBroker {
 
   /** Every schedule, in id order (few: one hash read and one ZSET read). */
   public List<StoredSchedule> schedules() {
-    Map<String, String> defs = redis.hgetAll(keys.schedules());
-    Map<String, String> last = redis.hgetAll(keys.scheduleLast());
-    Map<String, Long> next = new HashMap<>();
-    for (Tuple t : redis.zrangeWithScores(keys.scheduleNext(), 0, -1)) {
-      next.put(t.getElement(), (long) t.getScore());
-    }
-    List<StoredSchedule> out = new ArrayList<>();
-    for (String id : new TreeSet<>(defs.keySet())) {
-      out.add(new StoredSchedule(id, defs.get(id), next.getOrDefault(id, -1L),
-          last.containsKey(id) ? Long.parseLong(last.get(id)) : -1));
-    }
-    return out;
+    return scheduleStore.schedules();
   }
 
   /** One schedule as stored, or empty. */
   public Optional<StoredSchedule> schedule(String id) {
-    String def = redis.hget(keys.schedules(), id);
-    if (def == null) {
-      return Optional.empty();
-    }
-    Double next = redis.zscore(keys.scheduleNext(), id);
-    String last = redis.hget(keys.scheduleLast(), id);
-    return Optional.of(new StoredSchedule(id, def, next == null ? -1 : next.longValue(),
-        last == null ? -1 : Long.parseLong(last)));
+    return scheduleStore.schedule(id);
   }
 
   /** Schedules whose next tick is at or before {@code untilMs}, earliest first, at most {@code limit}. */
   public List<Tuple> schedulesDueBy(long untilMs, int limit) {
-    return redis.zrangeByScoreWithScores(keys.scheduleNext(), "-inf", Long.toString(untilMs), 0, limit);
+    return scheduleStore.schedulesDueBy(untilMs, limit);
   }
 
   /** The earliest next tick of any schedule, or empty when none is active. */
   public OptionalLong earliestScheduleTick() {
-    List<Tuple> first = redis.zrangeWithScores(keys.scheduleNext(), 0, 0);
-    return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+    return scheduleStore.earliestScheduleTick();
   }
 
   /** What {@link #tickSchedule} did; {@code redisNow} is Redis's clock at the call. */
@@ -469,12 +356,7 @@ public final class RedisBroker {
    */
   public Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
       long newNextMs) {
-    List<?> r = (List<?>) scripts.eval(Script.TICK_SCHEDULE,
-        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed(),
-            keys.ready(), keys.wake(), keys.stats()),
-        List.of(read.id(), Long.toString(read.nextTick()), read.definition(), tickMs < 0 ? "" : Long.toString(tickMs),
-            jobId, recordHead, payloadJson, newNextMs < 0 ? "" : Long.toString(newNextMs)));
-    return new Ticked(((Long) r.get(0)).intValue(), (Long) r.get(1));
+    return scheduleStore.tickSchedule(read, tickMs, jobId, recordHead, payloadJson, newNextMs);
   }
 
   /**
@@ -485,21 +367,7 @@ public final class RedisBroker {
    */
   public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
       List<String> withdraw) {
-    if (keys.shards() > 1) {
-      // tickSchedule.lua writes a tick's job beside its schedule in one slot, while a sharded
-      // queue places a job by its id: refused rather than a job in a shard nobody acknowledges in
-      throw new IllegalStateException("recurring schedules are not supported on a sharded queue yet"
-          + " (queue.shards is " + keys.shards() + "); use a queue with queue.shards: 1 for schedules");
-    }
-    List<String> args = new ArrayList<>(4 + withdraw.size());
-    args.add(id);
-    args.add(definitionOrNull == null ? "" : definitionOrNull);
-    args.add(nextTick < 0 ? "" : Long.toString(nextTick));
-    args.add(expectedLastTick < 0 ? "" : Long.toString(expectedLastTick));
-    args.addAll(withdraw);
-    List<?> r = (List<?>) scripts.eval(Script.SAVE_SCHEDULE,
-        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed()), args);
-    return (Long) r.get(0) == 1L ? ((Long) r.get(1)).intValue() : -1;
+    return scheduleStore.saveSchedule(id, definitionOrNull, nextTick, expectedLastTick, withdraw);
   }
 
   // ---- scheduler -------------------------------------------------------------------------
@@ -855,17 +723,7 @@ public final class RedisBroker {
    * held no acknowledgement.
    */
   public static Ack unconfirmedAck(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null) {
-      return Ack.NONE;
-    }
-    Script script = r.script();
-    if (script != Script.CLAIM_READY && script != Script.START && script != Script.RELEASE_CLAIMED
-        && script != Script.ACK) {
-      return Ack.NONE;
-    }
-    List<?> reply = (List<?>) r.replies().get(0);
-    return reply.isEmpty() ? Ack.NONE : Ack.of(reply.get(0)); // each leads with its acknowledgement
+    return UnconfirmedReplies.ack(e);
   }
 
   /**
@@ -874,13 +732,7 @@ public final class RedisBroker {
    * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
    */
   public static boolean unconfirmedOutcome(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null) {
-      return false;
-    }
-    Script script = r.script();
-    long code = (Long) r.replies().get(0);
-    return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
+    return UnconfirmedReplies.outcome(e);
   }
 
   /**
@@ -890,21 +742,7 @@ public final class RedisBroker {
    * when that try was fenced. A retry refused as the echo of this try reports what it did.
    */
   public static Moved unconfirmedMove(Throwable e) {
-    ReplicaAcksException r = unconfirmedCall(e);
-    if (r == null || r.script() != Script.MOVE_TO_DELAYED) {
-      return null;
-    }
-    Moved m = moved((Long) r.replies().get(0));
-    return m == Moved.FENCED ? null : m;
-  }
-
-  /** The failure of one script call that ran but whose writes replicas did not confirm, or null. */
-  private static ReplicaAcksException unconfirmedCall(Throwable e) {
-    Throwable t = e instanceof ShardFailed ? e.getCause() : e;
-    if (!(t instanceof ReplicaAcksException r) || r.replies().size() != 1 || r.replies().get(0) == null) {
-      return null;
-    }
-    return r;
+    return UnconfirmedReplies.move(e);
   }
 
   /**
@@ -951,7 +789,7 @@ public final class RedisBroker {
    * failover: the caller must run none of it and give its list back ({@link #releaseClaimed}).
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, 0);
+    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst);
   }
 
   /**
@@ -962,7 +800,7 @@ public final class RedisBroker {
    * that served them, so a busy shard does not starve the others.
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
-    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
+    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard);
   }
 
   /**
@@ -974,7 +812,7 @@ public final class RedisBroker {
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
-    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, shard -> true);
+    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards);
   }
 
   /**
@@ -1008,90 +846,7 @@ public final class RedisBroker {
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards, IntPredicate usable) {
-    int k = keys.shards();
-    if (k == 1) {
-      return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
-    }
-    int tries = Math.max(1, Math.min(k, shards));
-    int first = Math.floorMod(fromShard, k);
-    int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
-    boolean folds = first == ackShard;
-    Batch b;
-    List<Response<Long>> lengths = List.of();
-    List<Long> lengthsApart = null;
-    try {
-      if (tries == 1) {
-        // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
-        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
-      } else if (scripts.readsApart()) {
-        // on a cluster: the claim alone, and only when it found nothing the other shards' lengths,
-        // each on its own node's thread; a node that hangs costs this scan at most the lanes'
-        // short wait, once, and its shards are not tried (one pipeline over every node waited for
-        // a hung one until redis.socketTimeout, so every consumer whose scan read its length
-        // beside stood still, whatever shard it claimed from). Not sent beside every claim: a
-        // lane reads one consumer's lengths at a time, and under 5,000 jobs/s on three masters
-        // consumers queued there doubled the sustained lateness (p50 7 -> 15 ms, p99 88 -> 166,
-        // bench/scripts/shards-precision.sh, interleaved), while a claim that finds a job needs none
-        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
-        if (b.empty()) {
-          lengthsApart = LengthsApart.send(this, first, tries, usable).await();
-        }
-      } else {
-        Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
-            claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
-              List<Response<Long>> read = new ArrayList<>(tries - 1);
-              for (int j = 1; j < tries; j++) {
-                int shard = Math.floorMod(first + j, k);
-                read.add(usable.test(shard) ? lengthBeside(p, keys.shard(shard).ready()) : null);
-              }
-              return read;
-            });
-        b = claimReadyReply(firstCall.replies().get(0), first);
-        lengths = firstCall.beside();
-      }
-    } catch (JedisException e) {
-      throw new ShardFailed(first, Ack.NONE, e);
-    }
-    Ack ack = folds ? b.ack() : Ack.NONE;
-    if (folds) {
-      ackShard = -1;
-    }
-    // the others that had due jobs, the longest backlog first (in rotation order when even)
-    List<long[]> waiting = new ArrayList<>();
-    for (int j = 1; b.empty() && j < tries; j++) {
-      long length;
-      if (lengthsApart != null) {
-        length = lengthsApart.get(j - 1);
-      } else {
-        Response<Long> read = lengths.get(j - 1);
-        length = read == null ? 0 : lengthOf(read);
-      }
-      if (length > 0) {
-        waiting.add(new long[] {Math.floorMod(first + j, k), length});
-      }
-    }
-    waiting.sort((x, y) -> Long.compare(y[1], x[1]));
-    for (int w = 0; b.empty() && w < waiting.size(); w++) {
-      int shard = (int) waiting.get(w)[0];
-      folds = shard == ackShard;
-      try {
-        b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
-      } catch (JedisException e) {
-        throw new ShardFailed(shard, ack, e);
-      }
-      if (folds) {
-        ack = b.ack();
-        ackShard = -1;
-      }
-    }
-    if (ackShard >= 0) {
-      try {
-        ack = ackAlone(consumerId, ackFirst);
-      } catch (JedisException e) {
-        throw new ShardFailed(ackShard, ack, e); // the batch claimed is in the list, given back as unsure
-      }
-    }
-    return b.empty() ? new Batch(ack, List.of(), List.of(), first, 0) : new Batch(ack, b.jobs(), b.dropped(), b.shard(), b.left());
+    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable);
   }
 
   /**
@@ -1100,125 +855,7 @@ public final class RedisBroker {
    * would wait for it too. Costs no call; false off a cluster.
    */
   public boolean shardHangs(int shard) {
-    return keys.shards() > 1 && scripts.nodeHangs(keys.shard(shard).ready());
-  }
-
-  /**
-   * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
-   * on the lanes ({@link Scripts#lengthsApart}) once the claim on {@code first} found nothing; a
-   * shard that {@code usable} refuses is not read, and counts as empty.
-   */
-  private record LengthsApart(int count, List<Integer> at, NodeLanes.Pending<Long> pending) {
-    static LengthsApart send(RedisBroker broker, int first, int tries, IntPredicate usable) {
-      int k = broker.keys.shards();
-      List<String> lists = new ArrayList<>(tries - 1);
-      List<Integer> at = new ArrayList<>(tries - 1);
-      for (int j = 1; j < tries; j++) {
-        int shard = Math.floorMod(first + j, k);
-        if (usable.test(shard)) {
-          lists.add(broker.keys.shard(shard).ready());
-          at.add(j - 1);
-        }
-      }
-      return new LengthsApart(tries - 1, at, lists.isEmpty() ? null : broker.scripts.lengthsApart(lists));
-    }
-
-    /** The lengths in shard order after {@code first}; 0 for a shard not read or whose node hangs. */
-    List<Long> await() {
-      Long[] read = new Long[count];
-      Arrays.fill(read, 0L);
-      if (pending != null) {
-        List<Long> got = pending.await();
-        for (int i = 0; i < at.size(); i++) {
-          read[at.get(i)] = got.get(i);
-        }
-      }
-      return Arrays.asList(read);
-    }
-  }
-
-  /**
-   * A ready list's length queued beside a claim; null when its node cannot even be reached to
-   * queue it (a cluster pipeline connects to a node as it queues its first command), so that the
-   * claim on the other shard still goes. The claim then tries that list, and its own call says.
-   */
-  private static Response<Long> lengthBeside(AbstractPipeline p, String ready) {
-    try {
-      return p.llen(ready);
-    } catch (JedisConnectionException e) {
-      return UNREAD_LENGTH;
-    }
-  }
-
-  /** Stands for a length that could not be queued: read as 1, so that the list is tried. */
-  private static final Response<Long> UNREAD_LENGTH = new Response<>(null);
-
-  /** A ready list's length read beside a claim; 1 when it could not be read, so that it is tried. */
-  private static long lengthOf(Response<Long> length) {
-    try {
-      return Pipelines.reply(length, "LLEN of a ready list");
-    } catch (JedisDataException e) {
-      return 1; // a redirect or a moving slot: the claim itself follows it
-    } catch (JedisConnectionException e) {
-      return 1; // no reply: its node's connection failed (a cluster failover); the claim there tells
-    }
-  }
-
-  private Ack ackAlone(String consumerId, Delivery delivery) {
-    return ackAllAnswers(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0];
-  }
-
-  private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, ackFirst);
-    return claimReadyReply(scripts.eval(Script.CLAIM_READY, call.keys(), call.args()), keys.shard());
-  }
-
-  private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    List<String> args = new ArrayList<>(12);
-    args.add(consumerId);
-    args.add(Long.toString(heartbeatTtlMs));
-    args.add(Integer.toString(most));
-    addAck(args, ackFirst);
-    args.addAll(List.of(idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
-        Integer.toString(this.keys.shards())));
-    return new Scripts.Call(
-        List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
-            keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
-            keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
-        args);
-  }
-
-  private static Batch claimReadyReply(Object reply, int shard) {
-    List<?> r = (List<?>) reply;
-    Claims c = claimsOf(r, 2);
-    return new Batch(Ack.of(r.get(0)), c.jobs(), c.dropped(), shard, (Long) r.get(1));
-  }
-
-  /** The jobs a claim script answered, in claim order, and the ids it dropped for having no record. */
-  private record Claims(List<Claimed> jobs, List<String> dropped) {}
-
-  /**
-   * Reads a claim script's answer (claimReady, claim): from {@code at}, the first delivery's token,
-   * then per claimed id, in claim order and with the next token each, the id and its record, or
-   * its length (a number) when too long to read, or false (null here) when it had none.
-   */
-  private static Claims claimsOf(List<?> r, int at) {
-    long token = (Long) r.get(at);
-    List<Claimed> jobs = new ArrayList<>((r.size() - at) / 2);
-    List<String> dropped = List.of();
-    for (int i = at + 1; i + 1 < r.size(); i += 2, token++) {
-      String id = (String) r.get(i);
-      Object answer = r.get(i + 1);
-      if (answer instanceof String raw) {
-        jobs.add(new Claimed(new Delivery(token, id).withRecord(raw), raw));
-      } else if (answer instanceof Long length) {
-        jobs.add(new Claimed(new Delivery(token, id), null, length));
-      } else {
-        dropped = dropped.isEmpty() ? new ArrayList<>() : dropped;
-        dropped.add(id);
-      }
-    }
-    return new Claims(jobs, dropped);
+    return claimer.shardHangs(shard);
   }
 
   /**
@@ -1229,16 +866,12 @@ public final class RedisBroker {
    * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
    */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
-    return claim(consumerId, timeoutSeconds, heartbeatTtlMs, 0);
+    return claimer.claim(consumerId, timeoutSeconds, heartbeatTtlMs);
   }
 
   /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
-    Woken w = claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, 1);
-    if (!w.dropped().isEmpty()) {
-      return Optional.of(new Claimed(new Delivery(0, w.dropped().get(0)), null));
-    }
-    return w.jobs().isEmpty() ? Optional.empty() : Optional.of(w.jobs().get(0));
+    return claimer.claim(consumerId, timeoutSeconds, heartbeatTtlMs, shard);
   }
 
   /**
@@ -1256,26 +889,7 @@ public final class RedisBroker {
    * (claim.lua), so a consumer woken into a backlog takes a batch at once.
    */
   public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
-    Keys keys = this.keys.shard(shard);
-    String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
-        ListDirection.LEFT, timeoutSeconds);
-    if (id == null) {
-      return new Woken(List.of(), List.of(), 0); // ready stayed empty the whole wait
-    }
-    List<?> r = (List<?>) scripts.eval(Script.CLAIM,
-        List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries(),
-            keys.ready(), keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
-        List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec,
-            Integer.toString(Math.max(1, most)), claimMaxBytes, Integer.toString(this.keys.shards())));
-    long code = (Long) r.get(0);
-    if (code == 0 || code == -2) {
-      return Woken.NONE;
-    }
-    if (code < 0) {
-      return new Woken(List.of(), List.of(id), -1);
-    }
-    Claims c = claimsOf(r, 2);
-    return new Woken(c.jobs(), c.dropped(), (Long) r.get(1));
+    return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
   }
 
   /**
@@ -1285,8 +899,7 @@ public final class RedisBroker {
    * a worker's idle consumers which shard to claim from when it has fewer consumers than shards.
    */
   public boolean awaitReady(int shard, double timeoutSeconds) {
-    String ready = keys.shard(shard).ready();
-    return redis.blmove(ready, ready, ListDirection.LEFT, ListDirection.LEFT, timeoutSeconds) != null;
+    return claimer.awaitReady(shard, timeoutSeconds);
   }
 
   /** What {@link #start} did: the acknowledgement folded into it, and whether the job may run. */
@@ -1300,70 +913,12 @@ public final class RedisBroker {
    * this consumer's and marks it running. Not started: it was taken back, and must not run.
    */
   public Started start(String consumerId, Delivery delivery, Delivery ackFirst) {
-    return startAll(List.of(new Start(consumerId, delivery, ackFirst))).get(0);
+    return starter.start(consumerId, delivery, ackFirst);
   }
 
   /** The starts of several consumers in one script call; the answers in the same order. */
   public List<Started> startAll(List<Start> starts) {
-    if (keys.shards() == 1) {
-      return startAllOn(keys, starts);
-    }
-    // each start goes to its delivery's shard; an acknowledgement of another shard goes alone
-    Started[] out = new Started[starts.size()];
-    List<List<Integer>> at = new ArrayList<>();
-    List<List<Start>> byShard = new ArrayList<>();
-    for (int i = 0; i < keys.shards(); i++) {
-      at.add(new ArrayList<>());
-      byShard.add(new ArrayList<>());
-    }
-    List<Integer> ackedAlone = new ArrayList<>();
-    for (int i = 0; i < starts.size(); i++) {
-      Start s = starts.get(i);
-      int shard = keys.shardIndexOf(s.delivery().id());
-      boolean alone = s.ackFirst() != null && keys.shardIndexOf(s.ackFirst().id()) != shard;
-      if (alone) {
-        ackedAlone.add(i);
-      }
-      at.get(shard).add(i);
-      byShard.get(shard).add(alone ? new Start(s.consumerId(), s.delivery(), null) : s);
-    }
-    Ack[] aloneAcks = new Ack[starts.size()];
-    for (int i : ackedAlone) {
-      aloneAcks[i] = ackAlone(starts.get(i).consumerId(), starts.get(i).ackFirst());
-    }
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      if (byShard.get(shard).isEmpty()) {
-        continue;
-      }
-      List<Started> r = startAllOn(keys.shard(shard), byShard.get(shard));
-      for (int j = 0; j < r.size(); j++) {
-        int i = at.get(shard).get(j);
-        out[i] = aloneAcks[i] == null ? r.get(j) : new Started(aloneAcks[i], r.get(j).started());
-      }
-    }
-    return List.of(out);
-  }
-
-  private List<Started> startAllOn(Keys keys, List<Start> starts) {
-    List<String> keyList = new ArrayList<>(starts.size() + 4);
-    List<String> args = new ArrayList<>(starts.size() * 5 + 1);
-    keyList.add(keys.jobs());
-    keyList.add(keys.running());
-    keyList.add(keys.ended());
-    keyList.add(keys.endedExpiry());
-    args.add(idRetentionMs);
-    for (Start s : starts) {
-      keyList.add(keys.inFlight(s.consumerId()));
-      args.add(s.consumerId());
-      args.add(s.delivery().element());
-      addAck(args, s.ackFirst());
-    }
-    List<?> r = (List<?>) scripts.eval(Script.START, keyList, args);
-    List<Started> out = new ArrayList<>(starts.size());
-    for (int i = 0; i + 1 < r.size(); i += 2) {
-      out.add(new Started(Ack.of(r.get(i)), (Long) r.get(i + 1) == 1L));
-    }
-    return out;
+    return starter.startAll(starts);
   }
 
   /** One consumer's part of an {@link #ackAll} call: the delivery it started (or null), the ones it finished. */
@@ -1374,15 +929,7 @@ public final class RedisBroker {
    * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
    */
   public List<boolean[]> ackAll(List<Report> reports) {
-    List<boolean[]> out = new ArrayList<>(reports.size());
-    for (Ack[] answers : ackAllAnswers(reports)) {
-      boolean[] acked = new boolean[answers.length];
-      for (int i = 0; i < acked.length; i++) {
-        acked[i] = answers[i] == Ack.ACKED;
-      }
-      out.add(acked);
-    }
-    return out;
+    return acks.ackAll(reports);
   }
 
   /**
@@ -1392,13 +939,7 @@ public final class RedisBroker {
    * says what this try answered.
    */
   public List<Ack[]> ackAllAnswers(List<Report> reports) {
-    AckCalls calls = ackCalls(reports);
-    if (calls.calls().size() == 1) { // one shard: a plain call, no pipeline of one
-      Scripts.Call call = calls.calls().get(0);
-      return calls.answers(Collections.singletonList(scripts.eval(Script.ACK, call.keys(), call.args())));
-    }
-    // the shards' calls in one pipeline: one round trip, each call to its slot's master
-    return calls.answers(scripts.evalPipelined(Script.ACK, calls.calls()));
+    return acks.ackAllAnswers(reports);
   }
 
   /**
@@ -1407,126 +948,7 @@ public final class RedisBroker {
    * when {@code e} is no such failure.
    */
   public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
-    if (!(e instanceof ReplicaAcksException r) || r.script() != Script.ACK || r.replies().contains(null)) {
-      return null;
-    }
-    AckCalls calls = ackCalls(reports);
-    return r.replies().size() == calls.calls().size() ? calls.answers(r.replies()) : null;
-  }
-
-  /**
-   * The ack.lua calls of some reports: one per shard they touch, each with that shard's part of
-   * each report ({@code parts}), and where each delivery of a part came from in the reports
-   * ({@code froms}: the report's index, then its positions; null on a queue of one shard, whose
-   * one call holds the reports as they are).
-   */
-  private record AckCalls(List<Report> reports, List<Scripts.Call> calls, List<List<Report>> parts,
-      List<List<int[]>> froms) {
-    /** The answers of the reports, per delivery, from the calls' replies (in the calls' order). */
-    List<Ack[]> answers(List<Object> replies) {
-      if (froms == null) {
-        return decodeAcks(reports, (List<?>) replies.get(0));
-      }
-      List<Ack[]> out = new ArrayList<>(reports.size());
-      for (Report r : reports) {
-        Ack[] none = new Ack[r.finished().size()];
-        Arrays.fill(none, Ack.NONE);
-        out.add(none);
-      }
-      for (int c = 0; c < calls.size(); c++) {
-        List<Ack[]> answered = decodeAcks(parts.get(c), (List<?>) replies.get(c));
-        for (int p = 0; p < parts.get(c).size(); p++) {
-          int[] where = froms.get(c).get(p);
-          for (int i = 0; i < answered.get(p).length; i++) {
-            out.get(where[0])[where[i + 1]] = answered.get(p)[i];
-          }
-        }
-      }
-      return out;
-    }
-  }
-
-  private AckCalls ackCalls(List<Report> reports) {
-    if (keys.shards() == 1) { // the reports as they are (no froms: each delivery stays where it was)
-      return new AckCalls(reports, List.of(ackCall(keys, reports)), List.of(reports), null);
-    }
-    List<List<Report>> parts = new ArrayList<>();
-    List<List<int[]>> froms = new ArrayList<>();
-    List<Scripts.Call> calls = new ArrayList<>();
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      // this shard's part of each report, and where each of its deliveries came from
-      List<Report> part = new ArrayList<>();
-      List<int[]> from = new ArrayList<>();
-      for (int ri = 0; ri < reports.size(); ri++) {
-        Report r = reports.get(ri);
-        Delivery started = r.started() != null && keys.shardIndexOf(r.started().id()) == shard ? r.started() : null;
-        List<Delivery> finished = new ArrayList<>();
-        List<Integer> positions = new ArrayList<>();
-        for (int i = 0; i < r.finished().size(); i++) {
-          if (keys.shardIndexOf(r.finished().get(i).id()) == shard) {
-            finished.add(r.finished().get(i));
-            positions.add(i);
-          }
-        }
-        if (started != null || !finished.isEmpty()) {
-          part.add(new Report(r.consumerId(), started, finished));
-          int[] where = new int[positions.size() + 1];
-          where[0] = ri;
-          for (int i = 0; i < positions.size(); i++) {
-            where[i + 1] = positions.get(i);
-          }
-          from.add(where);
-        }
-      }
-      if (!part.isEmpty()) {
-        parts.add(part);
-        froms.add(from);
-        calls.add(ackCall(keys.shard(shard), part));
-      }
-    }
-    return new AckCalls(reports, calls, parts, froms);
-  }
-
-  private Scripts.Call ackCall(Keys keys, List<Report> reports) {
-    List<String> keyList = new ArrayList<>(reports.size() + 4);
-    List<String> args = new ArrayList<>();
-    keyList.add(keys.jobs());
-    keyList.add(keys.running());
-    keyList.add(keys.ended());
-    keyList.add(keys.endedExpiry());
-    args.add(idRetentionMs);
-    for (Report r : reports) {
-      keyList.add(keys.inFlight(r.consumerId()));
-      args.add(r.consumerId());
-      args.add(r.started() == null ? "" : r.started().element());
-      // the hints in one string, then the elements and the ids as they are: the script compares
-      // and deletes them without cutting strings (include/ended.lua)
-      StringBuilder hints = new StringBuilder(r.finished().size());
-      for (Delivery d : r.finished()) {
-        hints.append(d.ackHint());
-      }
-      args.add(hints.toString());
-      for (Delivery d : r.finished()) {
-        args.add(d.element());
-      }
-      for (Delivery d : r.finished()) {
-        args.add(d.id());
-      }
-    }
-    return new Scripts.Call(keyList, args);
-  }
-
-  private static List<Ack[]> decodeAcks(List<Report> reports, List<?> codes) {
-    List<Ack[]> out = new ArrayList<>(reports.size());
-    int at = 0;
-    for (Report r : reports) {
-      Ack[] answers = new Ack[r.finished().size()];
-      for (int i = 0; i < answers.length; i++) {
-        answers[i] = Ack.of(codes.get(at++));
-      }
-      out.add(answers);
-    }
-    return out;
+    return acks.unconfirmedAcks(reports, e);
   }
 
   /** What {@link #releaseClaimed} did. */
@@ -1538,17 +960,7 @@ public final class RedisBroker {
    * lost delivery counted.
    */
   public Released releaseClaimed(String consumerId, Delivery ackFirst) {
-    int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
-    Ack ack = Ack.NONE;
-    int released = 0;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      Released r = releaseClaimed(consumerId, shard, shard == ackShard ? ackFirst : null);
-      if (shard == ackShard) {
-        ack = r.ack();
-      }
-      released += r.released();
-    }
-    return new Released(ack, released);
+    return acks.releaseClaimed(consumerId, ackFirst);
   }
 
   /**
@@ -1556,27 +968,7 @@ public final class RedisBroker {
    * (null for none) must be a delivery of that shard.
    */
   public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
-    Keys keys = this.keys.shard(shard);
-    List<String> args = new ArrayList<>(4);
-    args.add(idRetentionMs);
-    addAck(args, ackFirst);
-    List<?> r = (List<?>) scripts.eval(Script.RELEASE_CLAIMED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.ready(), keys.ended(), keys.endedExpiry()), args);
-    return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
-  }
-
-  /**
-   * The delivery to acknowledge first, as claimReady, start and releaseClaimed take it
-   * (include/ended.lua): its hint, its element and its id; three '' for none.
-   */
-  private static void addAck(List<String> args, Delivery orNull) {
-    if (orNull == null) {
-      args.addAll(List.of("", "", ""));
-    } else {
-      args.add(String.valueOf(orNull.ackHint()));
-      args.add(orNull.element());
-      args.add(orNull.id());
-    }
+    return acks.releaseClaimed(consumerId, shard, ackFirst);
   }
 
   /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */
@@ -1587,7 +979,7 @@ public final class RedisBroker {
    * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
    */
   public Resumed resume(String scope, int most) {
-    return resume(0, scope, most);
+    return flow.resume(scope, most);
   }
 
   /**
@@ -1595,10 +987,7 @@ public final class RedisBroker {
    * (a claim holds a job in its own shard). A sharded queue is resumed shard by shard.
    */
   public Resumed resume(int shard, String scope, int most) {
-    Keys keys = this.keys.shard(shard);
-    List<?> r = (List<?>) scripts.eval(Script.RESUME, List.of(keys.paused(), keys.heldIndex(), keys.ready()),
-        List.of(scope, keys.flowBase(), Integer.toString(most)));
-    return new Resumed((Long) r.get(0) == 1, ((Long) r.get(1)).intValue());
+    return flow.resume(shard, scope, most);
   }
 
   /**
@@ -1607,46 +996,28 @@ public final class RedisBroker {
    * False when it was paused there already (its since is kept), so a second call changes nothing.
    */
   public boolean pause(int shard, String scope) {
-    Keys keys = this.keys.shard(shard);
-    String since = Long.toString(RedisTime.nowMs(redis, keys.paused()));
-    return redis.hsetnx(keys.paused(), scope, since) == 1;
+    return flow.pause(shard, scope);
   }
 
   /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
   public enum Moved { MOVED, FENCED, DEAD }
 
   public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
-    return moveToDelayed(consumerId, delivery, delayMs, "retry", error);
+    return outcomes.retry(consumerId, delivery, delayMs, error);
   }
 
   public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
-    return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
+    return outcomes.reschedule(consumerId, delivery, delayMs);
   }
 
   /** The handler was rate limited: back to delayed after delayMs, attempt and last error kept. */
   public Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
-    return moveToDelayed(consumerId, delivery, delayMs, "wait", "");
-  }
-
-  private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {
-    Keys keys = this.keys.shardOf(delivery.id());
-    long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
-        List.of(delivery.element(), Long.toString(delayMs), mode, error));
-    return moved(r);
-  }
-
-  /** What moveToDelayed.lua's answer {@code r} means: its new due time, 0 fenced, -1 dead instead. */
-  private static Moved moved(long r) {
-    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
+    return outcomes.waitRateLimited(consumerId, delivery, delayMs);
   }
 
   /** True when dead-lettered; false when fenced. */
   public boolean deadLetter(String consumerId, Delivery delivery, String error) {
-    Keys keys = this.keys.shardOf(delivery.id());
-    return ((Long) scripts.eval(Script.DEAD_LETTER,
-        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
-        List.of(delivery.element(), error))) == 1L;
+    return outcomes.deadLetter(consumerId, delivery, error);
   }
 
   /**

@@ -1,0 +1,51 @@
+package dev.delayq.redis;
+
+import dev.delayq.redis.RedisBroker.Moved;
+import java.util.List;
+
+/**
+ * The outcomes of a delivery other than its acknowledgement, each in its id's shard and fenced by
+ * the delivery's element: back to delayed (moveToDelayed.lua: a retry, a reschedule, a wait for a
+ * rate limit) or to dead (deadLetter.lua).
+ */
+final class Outcomes {
+  private final Keys keys;
+  private final Scripts scripts;
+
+  Outcomes(Keys keys, Scripts scripts) {
+    this.keys = keys;
+    this.scripts = scripts;
+  }
+
+  Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
+    return moveToDelayed(consumerId, delivery, delayMs, "retry", error);
+  }
+
+  Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
+    return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
+  }
+
+  Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
+    return moveToDelayed(consumerId, delivery, delayMs, "wait", "");
+  }
+
+  private Moved moveToDelayed(String consumerId, Delivery delivery, long delayMs, String mode, String error) {
+    Keys keys = this.keys.shardOf(delivery.id());
+    long r = (Long) scripts.eval(Script.MOVE_TO_DELAYED,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.delayed(), keys.wake(), keys.dead()),
+        List.of(delivery.element(), Long.toString(delayMs), mode, error));
+    return moved(r);
+  }
+
+  /** What moveToDelayed.lua's answer {@code r} means: its new due time, 0 fenced, -1 dead instead. */
+  static Moved moved(long r) {
+    return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
+  }
+
+  boolean deadLetter(String consumerId, Delivery delivery, String error) {
+    Keys keys = this.keys.shardOf(delivery.id());
+    return ((Long) scripts.eval(Script.DEAD_LETTER,
+        List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),
+        List.of(delivery.element(), error))) == 1L;
+  }
+}

@@ -1,0 +1,94 @@
+package dev.delayq.redis;
+
+import dev.delayq.redis.RedisBroker.StoredSchedule;
+import dev.delayq.redis.RedisBroker.Ticked;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * The recurring schedules as Redis keeps them: their definitions (a HASH), their next ticks (a
+ * ZSET by tick time) and their latest created ticks (a HASH), read directly and changed only by
+ * tickSchedule.lua and saveSchedule.lua.
+ */
+final class ScheduleStore {
+  private final UnifiedJedis redis;
+  private final Keys keys;
+  private final Scripts scripts;
+
+  ScheduleStore(UnifiedJedis redis, Keys keys, Scripts scripts) {
+    this.redis = redis;
+    this.keys = keys;
+    this.scripts = scripts;
+  }
+
+  List<StoredSchedule> schedules() {
+    Map<String, String> defs = redis.hgetAll(keys.schedules());
+    Map<String, String> last = redis.hgetAll(keys.scheduleLast());
+    Map<String, Long> next = new HashMap<>();
+    for (Tuple t : redis.zrangeWithScores(keys.scheduleNext(), 0, -1)) {
+      next.put(t.getElement(), (long) t.getScore());
+    }
+    List<StoredSchedule> out = new ArrayList<>();
+    for (String id : new TreeSet<>(defs.keySet())) {
+      out.add(new StoredSchedule(id, defs.get(id), next.getOrDefault(id, -1L),
+          last.containsKey(id) ? Long.parseLong(last.get(id)) : -1));
+    }
+    return out;
+  }
+
+  Optional<StoredSchedule> schedule(String id) {
+    String def = redis.hget(keys.schedules(), id);
+    if (def == null) {
+      return Optional.empty();
+    }
+    Double next = redis.zscore(keys.scheduleNext(), id);
+    String last = redis.hget(keys.scheduleLast(), id);
+    return Optional.of(new StoredSchedule(id, def, next == null ? -1 : next.longValue(),
+        last == null ? -1 : Long.parseLong(last)));
+  }
+
+  List<Tuple> schedulesDueBy(long untilMs, int limit) {
+    return redis.zrangeByScoreWithScores(keys.scheduleNext(), "-inf", Long.toString(untilMs), 0, limit);
+  }
+
+  OptionalLong earliestScheduleTick() {
+    List<Tuple> first = redis.zrangeWithScores(keys.scheduleNext(), 0, 0);
+    return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+  }
+
+  Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
+      long newNextMs) {
+    List<?> r = (List<?>) scripts.eval(Script.TICK_SCHEDULE,
+        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed(),
+            keys.ready(), keys.wake(), keys.stats()),
+        List.of(read.id(), Long.toString(read.nextTick()), read.definition(), tickMs < 0 ? "" : Long.toString(tickMs),
+            jobId, recordHead, payloadJson, newNextMs < 0 ? "" : Long.toString(newNextMs)));
+    return new Ticked(((Long) r.get(0)).intValue(), (Long) r.get(1));
+  }
+
+  int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
+      List<String> withdraw) {
+    if (keys.shards() > 1) {
+      // tickSchedule.lua writes a tick's job beside its schedule in one slot, while a sharded
+      // queue places a job by its id: refused rather than a job in a shard nobody acknowledges in
+      throw new IllegalStateException("recurring schedules are not supported on a sharded queue yet"
+          + " (queue.shards is " + keys.shards() + "); use a queue with queue.shards: 1 for schedules");
+    }
+    List<String> args = new ArrayList<>(4 + withdraw.size());
+    args.add(id);
+    args.add(definitionOrNull == null ? "" : definitionOrNull);
+    args.add(nextTick < 0 ? "" : Long.toString(nextTick));
+    args.add(expectedLastTick < 0 ? "" : Long.toString(expectedLastTick));
+    args.addAll(withdraw);
+    List<?> r = (List<?>) scripts.eval(Script.SAVE_SCHEDULE,
+        List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed()), args);
+    return (Long) r.get(0) == 1L ? ((Long) r.get(1)).intValue() : -1;
+  }
+}
