@@ -583,6 +583,37 @@ public final class RedisBroker {
     return out;
   }
 
+  /**
+   * Runs {@code work} (several calls that wait on one another, such as one shard's recovery) for
+   * each of {@code shards}, each answered alone. On a Redis Cluster, for a queue of several
+   * shards, each master's shards go on that master's own thread ({@link Scripts#runEachApart}): a
+   * master that does not answer within 200 ms leaves its shards' work running, answered
+   * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
+   * shard, or one server) the work runs here, shard after shard, as it always did.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
+    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.runEachApart(
+        shards.stream().map(s -> keys.shard(s).consumers()).toList(),
+        i -> new ShardReply<>(shards.get(i), work.apply(shards.get(i)), null), ShardReply[]::new,
+        inFlight -> new ShardReply<>(-1, null, inFlight), failed -> new ShardReply<>(-1, null, failed)) : null;
+    List<ShardReply<T>> out = new ArrayList<>(shards.size());
+    for (int i = 0; i < shards.size(); i++) {
+      int shard = shards.get(i);
+      ShardReply<T> r = apart == null ? inline(shard, work) : apart.get(i);
+      out.add(r.shard() == shard ? r : new ShardReply<>(shard, null, r.failure()));
+    }
+    return out;
+  }
+
+  private static <T> ShardReply<T> inline(int shard, IntFunction<T> work) {
+    try {
+      return new ShardReply<>(shard, work.apply(shard), null);
+    } catch (JedisException e) {
+      return new ShardReply<>(shard, null, e);
+    }
+  }
+
   private static <T> List<T> valuesOrThrow(List<ShardReply<T>> replies) {
     List<T> out = new ArrayList<>(replies.size());
     for (ShardReply<T> r : replies) {
@@ -666,6 +697,16 @@ public final class RedisBroker {
   public boolean releaseLease(int shard, String owner) {
     return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
         List.of(owner))) == 1L;
+  }
+
+  /**
+   * Gives up the leases of {@code shards} in one round trip, each answered alone (true: it was
+   * held and is released): on a cluster each master's on its own thread, so that a hung master
+   * holds up only its own shards' releases (the lease lapses by itself there).
+   */
+  public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
+    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
+        List.of(owner)), reply -> (Long) reply == 1L);
   }
 
   /**
