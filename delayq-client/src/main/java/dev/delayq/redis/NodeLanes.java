@@ -108,11 +108,21 @@ final class NodeLanes {
    */
   List<Outcome> evalEach(Script script, List<Call> calls, BiFunction<Call, Response<Object>, Outcome> read,
       Runnable nodeLost) {
+    return evalEach(script, calls, false, read, nodeLost);
+  }
+
+  /**
+   * As above; {@code mayQueue}: the calls may queue on a lane behind others, as reads do (a call
+   * whose second sending changes nothing more, such as a heartbeat, which must not be held back
+   * because consumers' reads of lengths are queued on a healthy node's lane).
+   */
+  List<Outcome> evalEach(Script script, List<Call> calls, boolean mayQueue,
+      BiFunction<Call, Response<Object>, Outcome> read, Runnable nodeLost) {
     List<String> route = new ArrayList<>(calls.size());
     for (Call c : calls) {
       route.add(c.keys().get(0));
     }
-    return send(route, false, (pipeline, at) -> {
+    return send(route, mayQueue, (pipeline, at) -> {
       List<Response<Object>> responses = new ArrayList<>(at.size());
       for (int i : at) {
         responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));

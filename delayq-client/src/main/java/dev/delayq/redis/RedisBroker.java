@@ -1720,8 +1720,28 @@ public final class RedisBroker {
     args.add(Long.toString(ttlMs));
     args.addAll(consumerIds);
     // a consumer may hold deliveries in any shard: it is alive in every one
+    if (keys.shards() == 1 || !scripts.readsApart()) {
+      for (Keys shard : keys.allShards()) {
+        scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
+      }
+      return;
+    }
+    // on a cluster each master's shards on its own thread, each answered alone: one after another,
+    // a lost or hung master of shard 0 kept every other shard from beating (the call threw, or
+    // waited for redis.socketTimeout), and past the TTL the scheduler took back the running jobs
+    // of consumers alive and well in those shards, to run a second time
+    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
     for (Keys shard : keys.allShards()) {
-      scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
+      calls.add(new Scripts.Call(List.of(shard.consumers()), args));
+    }
+    JedisException failed = null;
+    for (Scripts.Outcome o : scripts.evalEachApart(Script.HEARTBEAT, calls, true)) {
+      if (o.failure() != null && (failed == null || failed instanceof NodeInFlightException)) {
+        failed = o.failure();
+      }
+    }
+    if (failed != null) {
+      throw failed; // the other shards beat: what failed is said (and tried again) as any failed beat
     }
   }
 }

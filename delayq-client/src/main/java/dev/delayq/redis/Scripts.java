@@ -207,13 +207,23 @@ public final class Scripts {
    * calls are not sent. Elsewhere (one server: every shard on it) the same as {@link #evalEach}.
    */
   public List<Outcome> evalEachApart(Script script, List<Call> calls) {
+    return evalEachApart(script, calls, false);
+  }
+
+  /**
+   * As {@link #evalEachApart(Script, List)}; {@code mayQueue}: a call sent twice does no more than
+   * once (a heartbeat), so it may queue on a node's thread behind reads there instead of being
+   * held back until they are answered ({@link NodeLanes}).
+   */
+  List<Outcome> evalEachApart(Script script, List<Call> calls, boolean mayQueue) {
     if (lanes == null) {
       return evalEach(script, calls);
     }
     if (waited(script)) {
       throw new IllegalArgumentException(script + " is waited for by replicas; evalEachApart sends no WAIT");
     }
-    return lanes.evalEach(script, calls, (c, response) -> outcomeOf(script, c, response), () -> Pipelines.nodeLost(redis));
+    return lanes.evalEach(script, calls, mayQueue, (c, response) -> outcomeOf(script, c, response),
+        () -> Pipelines.nodeLost(redis));
   }
 
   /**
