@@ -724,9 +724,18 @@ public final class RedisBroker {
     return ((Long) o.reply()).intValue();
   }
 
-  /** Takes scheduler {@code owner} off the list of live ones (it is stopping). */
+  /**
+   * Takes scheduler {@code owner} off the list of live ones (it is stopping). On a cluster on its
+   * master's thread: a master that hangs leaves it there until its beat's TTL ends (the others
+   * share the shards out among themselves a little later), instead of holding the stop until
+   * {@code redis.socketTimeout} and the client's retries.
+   */
   public void schedulerGone(String owner) {
-    redis.zrem(keys.schedulers(), owner);
+    List<Long> gone = scripts.runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
+        Long[]::new, inFlight -> 0L, failed -> 0L);
+    if (gone == null) {
+      redis.zrem(keys.schedulers(), owner);
+    }
   }
 
   /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */

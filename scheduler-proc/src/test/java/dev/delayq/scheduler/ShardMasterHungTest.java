@@ -4,7 +4,11 @@ import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.config.ConfigLoader;
+import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisConnection;
+import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.RedisCluster;
 import dev.delayq.testing.RedisServer;
@@ -162,5 +166,45 @@ class ShardMasterHungTest {
     assertEquals(List.of(), lateRecovered, "the healthy shards' expired consumers' jobs are recovered within "
         + LATE_BOUND_MS + " ms of the expiry, during the hang");
     assertEquals(run.dueAt.size(), run.records(), "every job's record is kept");
+  }
+
+  /**
+   * A scheduler that stops while shard 0's master hangs gives back the leases of shards 1 and 2
+   * at once (a scheduler that takes over, or comes back, need not wait for them to lapse); shard
+   * 0's is left to lapse by itself.
+   */
+  @Test
+  void aStoppingSchedulerReleasesTheOtherShardsLeasesWhileOneShardsMasterHangs() throws Exception {
+    cluster = RedisCluster.start();
+    for (RedisServer node : cluster.nodes()) {
+      try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        j.configSet("cluster-require-full-coverage", "no");
+      }
+    }
+    String queue = cluster.queueSpreadOverMasters(ShardedSchedulerOnCluster.SHARDS, false);
+    DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_CLUSTER", cluster.seeds(),
+        "DELAYQ_QUEUE", queue, "DELAYQ_QUEUE_SHARDS", Integer.toString(ShardedSchedulerOnCluster.SHARDS)));
+    try (RedisConnection redis = RedisConnector.connect(config, "shard-hung-lease-test", 8)) {
+      Keys keys = Keys.of(config);
+      RedisBroker broker = new RedisBroker(redis, keys);
+      broker.prepare();
+      ShardLeases lease = new ShardLeases(broker, "me", 30_000);
+      assertTrue(lease.tick(), "the scheduler holds its shards");
+      for (int s = 0; s < ShardedSchedulerOnCluster.SHARDS; s++) {
+        assertTrue(lease.holds(s), "shard " + s + "'s lease is held");
+      }
+      hung = cluster.node(cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(0).leader())).getPort());
+      signal("STOP", hung);
+      long before = System.nanoTime();
+      lease.release();
+      long tookMs = (System.nanoTime() - before) / 1_000_000;
+      for (int s = 1; s < ShardedSchedulerOnCluster.SHARDS; s++) {
+        String leader = keys.shard(s).leader();
+        try (Jedis j = new Jedis("127.0.0.1", cluster.ownerOf(JedisClusterCRC16.getSlot(leader)).getPort())) {
+          assertEquals(null, j.get(leader), "shard " + s + "'s lease is given back");
+        }
+      }
+      assertTrue(tookMs < 1000, "the release waited " + tookMs + " ms for the hung master");
+    }
   }
 }
