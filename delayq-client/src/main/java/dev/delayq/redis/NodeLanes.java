@@ -108,11 +108,21 @@ final class NodeLanes {
    */
   List<Outcome> evalEach(Script script, List<Call> calls, BiFunction<Call, Response<Object>, Outcome> read,
       Runnable nodeLost) {
+    return evalEach(script, calls, false, read, nodeLost);
+  }
+
+  /**
+   * As above; {@code mayQueue}: the calls may queue on a lane behind others, as reads do (a call
+   * whose second sending changes nothing more, such as a heartbeat, which must not be held back
+   * because consumers' reads of lengths are queued on a healthy node's lane).
+   */
+  List<Outcome> evalEach(Script script, List<Call> calls, boolean mayQueue,
+      BiFunction<Call, Response<Object>, Outcome> read, Runnable nodeLost) {
     List<String> route = new ArrayList<>(calls.size());
     for (Call c : calls) {
       route.add(c.keys().get(0));
     }
-    return send(route, false, (pipeline, at) -> {
+    return send(route, mayQueue, (pipeline, at) -> {
       List<Response<Object>> responses = new ArrayList<>(at.size());
       for (int i : at) {
         responses.add(pipeline.evalsha(script.sha(), calls.get(i).keys(), calls.get(i).args()));
@@ -151,6 +161,57 @@ final class NodeLanes {
         return out;
       };
     }, Long[]::new, inFlight -> 0L, failed -> 1L, nodeLost);
+  }
+
+  /**
+   * Runs {@code work} for each index of {@code route}, each node's share one after another on its
+   * lane (the one on {@code route.get(i)}'s node at index i), and returns the answers in order:
+   * for work made of several calls that wait on one another (a recovery: the expired consumers
+   * read, then each one's jobs taken back), which cannot be one pipeline. {@code work} calls Redis
+   * through the cluster client as any caller does; on the lane, a node that hangs holds up only
+   * its own lane. Answered and held back as {@link #evalEach}'s calls are: a node not answered
+   * within the wait leaves its work's answers {@code inFlight}, and nothing else that changes
+   * something goes to it until that work ends; a work's own failure is its index's {@code failed}.
+   */
+  <T> List<T> runEach(List<String> route, IntFunction<T> work, IntFunction<T[]> array,
+      Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed) {
+    Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
+    T[] out = array.apply(route.size());
+    for (int i = 0; i < route.size(); i++) {
+      int slot = JedisClusterCRC16.getSlot(route.get(i));
+      HostAndPort node = provider.getNode(slot);
+      if (node == null) {
+        out[i] = failed.apply(new JedisConnectionException("no Redis Cluster master serves slot " + slot
+            + " in the client's slot map (it is read again)"));
+        continue;
+      }
+      byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
+    }
+    List<Sent<T>> sent = new ArrayList<>(byNode.size());
+    for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
+      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
+      List<Integer> at = group.getValue();
+      if (!lane.take(false)) {
+        for (int i : at) {
+          out[i] = inFlight.apply(lane.inFlight);
+        }
+        continue;
+      }
+      CompletableFuture<T[]> answer = new CompletableFuture<>();
+      lane.thread.execute(() -> lane.run(answer, () -> {
+        T[] done = array.apply(at.size());
+        for (int k = 0; k < done.length; k++) {
+          try {
+            done[k] = work.apply(at.get(k));
+          } catch (JedisException e) {
+            done[k] = failed.apply(e);
+          }
+        }
+        return done;
+      }));
+      sent.add(new Sent<>(lane, at, answer, array, failed));
+    }
+    return new Pending<>(out, sent, inFlight).await();
   }
 
   /**

@@ -2,12 +2,12 @@ package dev.delayq.redis;
 
 import dev.delayq.process.RunningFile;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one recovery policy, used by the scheduler's recoverer, {@code delayq recover} and the
@@ -15,15 +15,16 @@ import java.util.Set;
  * an in-flight list whose consumer is not registered is taken back once it has been seen so at
  * two sweeps in a row (a consumer may claim a moment before it registers); every list of a
  * process known to be gone is taken back at once. Taking back charges only the job whose handler
- * was running (see requeueInFlight.lua). Not thread-safe: each caller keeps its own instance,
- * since the sweeps remember what the last one saw.
+ * was running (see requeueInFlight.lua). Each caller keeps its own instance, since the sweeps
+ * remember what the last one saw; one shard's calls run on one thread at a time, different shards'
+ * may run at once (the scheduler's, each master's on its own thread).
  */
 public final class Recovery {
   private final RedisBroker broker;
   private final Inspector inspector;
   private final int poisonPillAfter;
   /** Per shard, the consumers whose in-flight list there was unregistered at the last sweep. */
-  private final Map<Integer, Set<String>> unregisteredLastSweep = new HashMap<>();
+  private final Map<Integer, Set<String>> unregisteredLastSweep = new ConcurrentHashMap<>();
 
   public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
     this.broker = broker;

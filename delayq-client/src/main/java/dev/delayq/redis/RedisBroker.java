@@ -451,6 +451,37 @@ public final class RedisBroker {
     return out;
   }
 
+  /**
+   * Runs {@code work} (several calls that wait on one another, such as one shard's recovery) for
+   * each of {@code shards}, each answered alone. On a Redis Cluster, for a queue of several
+   * shards, each master's shards go on that master's own thread ({@link Scripts#runEachApart}): a
+   * master that does not answer within 200 ms leaves its shards' work running, answered
+   * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
+   * shard, or one server) the work runs here, shard after shard, as it always did.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
+    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.runEachApart(
+        shards.stream().map(s -> keys.shard(s).consumers()).toList(),
+        i -> new ShardReply<>(shards.get(i), work.apply(shards.get(i)), null), ShardReply[]::new,
+        inFlight -> new ShardReply<>(-1, null, inFlight), failed -> new ShardReply<>(-1, null, failed)) : null;
+    List<ShardReply<T>> out = new ArrayList<>(shards.size());
+    for (int i = 0; i < shards.size(); i++) {
+      int shard = shards.get(i);
+      ShardReply<T> r = apart == null ? inline(shard, work) : apart.get(i);
+      out.add(r.shard() == shard ? r : new ShardReply<>(shard, null, r.failure()));
+    }
+    return out;
+  }
+
+  private static <T> ShardReply<T> inline(int shard, IntFunction<T> work) {
+    try {
+      return new ShardReply<>(shard, work.apply(shard), null);
+    } catch (JedisException e) {
+      return new ShardReply<>(shard, null, e);
+    }
+  }
+
   private static <T> List<T> valuesOrThrow(List<ShardReply<T>> replies) {
     List<T> out = new ArrayList<>(replies.size());
     for (ShardReply<T> r : replies) {
@@ -537,6 +568,16 @@ public final class RedisBroker {
   }
 
   /**
+   * Gives up the leases of {@code shards} in one round trip, each answered alone (true: it was
+   * held and is released): on a cluster each master's on its own thread, so that a hung master
+   * holds up only its own shards' releases (the lease lapses by itself there).
+   */
+  public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
+    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
+        List.of(owner)), reply -> (Long) reply == 1L);
+  }
+
+  /**
    * Registers scheduler {@code owner} as alive for {@code ttlMs} and returns how many schedulers
    * are alive now (itself included): the shards are shared out among them.
    */
@@ -551,9 +592,18 @@ public final class RedisBroker {
     return ((Long) o.reply()).intValue();
   }
 
-  /** Takes scheduler {@code owner} off the list of live ones (it is stopping). */
+  /**
+   * Takes scheduler {@code owner} off the list of live ones (it is stopping). On a cluster on its
+   * master's thread: a master that hangs leaves it there until its beat's TTL ends (the others
+   * share the shards out among themselves a little later), instead of holding the stop until
+   * {@code redis.socketTimeout} and the client's retries.
+   */
   public void schedulerGone(String owner) {
-    redis.zrem(keys.schedulers(), owner);
+    List<Long> gone = scripts.runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
+        Long[]::new, inFlight -> 0L, failed -> 0L);
+    if (gone == null) {
+      redis.zrem(keys.schedulers(), owner);
+    }
   }
 
   /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
@@ -1050,8 +1100,28 @@ public final class RedisBroker {
     args.add(Long.toString(ttlMs));
     args.addAll(consumerIds);
     // a consumer may hold deliveries in any shard: it is alive in every one
+    if (keys.shards() == 1 || !scripts.readsApart()) {
+      for (Keys shard : keys.allShards()) {
+        scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
+      }
+      return;
+    }
+    // on a cluster each master's shards on its own thread, each answered alone: one after another,
+    // a lost or hung master of shard 0 kept every other shard from beating (the call threw, or
+    // waited for redis.socketTimeout), and past the TTL the scheduler took back the running jobs
+    // of consumers alive and well in those shards, to run a second time
+    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
     for (Keys shard : keys.allShards()) {
-      scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
+      calls.add(new Scripts.Call(List.of(shard.consumers()), args));
+    }
+    JedisException failed = null;
+    for (Scripts.Outcome o : scripts.evalEachApart(Script.HEARTBEAT, calls, true)) {
+      if (o.failure() != null && (failed == null || failed instanceof NodeInFlightException)) {
+        failed = o.failure();
+      }
+    }
+    if (failed != null) {
+      throw failed; // the other shards beat: what failed is said (and tried again) as any failed beat
     }
   }
 }

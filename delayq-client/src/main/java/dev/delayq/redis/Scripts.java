@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
@@ -206,13 +207,33 @@ public final class Scripts {
    * calls are not sent. Elsewhere (one server: every shard on it) the same as {@link #evalEach}.
    */
   public List<Outcome> evalEachApart(Script script, List<Call> calls) {
+    return evalEachApart(script, calls, false);
+  }
+
+  /**
+   * As {@link #evalEachApart(Script, List)}; {@code mayQueue}: a call sent twice does no more than
+   * once (a heartbeat), so it may queue on a node's thread behind reads there instead of being
+   * held back until they are answered ({@link NodeLanes}).
+   */
+  List<Outcome> evalEachApart(Script script, List<Call> calls, boolean mayQueue) {
     if (lanes == null) {
       return evalEach(script, calls);
     }
     if (waited(script)) {
       throw new IllegalArgumentException(script + " is waited for by replicas; evalEachApart sends no WAIT");
     }
-    return lanes.evalEach(script, calls, (c, response) -> outcomeOf(script, c, response), () -> Pipelines.nodeLost(redis));
+    return lanes.evalEach(script, calls, mayQueue, (c, response) -> outcomeOf(script, c, response),
+        () -> Pipelines.nodeLost(redis));
+  }
+
+  /**
+   * Runs {@code work} for each index of {@code route}, each cluster node's share on that node's
+   * thread ({@link NodeLanes#runEach}): a node that hangs leaves its share in flight. Null off a
+   * cluster (the caller runs the work itself).
+   */
+  <T> List<T> runEachApart(List<String> route, IntFunction<T> work, IntFunction<T[]> array,
+      Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed) {
+    return lanes == null ? null : lanes.runEach(route, work, array, inFlight, failed);
   }
 
   /** Whether {@link #lengthsApart} and {@link #evalEachApart} read each node apart (on a cluster). */

@@ -118,6 +118,72 @@ class ShardRepliesTest {
     }
   }
 
+  /**
+   * A worker's heartbeat on a queue of three shards while shard 0's master hangs (SIGSTOP, 3 s) for
+   * longer than the heartbeat's TTL (1 s, sent every 200 ms as a worker's heartbeat thread sends
+   * it, again after a failed beat): the consumers stay registered and unexpired in shards 1 and 2
+   * all along, so the scheduler takes back none of the jobs they run there (it would run them twice).
+   */
+  @Test
+  void aHungMasterKeepsNoOtherShardFromBeating() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start()) {
+      String queue = cluster.queueSpreadOverMasters(SHARDS, false);
+      DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_CLUSTER", cluster.seeds(),
+          "DELAYQ_QUEUE", queue, "DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS)));
+      try (RedisConnection redis = RedisConnector.connect(config, "shard-replies-test", 8)) {
+        Keys keys = Keys.of(config);
+        RedisBroker broker = new RedisBroker(redis, keys);
+        broker.prepare();
+        List<String> consumers = List.of("w1-c0", "w1-c1");
+        long ttlMs = 1000;
+        broker.heartbeat(consumers, ttlMs);
+        dev.delayq.testing.RedisServer node = cluster.node(
+            cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(0).consumers())).getPort());
+        java.util.concurrent.atomic.AtomicBoolean beating = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread beat = new Thread(() -> {
+          while (beating.get()) {
+            try {
+              broker.heartbeat(consumers, ttlMs);
+            } catch (redis.clients.jedis.exceptions.JedisException e) {
+              // a failed beat is tried again at the next one, as the heartbeat thread does
+            }
+            try {
+              Thread.sleep(200);
+            } catch (InterruptedException e) {
+              return;
+            }
+          }
+        }, "heartbeat");
+        beat.start();
+        List<String> expired = new ArrayList<>();
+        signal("STOP", node);
+        try {
+          long until = System.currentTimeMillis() + 3000;
+          while (System.currentTimeMillis() < until) {
+            for (int s = 1; s < SHARDS; s++) {
+              int port = cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(s).consumers())).getPort();
+              try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis("127.0.0.1", port)) {
+                long now = Long.parseLong(j.time().get(0)) * 1000 + Long.parseLong(j.time().get(1)) / 1000;
+                for (String c : consumers) {
+                  Double expiry = j.zscore(keys.shard(s).consumers(), c);
+                  if (expiry == null || expiry <= now) {
+                    expired.add(c + " in shard " + s + " at " + (until - System.currentTimeMillis()) + " ms before the end");
+                  }
+                }
+              }
+            }
+            Thread.sleep(50);
+          }
+        } finally {
+          signal("CONT", node);
+          beating.set(false);
+          beat.join(10_000);
+        }
+        assertEquals(List.of(), expired, "the healthy shards' consumers stay unexpired while shard 0's master hangs");
+      }
+    }
+  }
+
   private static void signal(String signal, dev.delayq.testing.RedisServer node) throws Exception {
     new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start().waitFor();
   }

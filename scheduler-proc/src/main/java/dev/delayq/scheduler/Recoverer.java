@@ -5,6 +5,7 @@ import dev.delayq.redis.Inspector;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.Recovery;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,12 +22,15 @@ final class Recoverer {
   private static final int CONSUMERS_PER_TICK = 100;
   private static final int SWEEP_EVERY_TICKS = 30;
 
+  private final RedisBroker broker;
   private final Recovery recovery;
-  private final int[] ticks;
+  /** Per shard, its passes (a shard's pass may run on its master's thread: see {@link #ticks}). */
+  private final AtomicIntegerArray ticks;
 
   Recoverer(RedisBroker broker, int poisonPillAfter) {
+    this.broker = broker;
     this.recovery = new Recovery(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
-    this.ticks = new int[broker.shards()];
+    this.ticks = new AtomicIntegerArray(broker.shards());
   }
 
   /** One pass over the consumers expired by {@code redisNowMs}; returns the jobs taken back. */
@@ -37,10 +41,19 @@ final class Recoverer {
   /** One pass over one shard (the scheduler holds its lease). */
   int tick(int shard, long redisNowMs) {
     int taken = logged(recovery.expired(shard, redisNowMs, CONSUMERS_PER_TICK, ""));
-    if (++ticks[shard] % SWEEP_EVERY_TICKS == 0) {
+    if (ticks.incrementAndGet(shard) % SWEEP_EVERY_TICKS == 0) {
       taken += sweepUnregistered(shard);
     }
     return taken;
+  }
+
+  /**
+   * One pass over each of {@code shards} ({@code redisNowMs} by shard), each answered alone: on a
+   * cluster each master's shards on that master's own thread, so a hung master's recovery is left
+   * in flight ({@link dev.delayq.redis.NodeInFlightException}) and holds up no other shard.
+   */
+  List<RedisBroker.ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
+    return broker.eachShardApart(shards, shard -> tick(shard, redisNowMs[shard]));
   }
 
   /** Takes back the lists of consumers that were unregistered at this sweep and the last. */

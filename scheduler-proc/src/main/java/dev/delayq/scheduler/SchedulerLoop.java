@@ -6,6 +6,7 @@ import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.NodeInFlightException;
+import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +39,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * own deadlines. On a Redis Cluster each node's calls go on a thread of their own: a node that
  * hangs (SIGSTOP, a partition that drops packets) and has not answered within 200 ms leaves its
  * shards' calls in flight, neither failed nor sent again until it answers, while the other
- * shards' passes go on ({@code NodeLanes}). A recovery that fails otherwise (replicas that do not confirm its writes) holds
+ * shards' passes go on ({@code NodeLanes}); so do the recoveries, each master's run on its thread. A recovery that fails otherwise (replicas that do not confirm its writes) holds
  * back that shard's recovery only. With one shard a failure is the outage it always was.
  */
 final class SchedulerLoop {
@@ -149,6 +150,8 @@ final class SchedulerLoop {
     // the shards due together are forwarded in one round trip: none waits on another's call
     if (!heldDue.isEmpty()) {
       List<Forwarder.Pass> passes = forwarder.tick(heldDue, 0);
+      List<Integer> toRecover = new ArrayList<>();
+      long[] redisNowMs = new long[nextDueNanos.length];
       for (int i = 0; i < heldDue.size(); i++) {
         int shard = heldDue.get(i);
         Forwarder.Pass pass = passes.get(i);
@@ -157,9 +160,13 @@ final class SchedulerLoop {
           continue;
         }
         nextDueNanos[shard] = pass.moreDue() ? System.nanoTime() : pass.nextDueNanos();
-        if (recover) {
-          recover(shard, pass.redisNowMs());
+        if (recover && recoveries.mayCall(shard)) {
+          toRecover.add(shard);
+          redisNowMs[shard] = pass.redisNowMs();
         }
+      }
+      recover(toRecover, redisNowMs);
+      for (int shard : heldDue) {
         next = Math.min(next, nextDueNanos[shard]);
       }
     }
@@ -209,25 +216,49 @@ final class SchedulerLoop {
   }
 
   /**
-   * Recovers {@code shard}. A lost node holds that shard back alone, as a failed forward does;
-   * any other failure (with {@code redis.replicaAcks}, a master whose replicas do not confirm:
-   * its forwards, not waited for, still work) holds back only that shard's recovery, tried again
-   * at a later recover interval. With one shard a failure is thrown.
+   * Recovers {@code shards}, each with the Redis time its forward just read. A lost node holds that
+   * shard back alone, as a failed forward does; any other failure (with {@code redis.replicaAcks},
+   * a master whose replicas do not confirm: its forwards, not waited for, still work) holds back
+   * only that shard's recovery, tried again at a later recover interval. With one shard a failure
+   * is thrown. On a Redis Cluster each master's recoveries run on that master's own thread
+   * ({@link dev.delayq.redis.RedisBroker#eachShardApart}): a master that hangs right after its
+   * forward answered leaves its recovery running there (tried again at a later interval, once it
+   * answers), instead of holding this thread, and every shard's forwards, until
+   * {@code redis.socketTimeout}.
    */
-  private void recover(int shard, long redisNowMs) {
-    if (!recoveries.mayCall(shard)) {
+  private void recover(List<Integer> shards, long[] redisNowMs) {
+    if (shards.isEmpty()) {
       return;
     }
+    if (forwarder.shards() == 1) {
+      recoverHere(0, redisNowMs[0]);
+      return;
+    }
+    for (RedisBroker.ShardReply<Integer> r : recoverer.ticks(shards, redisNowMs)) {
+      if (r.failure() == null) {
+        recoveries.worked(r.shard());
+      } else if (!(r.failure() instanceof NodeInFlightException)) {
+        recoveryFailed(r.shard(), r.failure());
+      }
+    }
+  }
+
+  /** Recovers the one shard of a one-shard queue on this thread, as before shards. */
+  private void recoverHere(int shard, long redisNowMs) {
     try {
       recoverer.tick(shard, redisNowMs);
       recoveries.worked(shard);
     } catch (JedisException e) {
-      if (e instanceof JedisConnectionException) {
-        health.failedOrThrow(shard, e);
-        nextDueNanos[shard] = health.retryAt(shard);
-      } else {
-        recoveries.failedOrThrow(shard, e);
-      }
+      recoveryFailed(shard, e);
+    }
+  }
+
+  private void recoveryFailed(int shard, JedisException e) {
+    if (e instanceof JedisConnectionException) {
+      health.failedOrThrow(shard, e);
+      nextDueNanos[shard] = health.retryAt(shard);
+    } else {
+      recoveries.failedOrThrow(shard, e);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.delayq.scheduler;
 
 import dev.delayq.process.ShardHealth;
+import dev.delayq.redis.NodeInFlightException;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,13 +68,17 @@ final class ShardLeases {
     }
     int share = (shards + alive - 1) / alive;
     hold(heldShards());
+    List<Integer> toGiveUp = new ArrayList<>();
     for (int j = shards - 1; j >= 0 && heldCount > share; j--) {
       int s = (offset + j) % shards;
       // (a failing shard's lease is not given back: it lapses by itself, no call waits on its node)
-      if (held[s] && !health.failing(s) && broker.releaseLease(s, owner)) {
-        log.info("{}: gave up the lease of shard {} (its share is {} of {})", owner, s, share, shards);
+      if (held[s] && !health.failing(s)) {
+        toGiveUp.add(s);
       }
       set(s, false);
+    }
+    for (int s : released(toGiveUp)) {
+      log.info("{}: gave up the lease of shard {} (its share is {} of {})", owner, s, share, shards);
     }
     for (int j = 0; j < shards && heldCount < share; j++) {
       int s = (offset + j) % shards;
@@ -161,12 +166,42 @@ final class ShardLeases {
     return out;
   }
 
-  void release() {
-    for (int s = 0; s < shards; s++) {
-      if (held[s] && !health.failing(s) && broker.releaseLease(s, owner)) {
-        log.info(shards == 1 ? "{}: leader lease released" : "{}: lease of shard " + s + " released", owner);
+  /**
+   * Gives up the leases of {@code toRelease} (a queue of several shards) in one round trip, each
+   * master's on its own thread on a cluster, and returns those that were released. One whose call
+   * failed or whose master hangs is left to lapse by itself: no shard's release waits on another's
+   * node (one after another, a hung master held this thread until {@code redis.socketTimeout}).
+   */
+  private List<Integer> released(List<Integer> toRelease) {
+    List<Integer> out = new ArrayList<>();
+    for (RedisBroker.ShardReply<Boolean> r : broker.releaseLeases(toRelease, owner)) {
+      if (r.failure() == null && r.value()) {
+        out.add(r.shard());
+      } else if (r.failure() != null && !(r.failure() instanceof NodeInFlightException)) {
+        log.info("{}: could not release the lease of shard {} ({}); it lapses by itself", owner, r.shard(),
+            r.failure().getMessage());
       }
-      held[s] = false;
+    }
+    return out;
+  }
+
+  void release() {
+    if (shards == 1) {
+      if (held[0] && !health.failing(0) && broker.releaseLease(0, owner)) {
+        log.info("{}: leader lease released", owner);
+      }
+      held[0] = false;
+    } else {
+      List<Integer> toRelease = new ArrayList<>();
+      for (int s = 0; s < shards; s++) {
+        if (held[s] && !health.failing(s)) {
+          toRelease.add(s);
+        }
+        held[s] = false;
+      }
+      for (int s : released(toRelease)) {
+        log.info("{}: lease of shard {} released", owner, s);
+      }
     }
     heldCount = 0;
     if (shards > 1) {

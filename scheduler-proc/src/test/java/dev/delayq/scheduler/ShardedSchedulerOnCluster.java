@@ -49,6 +49,15 @@ final class ShardedSchedulerOnCluster implements AutoCloseable {
    */
   ShardedSchedulerOnCluster(RedisCluster cluster, String name, long faultAt, int perShard, ReadyReader readyOf)
       throws Exception {
+    this(cluster, name, faultAt, perShard, readyOf, 1_000_000_000L, run -> { });
+  }
+
+  /**
+   * As above, recovering every {@code recoverIntervalNanos}; {@code beforeStart} runs once the
+   * jobs are enqueued, before the scheduler starts.
+   */
+  ShardedSchedulerOnCluster(RedisCluster cluster, String name, long faultAt, int perShard, ReadyReader readyOf,
+      long recoverIntervalNanos, java.util.function.Consumer<ShardedSchedulerOnCluster> beforeStart) throws Exception {
     for (RedisServer node : cluster.nodes()) {
       try (Jedis j = new Jedis("127.0.0.1", node.port())) {
         j.configSet("cluster-require-full-coverage", "no");
@@ -76,9 +85,10 @@ final class ShardedSchedulerOnCluster implements AutoCloseable {
       dueAt.put(id, due);
     }
     broker.enqueueAll(jobs);
+    beforeStart.accept(this);
 
     SchedulerLoop loop = new SchedulerLoop(new ShardLeases(broker, "me", 30_000), new Forwarder(broker, 1000),
-        new Recoverer(broker, 3), new IdRetentionTrimmer(broker), waiter, shutdown, 1_000_000_000L, 1000,
+        new Recoverer(broker, 3), new IdRetentionTrimmer(broker), waiter, shutdown, recoverIntervalNanos, 1000,
         new OutageLog("test"));
     for (int s = 0; s < SHARDS; s++) {
       new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> true, shutdown::isRequested,

@@ -51,6 +51,8 @@ class ShardMasterHungProcessTest {
   RedisServer hung;
   SupervisorProcess sup;
   DelayQueue queue;
+  Keys keys;
+  Runs runs;
 
   @AfterEach
   void stop() throws Exception {
@@ -74,36 +76,7 @@ class ShardMasterHungProcessTest {
 
   @Test
   void theOtherShardsJobsRunOnTimeWhileOneShardsMasterHangsAndEveryJobRunsOnce() throws Exception {
-    SupervisorProcess.requireChildJars();
-    JobsJar.install(home);
-    cluster = RedisCluster.start();
-    for (RedisServer node : cluster.nodes()) {
-      try (Jedis j = new Jedis("127.0.0.1", node.port())) {
-        // should the others count the hung node as failed, they still serve their own slots
-        j.configSet("cluster-require-full-coverage", "no");
-      }
-    }
-    Map<String, String> env = new HashMap<>();
-    env.put("DELAYQ_REDIS_CLUSTER", cluster.seeds());
-    env.put("DELAYQ_QUEUE", cluster.queueSpreadOverMasters(SHARDS, false));
-    env.put("DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS));
-    env.put("DELAYQ_WEB_PORT", Integer.toString(SupervisorProcess.freePort()));
-    DelayqConfig config = new ConfigLoader().load(null, env);
-    Keys keys = Keys.of(config);
-    queue = DelayQueue.connect(config);
-    sup = SupervisorProcess.start(home, SupervisorProcess.quickWorkers(1, 4), env);
-    sup.awaitRunning(2);
-    Runs runs = new Runs(home.resolve("hung-runs.log"));
-    // one job per shard first: scheduler and worker are at work on every shard before the hang
-    Set<String> warm = new HashSet<>();
-    for (int n = 0; warm.size() < SHARDS; n++) {
-      String id = "warm-" + n;
-      if (warm.stream().noneMatch(w -> keys.shardIndexOf(w) == keys.shardIndexOf(id))) {
-        warm.add(id);
-        queue.delay("test_timed", runs.payload(0), Duration.ZERO, JobOptions.withId(id));
-      }
-    }
-    await().atMost(Duration.ofSeconds(30)).until(() -> ended(runs).containsAll(warm));
+    startOnCluster(Map.of());
 
     // jobs due every 600 ms from 300 ms after the stop to 5.1 s after it, in every shard: sparser
     // than the poll timeout (500 ms), so that idle consumers also claim by their scan over the
@@ -186,6 +159,107 @@ class ShardMasterHungProcessTest {
     for (String id : ids) {
       assertEquals(1, ends.getOrDefault(id, 0), id + " ended once");
     }
+  }
+
+  /**
+   * Jobs of shards 1 and 2 that run across the hang (3.5 s each, started just before it), with a
+   * heartbeat TTL of 2 s, shorter than the hang: their consumers must keep beating in shards 1 and
+   * 2, or the scheduler takes their running jobs back and they run twice. Every job runs once.
+   */
+  @Test
+  void jobsOfTheOtherShardsRunningAcrossTheHangAreNotTakenBack() throws Exception {
+    startOnCluster(Map.of("DELAYQ_WORKER_HEARTBEAT_INTERVAL", "300ms", "DELAYQ_WORKER_HEARTBEAT_TTL", "2s"));
+    long stopAt = System.currentTimeMillis() + 1500;
+    Set<String> ids = new HashSet<>();
+    List<JobRequest> jobs = new ArrayList<>();
+    int[] perShard = new int[SHARDS];
+    for (int n = 0; jobs.size() < SHARDS - 1; n++) {
+      String id = "long-" + n;
+      int shard = keys.shardIndexOf(id);
+      if (shard == 0 || perShard[shard] == 1) {
+        continue; // (none in shard 0: a job whose own master hangs past the TTL is taken back when it answers)
+      }
+      perShard[shard]++;
+      jobs.add(JobRequest.at("test_timed", runs.payload(3500), Instant.ofEpochMilli(stopAt - 400))
+          .with(JobOptions.withId(id)));
+      ids.add(id);
+    }
+    queue.enqueueAll(jobs);
+    hung = cluster.node(cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(0).ready())).getPort());
+    Thread.sleep(Math.max(0, stopAt - System.currentTimeMillis()));
+    long stoppedAt = System.currentTimeMillis();
+    signal("STOP", hung);
+    Thread.sleep(HANG_MS);
+    signal("CONT", hung);
+    long contAt = System.currentTimeMillis();
+    hung = null;
+
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> ended(runs).containsAll(ids));
+    Thread.sleep(3000); // a job taken back after its end would start again by now
+    Map<String, Integer> starts = new TreeMap<>();
+    Map<String, Long> firstStart = new HashMap<>();
+    for (Runs.Run r : runs.all()) {
+      if (r.what().equals("start") && ids.contains(r.id())) {
+        starts.merge(r.id(), 1, Integer::sum);
+        firstStart.merge(r.id(), r.atMs(), Math::min);
+      }
+    }
+    Map<String, Integer> twice = new TreeMap<>();
+    starts.forEach((id, n) -> {
+      if (n > 1) {
+        twice.put(id, n);
+      }
+    });
+    System.out.printf("shard 0's master hung for %d ms; %d jobs of shards 1 and 2 running across it; ran twice %d%n",
+        contAt - stoppedAt, ids.size(), twice.size());
+    sup.log("worker-1").lines().filter(l -> l.contains("WARN") || l.contains("ERROR"))
+        .map(l -> l.length() > 240 ? l.substring(0, 240) : l).limit(20).forEach(l -> System.out.println("worker-1: " + l));
+    sup.log("scheduler").lines().filter(l -> l.contains("recovered"))
+        .map(l -> l.length() > 240 ? l.substring(0, 240) : l).limit(20).forEach(l -> System.out.println("scheduler: " + l));
+    for (String id : ids) {
+      assertTrue(firstStart.get(id) < stoppedAt + 300, id + " started before the hang (at "
+          + (firstStart.get(id) - stoppedAt) + " ms from it)");
+    }
+    assertEquals(Map.of(), twice, "ran twice");
+  }
+
+  /**
+   * A cluster of three masters, the supervisor (one worker of four threads, {@code settings}
+   * besides) on a queue of three shards over it, and one job run in every shard: scheduler and
+   * worker are at work on every shard.
+   */
+  private void startOnCluster(Map<String, String> settings) throws Exception {
+    SupervisorProcess.requireChildJars();
+    JobsJar.install(home);
+    cluster = RedisCluster.start();
+    for (RedisServer node : cluster.nodes()) {
+      try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        // should the others count the hung node as failed, they still serve their own slots
+        j.configSet("cluster-require-full-coverage", "no");
+      }
+    }
+    Map<String, String> env = new HashMap<>();
+    env.put("DELAYQ_REDIS_CLUSTER", cluster.seeds());
+    env.put("DELAYQ_QUEUE", cluster.queueSpreadOverMasters(SHARDS, false));
+    env.put("DELAYQ_QUEUE_SHARDS", Integer.toString(SHARDS));
+    env.put("DELAYQ_WEB_PORT", Integer.toString(SupervisorProcess.freePort()));
+    env.putAll(settings);
+    DelayqConfig config = new ConfigLoader().load(null, env);
+    keys = Keys.of(config);
+    queue = DelayQueue.connect(config);
+    sup = SupervisorProcess.start(home, SupervisorProcess.quickWorkers(1, 4), env);
+    sup.awaitRunning(2);
+    runs = new Runs(home.resolve("hung-runs.log"));
+    // one job per shard first: scheduler and worker are at work on every shard before the hang
+    Set<String> warm = new HashSet<>();
+    for (int n = 0; warm.size() < SHARDS; n++) {
+      String id = "warm-" + n;
+      if (warm.stream().noneMatch(w -> keys.shardIndexOf(w) == keys.shardIndexOf(id))) {
+        warm.add(id);
+        queue.delay("test_timed", runs.payload(0), Duration.ZERO, JobOptions.withId(id));
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> ended(runs).containsAll(warm));
   }
 
   private static Set<String> ended(Runs runs) {
