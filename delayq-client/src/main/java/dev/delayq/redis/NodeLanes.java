@@ -175,43 +175,17 @@ final class NodeLanes {
    */
   <T> List<T> runEach(List<String> route, IntFunction<T> work, IntFunction<T[]> array,
       Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed) {
-    Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
-    T[] out = array.apply(route.size());
-    for (int i = 0; i < route.size(); i++) {
-      int slot = JedisClusterCRC16.getSlot(route.get(i));
-      HostAndPort node = provider.getNode(slot);
-      if (node == null) {
-        out[i] = failed.apply(new JedisConnectionException("no Redis Cluster master serves slot " + slot
-            + " in the client's slot map (it is read again)"));
-        continue;
-      }
-      byNode.computeIfAbsent(node, n -> new ArrayList<>(2)).add(i);
-    }
-    List<Sent<T>> sent = new ArrayList<>(byNode.size());
-    for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
-      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
-      List<Integer> at = group.getValue();
-      if (!lane.take(false)) {
-        for (int i : at) {
-          out[i] = inFlight.apply(lane.inFlight);
+    return dispatch(route, false, (slot, at) -> {
+      T[] done = array.apply(at.size());
+      for (int k = 0; k < done.length; k++) {
+        try {
+          done[k] = work.apply(at.get(k));
+        } catch (JedisException e) {
+          done[k] = failed.apply(e);
         }
-        continue;
       }
-      CompletableFuture<T[]> answer = new CompletableFuture<>();
-      lane.thread.execute(() -> lane.run(answer, () -> {
-        T[] done = array.apply(at.size());
-        for (int k = 0; k < done.length; k++) {
-          try {
-            done[k] = work.apply(at.get(k));
-          } catch (JedisException e) {
-            done[k] = failed.apply(e);
-          }
-        }
-        return done;
-      }));
-      sent.add(new Sent<>(lane, at, answer, array, failed));
-    }
-    return new Pending<>(out, sent, inFlight).await();
+      return done;
+    }, array, inFlight, failed, () -> { }).await();
   }
 
   /**
@@ -270,6 +244,18 @@ final class NodeLanes {
    */
   private <T> Pending<T> send(List<String> route, boolean readOnly, NodeCommands<T> commands, IntFunction<T[]> array,
       Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed, Runnable nodeLost) {
+    return dispatch(route, readOnly, (slot, at) -> onNode(slot, at, commands, array, failed, nodeLost), array,
+        inFlight, failed, nodeLost);
+  }
+
+  /**
+   * Hands each node's share of the indexes of {@code route} (the one on {@code route.get(i)}'s
+   * node, its slot, at index i) to {@code onLane} on that node's lane, unless the lane still waits
+   * for the node; returns at once. {@code onLane} gets the share's first slot and its indexes.
+   */
+  private <T> Pending<T> dispatch(List<String> route, boolean readOnly, BiFunction<Integer, List<Integer>, T[]> onLane,
+      IntFunction<T[]> array, Function<NodeInFlightException, T> inFlight, Function<JedisException, T> failed,
+      Runnable nodeLost) {
     Map<HostAndPort, List<Integer>> byNode = new LinkedHashMap<>();
     T[] out = array.apply(route.size());
     for (int i = 0; i < route.size(); i++) {
@@ -296,7 +282,7 @@ final class NodeLanes {
       }
       CompletableFuture<T[]> answer = new CompletableFuture<>();
       int slot = JedisClusterCRC16.getSlot(route.get(at.get(0)));
-      lane.thread.execute(() -> lane.run(answer, () -> onNode(slot, at, commands, array, failed, nodeLost)));
+      lane.thread.execute(() -> lane.run(answer, () -> onLane.apply(slot, at)));
       sent.add(new Sent<>(lane, at, answer, array, failed));
     }
     return new Pending<>(out, sent, inFlight);
