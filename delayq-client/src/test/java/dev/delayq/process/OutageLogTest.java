@@ -1,6 +1,5 @@
 package dev.delayq.process;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +16,6 @@ import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -49,10 +47,7 @@ class OutageLogTest {
   @BeforeAll
   static void startMasterAndReplica() {
     master = RedisServer.start();
-    replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
-    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> m.waitReplicas(1, 100) == 1);
-    }
+    replica = RedisServer.startReplicaOf(master);
   }
 
   @AfterAll

@@ -49,10 +49,7 @@ class ReplyLostTest {
    */
   @Test
   void aScriptCallWithItsWaitOnAConnectionThatBrokeIsToldApart() throws IOException {
-    try (RedisServer redis = RedisServer.start();
-        RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(redis.port()));
-        Jedis m = new Jedis("127.0.0.1", redis.port())) {
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> m.waitReplicas(1, 100) == 1);
+    try (RedisServer redis = RedisServer.start(); RedisServer replica = RedisServer.startReplicaOf(redis)) {
       ReplyLosingProxy proxy = ReplyLosingProxy.to(redis.port());
       RedisConnection pooled = RedisConnector.connect(new dev.delayq.config.ConfigLoader().load(null,
           java.util.Map.of("DELAYQ_REDIS_URL", proxy.url(), "DELAYQ_REDIS_REPLICA_ACKS", "1")), "reply-lost-test", 2);

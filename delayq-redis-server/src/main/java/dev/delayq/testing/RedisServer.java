@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -39,6 +40,25 @@ public final class RedisServer implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
     args.addAll(List.of(extraArgs));
     return launch(port, args, false, ready -> ready.logContains("Ready to accept connections"));
+  }
+
+  /**
+   * A plain replica of {@code master}, returned once the master counts it (a WAIT for one replica
+   * answers 1), so that a test's first write is acknowledged by it like the ones after.
+   */
+  public static RedisServer startReplicaOf(RedisServer master) {
+    RedisServer replica = start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    try (RedisClient m = master.client()) {
+      while ((Long) m.sendCommand(Protocol.Command.WAIT, "1", "100") != 1L) {
+        if (System.nanoTime() > until) {
+          replica.close();
+          throw new IllegalStateException("replica :" + replica.port() + " of :" + master.port()
+              + " did not catch up within 10 s");
+        }
+      }
+    }
+    return replica;
   }
 
   /** A node of a Redis Cluster, not yet part of one (see {@link RedisCluster}). */

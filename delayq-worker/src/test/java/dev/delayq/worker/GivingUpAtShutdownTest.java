@@ -55,10 +55,7 @@ class GivingUpAtShutdownTest {
   @BeforeAll
   static void startMasterAndReplica() {
     master = RedisServer.start();
-    replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
-    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> m.waitReplicas(1, 100) == 1);
-    }
+    replica = RedisServer.startReplicaOf(master);
   }
 
   @AfterAll
