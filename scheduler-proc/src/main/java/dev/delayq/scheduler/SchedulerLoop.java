@@ -39,8 +39,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * own deadlines. On a Redis Cluster each node's calls go on a thread of their own: a node that
  * hangs (SIGSTOP, a partition that drops packets) and has not answered within 200 ms leaves its
  * shards' calls in flight, neither failed nor sent again until it answers, while the other
- * shards' passes go on ({@code NodeLanes}); so do the recoveries, each master's run on its thread. A recovery that fails otherwise (replicas that do not confirm its writes) holds
- * back that shard's recovery only. With one shard a failure is the outage it always was.
+ * shards' passes go on ({@code NodeLanes}); so do the recoveries, each master's run on its
+ * thread. A recovery that fails otherwise (replicas that do not confirm its writes) holds back
+ * that shard's recovery only. With one shard a failure is the outage it always was.
  */
 final class SchedulerLoop {
   private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
