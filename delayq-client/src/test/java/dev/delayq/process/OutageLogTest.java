@@ -12,6 +12,7 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ReplicaAcksException;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
@@ -80,7 +81,7 @@ class OutageLogTest {
   }
 
   private List<String> logged() {
-    return lines.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+    return LogLines.of(lines).stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
   }
 
   /** An enqueue while the replica is stopped: it runs on the master, and its WAIT falls short. */

@@ -17,6 +17,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
@@ -129,7 +130,7 @@ class GivingUpAtShutdownTest {
   }
 
   private List<String> givingUp() {
-    return lines.list.stream().filter(e -> e.getLevel() == Level.ERROR)
+    return LogLines.of(lines).stream().filter(e -> e.getLevel() == Level.ERROR)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("giving up")).toList();
   }
 
@@ -159,7 +160,7 @@ class GivingUpAtShutdownTest {
         assertFalse(finisherAtShutdown().finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom"))));
 
     List<String> said = givingUp();
-    assertEquals(1, said.size(), lines.list.toString());
+    assertEquals(1, said.size(), LogLines.of(lines).toString());
     assertTrue(said.get(0).startsWith("c1: giving up the retry of job j1: Redis still answers with an error: "
         + "BUSY Redis is busy running a script."), said.get(0));
     assertTrue(said.get(0).endsWith(" at shutdown; the job stays in flight and is recovered"), said.get(0));

@@ -23,6 +23,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
@@ -133,7 +134,7 @@ class LostRepliesTest {
   }
 
   private List<String> linesAt(Level level, String holding) {
-    return events.list.stream().filter(e -> e.getLevel() == level)
+    return LogLines.of(events).stream().filter(e -> e.getLevel() == level)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(holding)).toList();
   }
 
@@ -150,7 +151,7 @@ class LostRepliesTest {
     assertNull(probe.rawRecord("j1"));
     assertEquals(List.of(), probe.inFlightElements("c1"));
     assertEquals(List.of(), refusedWarnings(), "acknowledged once, by the first try: no 'taken back' warning");
-    assertEquals(1, linesAt(Level.DEBUG, "its retry found it done").size(), events.list.toString());
+    assertEquals(1, linesAt(Level.DEBUG, "its retry found it done").size(), LogLines.of(events).toString());
   }
 
   /**
@@ -171,7 +172,7 @@ class LostRepliesTest {
     assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
     assertEquals(1, proxy.lost());
     assertEquals(List.of("j1"), probe.inFlightIds("c2"), "the job is c2's, untouched by c1's acknowledgement");
-    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertEquals(1, refusedWarnings().size(), LogLines.of(events).toString());
     assertTrue(refusedWarnings().get(0).contains("the ack of job j1"), refusedWarnings().toString());
   }
 
@@ -251,7 +252,7 @@ class LostRepliesTest {
 
     assertEquals(1, proxy.lost());
     assertEquals(List.of("j1"), probe.inFlightIds("c2"), "the job is c2's, untouched by c1's retry");
-    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertEquals(1, refusedWarnings().size(), LogLines.of(events).toString());
     assertTrue(refusedWarnings().get(0).contains("the retry of job j1"), refusedWarnings().toString());
     assertEquals(List.of(), linesAt(Level.DEBUG, "its retry found it done"));
   }
@@ -275,7 +276,7 @@ class LostRepliesTest {
 
     assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
     assertEquals(1, proxy.lost());
-    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertEquals(1, refusedWarnings().size(), LogLines.of(events).toString());
     assertTrue(refusedWarnings().get(0).contains("the ack of job j1"), refusedWarnings().toString());
     assertEquals(List.of(), linesAt(Level.DEBUG, "its retry found it done"));
   }
@@ -329,7 +330,7 @@ class LostRepliesTest {
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
     assertEquals(2, probe.record("j1").get("attempt").asInt(), "one attempt charged, by the first try");
     assertEquals(List.of(), refusedWarnings());
-    assertEquals(1, linesAt(Level.DEBUG, "its retry found it done").size(), events.list.toString());
+    assertEquals(1, linesAt(Level.DEBUG, "its retry found it done").size(), LogLines.of(events).toString());
   }
 
   /**
@@ -356,7 +357,7 @@ class LostRepliesTest {
 
     assertEquals(1, proxy.lost());
     assertEquals(List.of("j1"), probe.inFlightIds("c2"), "the job is c2's, untouched by c1's retry");
-    assertEquals(1, refusedWarnings().size(), events.list.toString());
+    assertEquals(1, refusedWarnings().size(), LogLines.of(events).toString());
     assertTrue(refusedWarnings().get(0).contains("the retry of job j1"), refusedWarnings().toString());
   }
 }

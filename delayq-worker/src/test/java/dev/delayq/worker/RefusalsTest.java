@@ -22,6 +22,7 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ReplicaAcksException;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
@@ -103,7 +104,7 @@ class RefusalsTest {
 
   /** The "was refused" lines logged at WARN (the false alarm of the issue, or a true one). */
   private List<String> refusedWarnings() {
-    return warnings.list.stream().filter(e -> e.getLevel() == Level.WARN)
+    return LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.WARN)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("was refused")).toList();
   }
 
@@ -302,9 +303,9 @@ class RefusalsTest {
 
     assertTrue(applied.get(10, TimeUnit.SECONDS), "the outcome is applied (the job went to dead), not fenced");
     assertEquals(List.of("dead"), probe.placesOf("j1"));
-    List<String> dead = warnings.list.stream().filter(e -> e.getLevel() == Level.ERROR)
+    List<String> dead = LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.ERROR)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("went to dead")).toList();
-    assertEquals(1, dead.size(), warnings.list.toString());
+    assertEquals(1, dead.size(), LogLines.of(warnings).toString());
     assertTrue(dead.get(0).contains("job j1 went to dead instead of its retry"), dead.toString());
     assertEquals(List.of(), refusedWarnings());
   }
