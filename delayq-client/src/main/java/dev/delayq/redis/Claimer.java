@@ -37,6 +37,13 @@ final class Claimer {
   /** queue.limits as include/flow.lua reads them, '' for none. */
   private final String limitsSpec;
 
+  /**
+   * Each shard's ready key, which {@link #shardHangs} asks the node lanes about, built once: a
+   * consumer asks for every shard at every claim. Null when no shard can hang apart (one shard, or
+   * one server: no lanes).
+   */
+  private final String[] readyKeysOnLanes;
+
   Claimer(UnifiedJedis redis, Keys keys, Scripts scripts, Acknowledger acks, String idRetentionMs,
       String claimMaxBytes, String recordMaxBytes, String limitsSpec) {
     this.redis = redis;
@@ -47,6 +54,15 @@ final class Claimer {
     this.claimMaxBytes = claimMaxBytes;
     this.recordMaxBytes = recordMaxBytes;
     this.limitsSpec = limitsSpec;
+    this.readyKeysOnLanes = keys.shards() > 1 && scripts.readsApart() ? readyKeys(keys) : null;
+  }
+
+  private static String[] readyKeys(Keys keys) {
+    String[] ready = new String[keys.shards()];
+    for (int i = 0; i < ready.length; i++) {
+      ready[i] = keys.shard(i).ready();
+    }
+    return ready;
   }
 
   Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
@@ -151,7 +167,7 @@ final class Claimer {
   }
 
   boolean shardHangs(int shard) {
-    return keys.shards() > 1 && scripts.nodeHangs(keys.shard(shard).ready());
+    return readyKeysOnLanes != null && scripts.nodeHangs(readyKeysOnLanes[shard]);
   }
 
   /**
