@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.delayq.testing.LogLines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +79,7 @@ class RunUntilShutdownTest {
   }
 
   private long errors() {
-    return logged.list.stream().filter(e -> e.getLevel() == Level.ERROR).count();
+    return LogLines.of(logged).stream().filter(e -> e.getLevel() == Level.ERROR).count();
   }
 
   @Test
@@ -98,9 +99,9 @@ class RunUntilShutdownTest {
 
     // 100 ms doubling, each spread to [half, full): with the random number 0.5, three quarters
     assertEquals(List.of(75L, 150L, 300L, 600L), waits);
-    assertEquals(1, errors(), "one line when it started failing: " + logged.list);
-    assertTrue(logged.list.stream().anyMatch(e -> e.getFormattedMessage().equals(
-        "test-role: works again after 4 failure(s) in 1125 ms")), logged.list.toString());
+    assertEquals(1, errors(), "one line when it started failing: " + LogLines.of(logged));
+    assertTrue(LogLines.of(logged).stream().anyMatch(e -> e.getFormattedMessage().equals(
+        "test-role: works again after 4 failure(s) in 1125 ms")), LogLines.of(logged).toString());
     assertNull(gaveUp.get());
   }
 

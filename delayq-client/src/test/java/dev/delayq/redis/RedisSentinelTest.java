@@ -12,6 +12,7 @@ import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisServer;
 import dev.delayq.testing.SentinelGroup;
@@ -77,9 +78,9 @@ class RedisSentinelTest {
       try (RedisClient newMaster = RedisClient.create(after)) {
         assertTrue(newMaster.hexists(keys.jobs(), "before"), "the job from before the failover is on the new master");
       }
-      long switches = events.list.stream()
+      long switches = LogLines.of(events).stream()
           .filter(e -> e.getFormattedMessage().contains("Redis master is now " + after)).count();
-      assertEquals(1, switches, events.list.toString());
+      assertEquals(1, switches, LogLines.of(events).toString());
     } finally {
       logger.detachAppender(events);
     }
@@ -145,7 +146,7 @@ class RedisSentinelTest {
       } finally {
         logger.detachAppender(events);
       }
-      assertTrue(events.list.isEmpty(), "no 'Redis unreachable' line: " + events.list);
+      assertTrue(LogLines.of(events).isEmpty(), "no 'Redis unreachable' line: " + LogLines.of(events));
 
       try (Jedis admin = new Jedis("127.0.0.1", a.port())) {
         admin.replicaofNoOne();

@@ -11,6 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.delayq.DelayQueue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.RedisServer;
 import dev.delayq.testing.TestCa;
 import java.nio.file.Files;
@@ -120,8 +121,8 @@ class RedisTlsTest {
     } finally {
       logger.detachAppender(events);
     }
-    assertTrue(events.list.stream().anyMatch(e -> e.getLevel() == Level.WARN
-        && e.getFormattedMessage().contains("redis.tlsVerifyHostname is false")), events.list.toString());
+    assertTrue(LogLines.of(events).stream().anyMatch(e -> e.getLevel() == Level.WARN
+        && e.getFormattedMessage().contains("redis.tlsVerifyHostname is false")), LogLines.of(events).toString());
   }
 
   @Test

@@ -9,7 +9,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.delayq.testing.LogLines;
 import dev.delayq.testing.RedisFixture;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -59,8 +61,9 @@ class ServerCheckTest {
       logger.detachAppender(events);
     }
 
-    assertEquals(1, events.list.size());
-    ILoggingEvent warning = events.list.get(0);
+    List<ILoggingEvent> lines = LogLines.of(events);
+    assertEquals(1, lines.size());
+    ILoggingEvent warning = lines.get(0);
     assertEquals(Level.WARN, warning.getLevel());
     assertTrue(warning.getFormattedMessage().contains("volatile-ttl"), warning.getFormattedMessage());
     assertTrue(warning.getFormattedMessage().contains("noeviction"), warning.getFormattedMessage());
