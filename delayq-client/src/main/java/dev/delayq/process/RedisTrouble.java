@@ -1,5 +1,6 @@
 package dev.delayq.process;
 
+import dev.delayq.redis.RedisErrors;
 import dev.delayq.redis.ReplicaAcksException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -43,7 +44,7 @@ public enum RedisTrouble {
 
   /** The replicas' shortfall {@code e} is, or was caused by; null when none. */
   static ReplicaAcksException shortfall(Throwable e) {
-    return find(e, ReplicaAcksException.class);
+    return RedisErrors.causeOf(e, ReplicaAcksException.class);
   }
 
   /** The error reply's text {@code e} carries, escaped for a log line. */
@@ -53,15 +54,6 @@ public enum RedisTrouble {
   }
 
   private static JedisDataException errorReply(Throwable e) {
-    return find(e, JedisDataException.class);
-  }
-
-  private static <T extends Throwable> T find(Throwable e, Class<T> type) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (type.isInstance(t)) {
-        return type.cast(t);
-      }
-    }
-    return null;
+    return RedisErrors.causeOf(e, JedisDataException.class);
   }
 }

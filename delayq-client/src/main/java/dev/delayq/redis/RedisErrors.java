@@ -129,6 +129,19 @@ public final class RedisErrors {
   }
 
   /**
+   * The first {@code type} among {@code e} and its causes, not what they suppressed: what the call
+   * itself failed with (a failure a pool suppressed into it is an earlier try's). Null when none.
+   */
+  public static <T extends Throwable> T causeOf(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
+  }
+
+  /**
    * The first {@code type} among {@code e}, its causes and what they suppressed, each looked at
    * once: a pool's failures can suppress one another (a retry's failure added to the one it
    * retried, which is also its cause), and a walk without that would never end.
