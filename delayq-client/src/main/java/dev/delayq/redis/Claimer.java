@@ -297,6 +297,20 @@ final class Claimer {
   }
 
   Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
+    if (this.keys.shards() == 1) {
+      return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
+    }
+    try {
+      return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
+    } catch (ShardFailed e) {
+      throw e;
+    } catch (JedisException e) {
+      // one shard's failure, as a claim's: the worker holds that shard back and serves the others
+      throw new ShardFailed(shard, Ack.NONE, e);
+    }
+  }
+
+  private Woken claimWokenIn(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
     Keys keys = this.keys.shard(shard);
     String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
         ListDirection.LEFT, timeoutSeconds);

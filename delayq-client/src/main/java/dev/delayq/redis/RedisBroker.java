@@ -936,7 +936,8 @@ public final class RedisBroker {
   /**
    * As {@link #claim(String, double, long, int)}, and with nothing limited or paused the same call
    * takes the rest of a fair share of what still waits in ready, up to {@code most} jobs in all
-   * (claim.lua), so a consumer woken into a backlog takes a batch at once.
+   * (claim.lua), so a consumer woken into a backlog takes a batch at once. On a queue of several
+   * shards a call that fails throws {@link ShardFailed} naming {@code shard}.
    */
   public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
     return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);

@@ -72,7 +72,12 @@ final class ClaimRotation {
    * the home shard, so that the acknowledgement of the job the wait brought rides on it.
    */
   void waited() {
-    nextShard = home;
+    waitedOn(home);
+  }
+
+  /** As {@link #waited}, for a blocking wait on {@code shard} (one its worker's watch let it take). */
+  void waitedOn(int shard) {
+    nextShard = shard;
     tries = shards;
   }
 }

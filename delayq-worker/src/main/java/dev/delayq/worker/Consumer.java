@@ -38,7 +38,9 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p>On a queue of several shards it claims from one shard at a time: its {@link ClaimRotation}
  * says which shards a claim tries first. When none has due jobs it waits for its worker's
- * {@link ShardWatch}, which sends it to a shard with jobs, instead of blocking on one shard.
+ * {@link ShardWatch}, which sends it to a shard with jobs, or lets it block on a shard that no
+ * other consumer of the worker blocks on (as on one shard) while that leaves a consumer idle for
+ * the shards nobody blocks on.
  * A call that fails in one shard (its cluster node lost, or its replicas not confirming) holds
  * back that shard alone ({@link ShardHealth}): the consumer drops a batch of that shard, owes the
  * shard a give-back of its in-flight list there (after its acknowledgements there are sent), and
@@ -371,12 +373,7 @@ final class Consumer {
       // consumers
       readyLeftEmpty = false;
       handOffAck();
-      if (shared.watch() == null) {
-        took(awaitJobs(), epoch, leaseHeld, masterEpoch);
-      } else {
-        awaitWatch();
-        took(List.of(), epoch, leaseHeld, masterEpoch);
-      }
+      took(shared.watch() == null ? awaitJobs() : awaitWatch(), epoch, leaseHeld, masterEpoch);
       return;
     }
     int first = firstUsable(rotation.first());
@@ -388,10 +385,10 @@ final class Consumer {
           shared.watch().looked(sentTo, -1, true); // it will not claim where it was sent
           sentTo = -1;
         }
-        awaitWatch();
-      } else {
-        LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
+        took(awaitWatch(), epoch, leaseHeld, masterEpoch);
+        return;
       }
+      LockSupport.parkNanos((long) (settings.pollSeconds() * 1e9));
       took(List.of(), epoch, leaseHeld, masterEpoch);
       return;
     }
@@ -415,11 +412,7 @@ final class Consumer {
     }
     List<RedisBroker.Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
-      if (shared.watch() != null) {
-        awaitWatch();
-      } else {
-        jobs = awaitJobs();
-      }
+      jobs = shared.watch() != null ? awaitWatch() : awaitJobs();
     }
     took(jobs, epoch, leaseHeld, masterEpoch);
   }
@@ -532,20 +525,49 @@ final class Consumer {
    * Idle on a queue of several shards: waits up to the poll timeout for the watch to send it to a
    * shard with jobs, which its next claim tries first (it claims nothing here).
    */
-  private void awaitWatch() {
-    int shard;
+  private List<RedisBroker.Claimed> awaitWatch() {
+    ShardWatch.Turn turn;
     try {
-      shard = shared.watch().await((long) (settings.pollSeconds() * 1e9));
+      turn = shared.watch().await((long) (settings.pollSeconds() * 1e9));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return;
+      return List.of();
     }
-    if (shard < 0) {
+    if (turn.block()) {
+      return awaitJobsIn(turn.shard());
+    }
+    if (turn.shard() < 0) {
       rotation.waited();
     } else {
-      rotation.sentTo(shard);
-      sentTo = shard;
+      rotation.sentTo(turn.shard());
+      sentTo = turn.shard();
     }
+    return List.of();
+  }
+
+  /**
+   * Blocks on {@code shard}, where the watch let it wait in Redis itself (as {@link #awaitJobs}
+   * on one shard), and tells the watch what its claim there left when the wait ends.
+   */
+  private List<RedisBroker.Claimed> awaitJobsIn(int shard) {
+    if (owed[shard]) {
+      shared.watch().unblocked(shard, -1); // what it holds there goes back first (giveBackOwed)
+      return List.of();
+    }
+    RedisBroker.Woken woken = null;
+    try {
+      woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
+    } finally {
+      shared.watch().unblocked(shard, woken == null ? -1 : woken.left());
+    }
+    health.worked(shard);
+    rotation.waitedOn(shard);
+    batchShard = shard;
+    for (String dropped : woken.dropped()) {
+      droppedWithoutRecord(dropped);
+    }
+    readyLeftEmpty = woken.left() == 0;
+    return woken.jobs();
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -36,6 +37,14 @@ import redis.clients.jedis.exceptions.JedisException;
  * at all. At most one consumer is sent per job a claim saw left. An idle worker costs one
  * blocking call per shard and one claim per consumer per poll timeout.
  *
+ * <p>Idle consumers also block in Redis themselves, one per shard ({@link Turn#block()}): a
+ * shard with such a waiter needs no watcher, and its job reaches a consumer as on one shard, in
+ * the consumer's own BLMOVE and claim, with no watcher's look, hand-over between threads and
+ * second claim in between (at a steady rate, what every job paid). A consumer takes such a wait
+ * only while it leaves another consumer idle here for the shards nobody blocks on, so a shard
+ * never waits for a consumer blocked on another; when it comes back, another idle consumer takes
+ * its place.
+ *
  * <p>No consumer is sent to a shard that the worker's {@link ShardHealth} holds back (its calls
  * fail): its jobs wait there, seen, until it answers again, and the consumers serve the others.
  * A watcher whose own look fails holds its shard back too, and looks again on that shard's retry
@@ -56,6 +65,10 @@ final class ShardWatch {
   private final long[] unserved;
   private final int[] onTheirWay;
   private final long[] sentAtNanos;
+  /** A consumer blocks on the shard's ready list itself (see {@link Turn#block()}). */
+  private final boolean[] blockedOn;
+  /** Whether a shard's master hangs (a consumer blocking there would wait for it). */
+  private final IntPredicate hangs;
   /** Consumers waiting in {@link #await}. */
   private int idle;
   /** Where the next look for a shard with jobs starts, so that no shard waits behind another. */
@@ -68,6 +81,7 @@ final class ShardWatch {
   /** A watch that sends no consumer to a shard that {@code health} holds back. */
   ShardWatch(RedisBroker broker, double pollSeconds, ShardHealth health) {
     this.broker = broker;
+    this.hangs = broker::shardHangs;
     this.health = health;
     this.pollSeconds = pollSeconds;
     this.pollNanos = (long) (pollSeconds * 1e9);
@@ -75,6 +89,16 @@ final class ShardWatch {
     this.unserved = new long[shards];
     this.onTheirWay = new int[shards];
     this.sentAtNanos = new long[shards];
+    this.blockedOn = new boolean[shards];
+  }
+
+  /**
+   * What an idle consumer does next: claim in {@code shard}, where jobs were seen; with
+   * {@code block}, block on {@code shard}'s ready list itself (then {@link #unblocked}); shard -1:
+   * nothing came within its wait.
+   */
+  record Turn(int shard, boolean block) {
+    static final Turn NONE = new Turn(-1, false);
   }
 
   /** Starts a watcher per shard, each until {@code stopping} holds; their threads. */
@@ -99,7 +123,7 @@ final class ShardWatch {
       if (onTheirWay[shard] > 0 && System.nanoTime() - sentAtNanos[shard] >= pollNanos) {
         onTheirWay[shard] = 0; // the consumers sent there never claimed (they were told to be quiet)
       }
-      if (unserved[shard] > 0 || onTheirWay[shard] > 0 || idle == 0) {
+      if (blockedOn[shard] || unserved[shard] > 0 || onTheirWay[shard] > 0 || idle == 0) {
         look.awaitNanos(pollNanos);
         return System.nanoTime();
       }
@@ -132,10 +156,11 @@ final class ShardWatch {
 
   /**
    * An idle consumer's wait, up to {@code timeoutNanos}, for a shard with jobs that no other
-   * consumer was sent for: that shard, or -1 when none came in time. The consumer's next claim
-   * there tells {@link #looked} with {@code sentHere} true.
+   * consumer was sent for, or for a shard to block on itself. The consumer's next claim in a shard
+   * it was sent to tells {@link #looked} with {@code sentHere} true; a consumer that blocked tells
+   * {@link #unblocked} when its wait ends.
    */
-  int await(long timeoutNanos) throws InterruptedException {
+  Turn await(long timeoutNanos) throws InterruptedException {
     lock.lock();
     try {
       if (idle++ == 0) {
@@ -150,16 +175,48 @@ final class ShardWatch {
             onTheirWay[shard]++;
             sentAtNanos[shard] = System.nanoTime();
             from = shard + 1;
-            return shard;
+            return new Turn(shard, false);
           }
         }
+        int open = -1;
+        int opened = 0;
+        for (int i = 0; i < unserved.length; i++) {
+          int shard = (from + i) % unserved.length;
+          if (!blockedOn[shard] && onTheirWay[shard] == 0 && !health.failing(shard) && !hangs.test(shard)) {
+            open = open < 0 ? shard : open;
+            opened++;
+          }
+        }
+        // block there only if that leaves a consumer idle here for the other open shards' watchers
+        if (open >= 0 && (opened == 1 || idle >= 2)) {
+          blockedOn[open] = true;
+          from = open + 1;
+          return new Turn(open, true);
+        }
         if (left <= 0) {
-          return -1;
+          return Turn.NONE;
         }
         left = work.awaitNanos(left);
       }
     } finally {
       idle--;
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The consumer that blocked on {@code shard} is back, its claim there having left {@code left}
+   * jobs (-1: it cannot say): those are sent for as after any claim, another idle consumer may
+   * take its place, and the shard's watcher looks again while nobody blocks there.
+   */
+  void unblocked(int shard, long left) {
+    lock.lock();
+    try {
+      blockedOn[shard] = false;
+      record(shard, left, false);
+      work.signal(); // an idle consumer may block there in its place
+      look.signalAll();
+    } finally {
       lock.unlock();
     }
   }
@@ -183,19 +240,24 @@ final class ShardWatch {
   void looked(int shard, long left, boolean sentHere) {
     lock.lock();
     try {
-      if (sentHere && onTheirWay[shard] > 0) {
-        onTheirWay[shard]--;
-      }
-      long before = unserved[shard];
-      unserved[shard] = Math.max(0, left - onTheirWay[shard]);
-      for (long i = before; i < unserved[shard] && i < before + idle; i++) {
-        work.signal();
-      }
-      if (unserved[shard] == 0 && onTheirWay[shard] == 0) {
-        look.signalAll();
-      }
+      record(shard, left, sentHere);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** {@link #looked}, under the lock. */
+  private void record(int shard, long left, boolean sentHere) {
+    if (sentHere && onTheirWay[shard] > 0) {
+      onTheirWay[shard]--;
+    }
+    long before = unserved[shard];
+    unserved[shard] = Math.max(0, left - onTheirWay[shard]);
+    for (long i = before; i < unserved[shard] && i < before + idle; i++) {
+      work.signal();
+    }
+    if (unserved[shard] == 0 && onTheirWay[shard] == 0) {
+      look.signalAll();
     }
   }
 }

@@ -44,40 +44,44 @@ class ShardWatchTest {
     ShardWatch watch = new ShardWatch(broker, 2.0);
     try (Watching running = watching(watch)) {
       RedisFixture.get().redis().lpush(keys.shard(2).ready(), "a", "b");
-      assertEquals(2, watch.await(5_000_000_000L), "an idle consumer is sent to shard 2");
-      assertEquals(-1, watch.await(300_000_000L), "a second one is not sent there before a claim looked");
+      assertEquals(sent(2), watch.await(5_000_000_000L), "an idle consumer is sent to shard 2");
+      assertEquals(ShardWatch.Turn.NONE, watch.await(300_000_000L), "a second one is not sent there before a claim looked");
       assertEquals(List.of("b", "a"), RedisFixture.get().redis().lrange(keys.shard(2).ready(), 0, -1),
           "the watcher left the ready list as it was, in its order");
       watch.looked(2, 1, true);
-      assertEquals(2, watch.await(5_000_000_000L), "a claim took one and left one: the next consumer is sent");
+      assertEquals(sent(2), watch.await(5_000_000_000L), "a claim took one and left one: the next consumer is sent");
     }
   }
 
   /**
-   * A burst in one shard is claimed by several idle consumers side by side: the first claim says
-   * how many jobs it left, and that many more consumers are sent at once, without the watcher
-   * looking again, and no more than that.
+   * Idle consumers block in Redis themselves, one on each shard, as on a queue of one shard, so a
+   * job reaches a consumer with no watcher's look and hand-over in between; one stays idle in the
+   * watch for as long as some shard has nobody blocked on it (its watcher sends that one). A
+   * consumer back from its wait with jobs left there sends that many idle consumers at once.
    */
   @Test
-  void aClaimThatLeftJobsSendsThatManyMoreIdleConsumersAtOnce() throws Exception {
-    ShardWatch watch = new ShardWatch(broker, 5.0);
-    try (Watching running = watching(watch)) {
-      RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a", "b", "c", "d");
-      List<CompletableFuture<Integer>> idle = List.of(
-          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)),
-          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)),
-          CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 10_000_000_000L)));
-      await().atMost(Duration.ofSeconds(5)).until(() -> idle.stream().filter(CompletableFuture::isDone).count() == 1);
-      long looks = blmoveCalls();
-      assertEquals(2, watch.idle(), "one consumer sent for the job the watcher saw");
-      watch.looked(1, 2, true); // its claim took two of the four and left two
-      await().atMost(Duration.ofSeconds(5)).until(() -> idle.stream().allMatch(CompletableFuture::isDone));
-      for (CompletableFuture<Integer> sent : idle) {
-        assertEquals(1, sent.get());
-      }
-      assertEquals(looks, blmoveCalls(), "the two more were sent on the claim's word, with no look");
-      assertEquals(-1, watch.await(300_000_000L), "no more than the two left are sent for");
+  void idleConsumersBlockOneOnEachShardAndOneStaysForTheWatchers() throws Exception {
+    ShardWatch watch = new ShardWatch(broker, 0.2);
+    CompletableFuture<ShardWatch.Turn> a = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
+    assertEquals(blocks(0), awaitQuietly(watch), "a second idle consumer blocks on a shard nobody blocks on");
+    assertEquals(blocks(1), awaitQuietly(watch));
+    assertEquals(blocks(2), awaitQuietly(watch), "the last open shard: it leaves no shard unwatched");
+    Thread.sleep(300);
+    assertTrue(!a.isDone() && watch.idle() == 1, "the first stays idle while shards had nobody blocked on them");
+
+    long looks = blmoveCalls();
+    RedisFixture.get().redis().lpush(keys.shard(1).ready(), "x");
+    for (int shard = 0; shard < SHARDS; shard++) {
+      watch.tick(shard);
     }
+    assertEquals(looks, blmoveCalls(), "no watcher looks at a shard a consumer blocks on");
+
+    watch.unblocked(1, 2); // the one blocked on shard 1 took a job and its claim left two
+    assertEquals(sent(1), a.get(5, TimeUnit.SECONDS), "an idle consumer is sent for what it left");
+    assertEquals(sent(1), awaitQuietly(watch), "and one more");
+    assertEquals(ShardWatch.Turn.NONE, awaitQuietly(watch, 300_000_000L),
+        "no more than the two left are sent for, and shard 1 has two on their way: nobody blocks there");
   }
 
   /**
@@ -92,11 +96,11 @@ class ShardWatchTest {
     try (Watching running = watching(watch)) {
       health.failed(0, new redis.clients.jedis.exceptions.JedisConnectionException("shard 0's node lost"));
       RedisFixture.get().redis().lpush(keys.shard(0).ready(), "held");
-      assertEquals(-1, watch.await(500_000_000L), "shard 0 has a job, but it is held back");
+      assertEquals(ShardWatch.Turn.NONE, watch.await(500_000_000L), "shard 0 has a job, but it is held back");
       RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a");
-      assertEquals(1, watch.await(5_000_000_000L), "the other shards are served meanwhile");
+      assertEquals(sent(1), watch.await(5_000_000_000L), "the other shards are served meanwhile");
       health.worked(0);
-      assertEquals(0, watch.await(5_000_000_000L), "once shard 0 answers, a consumer is sent there");
+      assertEquals(sent(0), watch.await(5_000_000_000L), "once shard 0 answers, a consumer is sent there");
     }
   }
 
@@ -113,7 +117,7 @@ class ShardWatchTest {
       try (RedisConnection redis = RedisConnector.connect(config, "shard-watch-test", 4)) {
         ShardHealth health = new ShardHealth("test", SHARDS, () -> 0);
         ShardWatch watch = new ShardWatch(new RedisBroker(redis, Keys.of(config)), 1.0, health);
-        CompletableFuture<Integer> idle = CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 3_000_000_000L));
+        CompletableFuture<ShardWatch.Turn> idle = CompletableFuture.supplyAsync(() -> awaitQuietly(watch, 3_000_000_000L));
         await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
         lost.kill();
 
@@ -123,7 +127,7 @@ class ShardWatchTest {
         assertTrue(health.failing(2), "the shard whose look failed is held back");
         assertTrue(next - before < 1_100_000_000L, "it looks again within its shard's retry time, not "
             + (next - before) / 1_000_000 + " ms later");
-        assertEquals(-1, idle.get(10, TimeUnit.SECONDS), "nobody is sent to it");
+        assertEquals(ShardWatch.Turn.NONE, idle.get(10, TimeUnit.SECONDS), "nobody is sent to it");
       }
     }
   }
@@ -135,20 +139,22 @@ class ShardWatchTest {
     long before = blmoveCalls();
     watch.tick(1);
     assertEquals(0, blmoveCalls() - before, "no consumer idles: no look");
-    CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
-    CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
-    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 2);
+    CompletableFuture<ShardWatch.Turn> first = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
     watch.tick(1);
     assertEquals(1, blmoveCalls() - before);
-    await().atMost(Duration.ofSeconds(5)).until(() -> first.isDone() || second.isDone());
+    assertEquals(sent(1), first.get(10, TimeUnit.SECONDS));
+    // a second idle consumer: it does not block (two shards would then have nobody blocked on
+    // them and nobody idle for their watchers), and it is not sent where the first is on its way
+    CompletableFuture<ShardWatch.Turn> second = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
     watch.tick(1);
     assertEquals(1, blmoveCalls() - before, "a consumer is on its way to shard 1: no look, one consumer still idle");
     assertEquals(1, watch.idle());
     watch.looked(1, 0, true); // (it claimed nothing: "a" stays)
     watch.tick(1);
     assertEquals(2, blmoveCalls() - before, "once its claim looked there, the watcher looks again");
-    assertEquals(1, first.get(10, TimeUnit.SECONDS));
-    assertEquals(1, second.get(10, TimeUnit.SECONDS));
+    assertEquals(sent(1), second.get(10, TimeUnit.SECONDS));
   }
 
   /** A watch's watchers, running until closed. */
@@ -163,11 +169,19 @@ class ShardWatchTest {
     return () -> stop.set(true);
   }
 
-  private static int awaitQuietly(ShardWatch watch) {
+  private static ShardWatch.Turn sent(int shard) {
+    return new ShardWatch.Turn(shard, false);
+  }
+
+  private static ShardWatch.Turn blocks(int shard) {
+    return new ShardWatch.Turn(shard, true);
+  }
+
+  private static ShardWatch.Turn awaitQuietly(ShardWatch watch) {
     return awaitQuietly(watch, 10_000_000_000L);
   }
 
-  private static int awaitQuietly(ShardWatch watch, long timeoutNanos) {
+  private static ShardWatch.Turn awaitQuietly(ShardWatch watch, long timeoutNanos) {
     try {
       return watch.await(timeoutNanos);
     } catch (InterruptedException e) {
