@@ -17,7 +17,9 @@
 #  - the bench's own sustained figures (CPU µs per job of Redis and of delayq's JVMs, lateness).
 # The window opens and closes within ~20 ms of the phase's edges (a poll), and includes the
 # drain of the last jobs (500 ms after the last enqueue).
-# Usage: bench/scripts/precision-profile.sh [SUSTAIN_SECONDS] (default 10). Env: SLOWER_THAN (10),
+# With PERF=1, also `perf record` of the redis-server over the same window, and its top symbols
+# (self time, and inclusive shares), so the time outside the commands (Lua, I/O) shows too.
+# Usage: bench/scripts/precision-profile.sh [SUSTAIN_SECONDS] (default 10). Env: SLOWER_THAN (10), PERF,
 # N (2000, the spread phase), DELAYQ (bin/delayq of this tree; point it at another tree's to
 # profile that one).
 set -euo pipefail
@@ -48,12 +50,23 @@ until [ "$(cli LLEN "$log")" -eq 0 ]; do
 done
 cli CONFIG RESETSTAT >/dev/null
 cli SLOWLOG RESET >/dev/null
+if [ -n "${PERF:-}" ]; then
+  perf record -F 2000 -g -p "$(cat "$work/redis.pid")" -o "$work/perf.data" >/dev/null 2>&1 &
+  perf_pid=$!
+fi
 until [ "$(cli LLEN "$log")" -ge "$total" ]; do
   kill -0 "$bench_pid" 2>/dev/null || { echo "bench precision ended before the sustained stamps were in" >&2; exit 1; }
   sleep 0.02
 done
 cli INFO commandstats > "$work/commandstats"
 cli --json SLOWLOG GET -1 > "$work/slowlog.json"
+if [ -n "${PERF:-}" ]; then
+  kill -INT "$perf_pid"; wait "$perf_pid" || true
+  perf report -i "$work/perf.data" --stdio --no-children --sort symbol --percent-limit 0.7 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -30 > "$work/perf.txt" || true
+  perf report -i "$work/perf.data" --stdio --children --sort symbol --percent-limit 2 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -40 > "$work/perf-children.txt" || true
+fi
 wait "$bench_pid"
 
 python3 - "$total" "$work" "$root/bench/scripts" <<'EOF'
@@ -83,3 +96,7 @@ print()
 print("bench precision, sustained: redis/jvms cpu us per job", p["sustained_redis_cpu_us_per_job"], "/",
       p["sustained_delayq_cpu_us_per_job"], " lateness", s.get("lateness_ms", s))
 EOF
+if [ -n "${PERF:-}" ]; then
+  echo; echo "perf, redis-server self time by symbol, sustained phase"; cat "$work/perf.txt"
+  echo; echo "perf, inclusive (children) share, sustained phase"; cat "$work/perf-children.txt"
+fi
