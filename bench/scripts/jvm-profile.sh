@@ -13,12 +13,13 @@ N="${N:-$([ "$MEASURE" = drain ] && echo 100000 || echo 2000)}"
 source "$root/bench/scripts/private-redis.sh"
 private_redis
 rm -f "$out"/*.jfr "$out"/ctx-*.txt
-jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r-%p.jfr"
+jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.jfr"
 # the context switches of each child's threads, sampled at the end (its /proc/<pid>/task/*/status)
 ( while sleep 1; do
     for p in $(pgrep -f 'dev.delayq.(worker.WorkerMain|scheduler.SchedulerMain)' || true); do
       kind=$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -o 'WorkerMain\|SchedulerMain' || true)
       [ -n "$kind" ] || continue
+      grep -qa "127.0.0.1:$port" /proc/$p/environ 2>/dev/null || continue # this run's children only
       for t in /proc/$p/task/*; do
         printf '%s %s %s\n' "$(cat $t/comm 2>/dev/null)" \
           "$(awk '/^voluntary_ctxt/{v=$2} /^nonvoluntary_ctxt/{n=$2} END{print v, n}' $t/status 2>/dev/null)" \
