@@ -70,23 +70,11 @@ fi
 wait "$bench_pid"
 
 python3 - "$total" "$work" "$root/bench/scripts" <<'EOF'
-import json, sys, collections
+import json, sys
 n, work = int(sys.argv[1]), sys.argv[2]
 sys.path.insert(0, sys.argv[3])
 import commandstats
-names = dict(line.split() for line in open(work + "/shas"))
-entries = json.load(open(work + "/slowlog.json"))
-per = collections.defaultdict(lambda: [0, 0])
-for e in entries:
-    args = e[3]
-    cmd = args[0].lower()
-    name = names.get(args[1], args[1][:12]) if cmd == "evalsha" and len(args) > 1 else cmd
-    per[name][0] += 1
-    per[name][1] += e[2]
-print(f"slow log, sustained phase, {len(entries)} calls of at least the threshold, {n} jobs")
-print(f"{'call':<24}{'calls':>9}{'calls/job':>11}{'us/call':>10}{'us/job':>9}")
-for name, (calls, us) in sorted(per.items(), key=lambda kv: -kv[1][1])[:15]:
-    print(f"{name:<24}{calls:>9}{calls / n:>11.3f}{us / calls:>10.2f}{us / n:>9.3f}")
+commandstats.slowlog(work, n, "sustained phase")
 print()
 print("INFO commandstats, sustained phase (inner commands of scripts counted again)")
 commandstats.table(work + "/commandstats", n, top=25)
