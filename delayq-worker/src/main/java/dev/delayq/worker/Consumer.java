@@ -424,8 +424,13 @@ final class Consumer {
   private List<RedisBroker.Claimed> awaitJobs() {
     RedisBroker.Woken woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
         rotation.home(), settings.prefetch());
-    rotation.waited();
-    batchShard = rotation.home();
+    return woke(rotation.home(), woken);
+  }
+
+  /** What a blocking wait on {@code shard} brought: its jobs; notes whether it left ready empty. */
+  private List<RedisBroker.Claimed> woke(int shard, RedisBroker.Woken woken) {
+    rotation.waitedOn(shard);
+    batchShard = shard;
     for (String dropped : woken.dropped()) {
       droppedWithoutRecord(dropped);
     }
@@ -523,7 +528,8 @@ final class Consumer {
 
   /**
    * Idle on a queue of several shards: waits up to the poll timeout for the watch to send it to a
-   * shard with jobs, which its next claim tries first (it claims nothing here).
+   * shard with jobs, which its next claim tries first (nothing claimed here), or to let it block
+   * on a shard itself (what that wait claimed).
    */
   private List<RedisBroker.Claimed> awaitWatch() {
     ShardWatch.Turn turn;
@@ -561,13 +567,7 @@ final class Consumer {
       shared.watch().unblocked(shard, woken == null ? -1 : woken.left());
     }
     health.worked(shard);
-    rotation.waitedOn(shard);
-    batchShard = shard;
-    for (String dropped : woken.dropped()) {
-      droppedWithoutRecord(dropped);
-    }
-    readyLeftEmpty = woken.left() == 0;
-    return woken.jobs();
+    return woke(shard, woken);
   }
 
   /**
