@@ -297,14 +297,12 @@ final class Claimer {
   }
 
   Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
-    if (this.keys.shards() == 1) {
-      return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
-    }
     try {
       return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
-    } catch (ShardFailed e) {
-      throw e;
     } catch (JedisException e) {
+      if (this.keys.shards() == 1) {
+        throw e;
+      }
       // one shard's failure, as a claim's: the worker holds that shard back and serves the others
       throw new ShardFailed(shard, Ack.NONE, e);
     }

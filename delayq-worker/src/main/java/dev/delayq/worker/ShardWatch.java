@@ -12,7 +12,6 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.IntPredicate;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -67,8 +66,6 @@ final class ShardWatch {
   private final long[] sentAtNanos;
   /** A consumer blocks on the shard's ready list itself (see {@link Turn#block()}). */
   private final boolean[] blockedOn;
-  /** Whether a shard's master hangs (a consumer blocking there would wait for it). */
-  private final IntPredicate hangs;
   /** Consumers waiting in {@link #await}. */
   private int idle;
   /** Where the next look for a shard with jobs starts, so that no shard waits behind another. */
@@ -81,7 +78,6 @@ final class ShardWatch {
   /** A watch that sends no consumer to a shard that {@code health} holds back. */
   ShardWatch(RedisBroker broker, double pollSeconds, ShardHealth health) {
     this.broker = broker;
-    this.hangs = broker::shardHangs;
     this.health = health;
     this.pollSeconds = pollSeconds;
     this.pollNanos = (long) (pollSeconds * 1e9);
@@ -182,7 +178,8 @@ final class ShardWatch {
         int opened = 0;
         for (int i = 0; i < unserved.length; i++) {
           int shard = (from + i) % unserved.length;
-          if (!blockedOn[shard] && onTheirWay[shard] == 0 && !health.failing(shard) && !hangs.test(shard)) {
+          if (!blockedOn[shard] && onTheirWay[shard] == 0 && !health.failing(shard)
+              && !broker.shardHangs(shard)) { // (a consumer blocking there would wait for it)
             open = open < 0 ? shard : open;
             opened++;
           }
