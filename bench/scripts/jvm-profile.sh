@@ -4,16 +4,18 @@
 # JVM, then prints each one's hottest frames (top of stack and, with their callers, the frames of
 # delayq's own code), its allocation by class, its GC pauses and its threads' context switches.
 # Usage: bench/scripts/jvm-profile.sh [OUT_DIR]   Env: MEASURE (precision|drain), SUSTAIN (10),
-#        N (2000; 100000 for a drain), TOP (25).
+#        N (2000; 100000 for a drain), TOP (25), SHARDS (1: queue.shards of the bench queue),
+#        JFR (1; 0: no recording, only the threads' context switches and CPU, without JFR's own cost).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/jvm-profile}" && cd "${1:-$root/target/jvm-profile}" && pwd)"
-MEASURE="${MEASURE:-precision}"; SUSTAIN="${SUSTAIN:-10}"; TOP="${TOP:-25}"
+MEASURE="${MEASURE:-precision}"; SUSTAIN="${SUSTAIN:-10}"; TOP="${TOP:-25}"; SHARDS="${SHARDS:-1}"
 N="${N:-$([ "$MEASURE" = drain ] && echo 100000 || echo 2000)}"
 source "$root/bench/scripts/private-redis.sh"
 private_redis
 rm -f "$out"/*.jfr "$out"/ctx-*.txt
 jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.jfr"
+[ "${JFR:-1}" = 0 ] && jfr=""
 # the context switches of each child's threads, sampled at the end (its /proc/<pid>/task/*/status)
 ( while sleep 1; do
     for p in $(pgrep -f 'dev.delayq.(worker.WorkerMain|scheduler.SchedulerMain)' || true); do
@@ -29,9 +31,9 @@ jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.
   done ) &
 sampler=$!
 trap 'kill $sampler 2>/dev/null || true; kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
-args=(--n "$N"); [ "$MEASURE" = precision ] && args+=(--sustain-seconds "$SUSTAIN")
-DELAYQ_JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError} ${jfr/\%r/worker}" \
-DELAYQ_JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC} ${jfr/\%r/scheduler}" \
+args=(--n "$N" --shards "$SHARDS"); [ "$MEASURE" = precision ] && args+=(--sustain-seconds "$SUSTAIN")
+DELAYQ_JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError} ${jfr/\%r/worker}" \
+DELAYQ_JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} ${jfr/\%r/scheduler}" \
   "$root/bin/delayq" bench "$MEASURE" "${args[@]}" --redis "redis://127.0.0.1:$port" --json "$out/$MEASURE.json" \
   > "$out/bench.txt"
 kill $sampler 2>/dev/null || true
