@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Is a queue of three shards as precise as one of one shard? `bench precision` (2,000 jobs over
-# 10 s, then 5,000/s for SUSTAIN s) on shards 1 and shards 3, interleaved round by round so that
+# 10 s, then RATE jobs/s for SUSTAIN s) on shards 1 and shards 3, interleaved round by round so that
 # each pair sees the same load, on each LAYOUT: 'cluster' (a private 3-master Redis Cluster, the
 # shards on separate masters) and 'plain' (the same shards on one Redis: the layout's own cost,
 # without the cluster's three servers sharing the cores). Prints every run with the load average
@@ -9,11 +9,12 @@
 # With BASE (the root of another built checkout) every run is made with that build too, right
 # after this one's: before/after figures for a change.
 # Usage: bench/scripts/shards-precision.sh
-# Env: ROUNDS (3), SUSTAIN (10), LAYOUTS ("cluster plain"), SHARDS ("1 3"), BASE (unset).
+# Env: ROUNDS (3), SUSTAIN (10), RATE (5000: jobs/s of the sustained part), LAYOUTS ("cluster plain"),
+# SHARDS ("1 3"), BASE (unset).
 # Writes target/shards-precision/<build>-<layout>-shards<K>-<round>.json.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-ROUNDS="${ROUNDS:-3}"; SUSTAIN="${SUSTAIN:-10}"; LAYOUTS="${LAYOUTS:-cluster plain}"; SHARDS="${SHARDS:-1 3}"
+ROUNDS="${ROUNDS:-3}"; SUSTAIN="${SUSTAIN:-10}"; RATE="${RATE:-5000}"; LAYOUTS="${LAYOUTS:-cluster plain}"; SHARDS="${SHARDS:-1 3}"
 out="$root/target/shards-precision"; rm -rf "$out"; mkdir -p "$out"
 builds="this"; [ -n "${BASE:-}" ] && builds="this base"
 
@@ -25,7 +26,7 @@ for round in $(seq 1 "$ROUNDS"); do
         where=(); [ "$layout" = cluster ] && where=(--cluster local)
         name="$build-$layout-shards$shards-$round"
         cut -d' ' -f1 /proc/loadavg > "$out/$name.load"
-        "$home/bin/delayq" bench precision --n 2000 --sustain-seconds "$SUSTAIN" "${where[@]}" \
+        "$home/bin/delayq" bench precision --n 2000 --sustain-seconds "$SUSTAIN" --rate "$RATE" "${where[@]}" \
           --shards "$shards" --json "$out/$name.json" > "$out/$name.txt" 2>&1 \
           || { echo "run $name failed: see $out/$name.txt" >&2; continue; }
         grep -i "lateness" "$out/$name.txt" | sed "s/^/$name (load $(cat "$out/$name.load")): /"
@@ -48,7 +49,7 @@ for path in glob.glob(os.path.join(out, '*.json')):
          p.get('sustained_redis_cpu_us_per_job', 0), p.get('sustained_delayq_cpu_us_per_job', 0)])
 med = {k: [statistics.median(c) for c in zip(*v)] for k, v in runs.items()}
 fmt = lambda v: '/'.join(f'{x:g}' for x in v)
-print('\nmedians, p50/p90/p99/max ms: spread (2,000 over 10 s) | sustained 5,000/s | load at start'
+print('\nmedians, p50/p90/p99/max ms: spread (2,000 over 10 s) | sustained (RATE/s) | load at start'
       ' | sustained CPU us per job, Redis + delayq JVMs')
 for k in sorted(med):
     v = med[k]

@@ -51,7 +51,7 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--rate",
       description = "ratelimit: the limit in starts per second (default 500; its jobs are min(--n, 10 s of it)); "
-          + "soak: jobs enqueued per second (default 2000)")
+          + "soak: jobs enqueued per second (default 2000); precision: the sustained rate in jobs per second (default 5000)")
   Integer rate;
 
   @Option(names = "--payload-bytes", defaultValue = "100", description = "payload size (default 100)")
@@ -60,7 +60,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--runs", defaultValue = "3", description = "repetitions of enqueue, forward, drain, memory (default 3)")
   int runs;
 
-  @Option(names = "--sustain-seconds", description = "length of the sustained 5,000 jobs/s precision run (default 30; 3 when --n < 10000)")
+  @Option(names = "--sustain-seconds", description = "length of the sustained (--rate) precision run (default 30; 3 when --n < 10000)")
   Integer sustainSeconds;
 
   @Option(names = "--seconds", defaultValue = "60", description = "ticks: how many ticks of the every-second schedule (default 60)")
@@ -154,7 +154,7 @@ public final class BenchMain implements Callable<Integer> {
           case "enqueue" -> Medians.of(runs, () -> measures.enqueue(n, 50));
           case "forward" -> Medians.of(runs, () -> measures.forward(n, 1000));
           case "drain" -> Medians.of(runs, () -> measures.drain(n, workersOr(1), threads));
-          case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, 5000, sustain);
+          case "precision" -> measures.precision(Math.min(n, 2000), 10, workersOr(1), threads, rateOr(5000), sustain);
           case "soak" -> new SoakRun(measures).run(duration, rateOr(2000), maxDelay, killEvery, workersOr(2), threads);
           case "memory" -> Medians.of(runs, () -> measures.memory(n));
           case "queues" -> Medians.of(runs, () -> measures.queues(n, workersOr(1), threads));
@@ -233,7 +233,7 @@ public final class BenchMain implements Callable<Integer> {
     }
   }
 
-  /** --rate means a limit to ratelimit and a load to soak, each with its own default. */
+  /** --rate means a limit to ratelimit and a load to soak and to precision's sustained run, each with its own default. */
   private int rateOr(int measureDefault) {
     return rate == null ? measureDefault : rate;
   }
