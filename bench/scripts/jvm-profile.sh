@@ -5,7 +5,9 @@
 # delayq's own code), its allocation by class, its GC pauses and its threads' context switches.
 # Usage: bench/scripts/jvm-profile.sh [OUT_DIR]   Env: MEASURE (precision|drain), SUSTAIN (10),
 #        N (2000; 100000 for a drain), TOP (25), SHARDS (1: queue.shards of the bench queue),
-#        JFR (1; 0: no recording, only the threads' context switches and CPU, without JFR's own cost).
+#        JFR (1; 0: no recording, only the threads' context switches and CPU, without JFR's own cost),
+#        CLUSTER (0; 1: on the bench's private 3-master cluster, --cluster local, instead of one Redis;
+#        then the children of any run on the machine are counted, so run nothing beside it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/jvm-profile}" && cd "${1:-$root/target/jvm-profile}" && pwd)"
@@ -21,7 +23,8 @@ jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.
     for p in $(pgrep -f 'dev.delayq.(worker.WorkerMain|scheduler.SchedulerMain)' || true); do
       kind=$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -o 'WorkerMain\|SchedulerMain' || true)
       [ -n "$kind" ] || continue
-      grep -qa "127.0.0.1:$port" /proc/$p/environ 2>/dev/null || continue # this run's children only
+      [ "${CLUSTER:-0}" = 1 ] || grep -qa "127.0.0.1:$port" /proc/$p/environ 2>/dev/null \
+        || continue # this run's children only
       for t in /proc/$p/task/*; do
         printf '%s %s %s\n' "$(cat $t/comm 2>/dev/null)" \
           "$(awk '/^voluntary_ctxt/{v=$2} /^nonvoluntary_ctxt/{n=$2} END{print v, n}' $t/status 2>/dev/null)" \
@@ -32,9 +35,10 @@ jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.
 sampler=$!
 trap 'kill $sampler 2>/dev/null || true; kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
 args=(--n "$N" --shards "$SHARDS"); [ "$MEASURE" = precision ] && args+=(--sustain-seconds "$SUSTAIN")
+where=(--redis "redis://127.0.0.1:$port"); [ "${CLUSTER:-0}" = 1 ] && where=(--cluster local)
 DELAYQ_JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError} ${jfr/\%r/worker}" \
 DELAYQ_JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} ${jfr/\%r/scheduler}" \
-  "$root/bin/delayq" bench "$MEASURE" "${args[@]}" --redis "redis://127.0.0.1:$port" --json "$out/$MEASURE.json" \
+  "$root/bin/delayq" bench "$MEASURE" "${args[@]}" "${where[@]}" --json "$out/$MEASURE.json" \
   > "$out/bench.txt"
 kill $sampler 2>/dev/null || true
 sleep 2
