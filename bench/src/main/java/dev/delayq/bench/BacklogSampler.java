@@ -1,5 +1,6 @@
 package dev.delayq.bench;
 
+import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +12,9 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Where a precision run's backlog waits, sampled every 20 ms on a thread of its own: per shard,
- * the jobs already due but still in {@code delayed} (the scheduler's part of the lateness) and
- * the length of {@code ready} (the consumers' part). Two light reads per shard per sample, so it
+ * the jobs already due but still in {@code delayed} (the scheduler's part of the lateness; read
+ * through readDelayed.lua, which knows the time wheel) and the length of {@code ready} (the
+ * consumers' part). Two light reads per shard per sample, so it
  * can run on a cluster at 5,000 jobs/s where a MONITOR cannot. With DELAYQ_BENCH_TRACE_DIR set,
  * every sample also goes to {@code <dir>/backlog.txt} ("ms since start, overdue, ready" per shard).
  */
@@ -20,6 +22,7 @@ final class BacklogSampler implements AutoCloseable {
   private static final long EVERY_MS = 20;
 
   private final UnifiedJedis redis;
+  private final DelayedReads delayed;
   private final List<Keys> shards;
   private final Thread thread;
   private final List<long[]> samples = new ArrayList<>();
@@ -27,6 +30,7 @@ final class BacklogSampler implements AutoCloseable {
 
   private BacklogSampler(UnifiedJedis redis, List<Keys> shards) {
     this.redis = redis;
+    this.delayed = new DelayedReads(redis);
     this.shards = shards;
     this.thread = new Thread(this::run, "backlog-sampler");
     this.thread.setDaemon(true);
@@ -49,7 +53,9 @@ final class BacklogSampler implements AutoCloseable {
       long[] sample = new long[1 + 2 * shards.size()];
       sample[0] = now - t0;
       for (int s = 0; s < shards.size(); s++) {
-        sample[1 + 2 * s] = redis.zcount(shards.get(s).delayed(), 0, now);
+        // the time wheel's buckets and the old ZSET: a ZCOUNT of the delayed key alone reads only
+        // the latter, empty since the wheel, and said 0 whatever the scheduler left due
+        sample[1 + 2 * s] = delayed.count(shards.get(s), "-inf", Long.toString(now));
         sample[2 + 2 * s] = redis.llen(shards.get(s).ready());
       }
       synchronized (samples) {
@@ -97,9 +103,9 @@ final class BacklogSampler implements AutoCloseable {
     int n = Math.max(1, all.size());
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("samples", all.size());
-    out.put("overdue_in_delayed_mean", overdueSum / n);
+    out.put("overdue_in_delayed_mean", Measures.round2((double) overdueSum / n));
     out.put("overdue_in_delayed_max", overdueMax);
-    out.put("ready_mean", readySum / n);
+    out.put("ready_mean", Measures.round2((double) readySum / n));
     out.put("ready_max", readyMax);
     return out;
   }
