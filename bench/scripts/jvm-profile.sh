@@ -14,7 +14,8 @@ out="$(mkdir -p "${1:-$root/target/jvm-profile}" && cd "${1:-$root/target/jvm-pr
 MEASURE="${MEASURE:-precision}"; SUSTAIN="${SUSTAIN:-10}"; TOP="${TOP:-25}"; SHARDS="${SHARDS:-1}"
 N="${N:-$([ "$MEASURE" = drain ] && echo 100000 || echo 2000)}"
 source "$root/bench/scripts/private-redis.sh"
-private_redis
+source "$root/bench/scripts/jvm-defaults.sh"
+[ "${CLUSTER:-0}" = 1 ] || private_redis # (the cluster is the bench's own)
 rm -f "$out"/*.jfr "$out"/ctx-*.txt
 jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.jfr"
 [ "${JFR:-1}" = 0 ] && jfr=""
@@ -33,11 +34,11 @@ jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.
     done
   done ) &
 sampler=$!
-trap 'kill $sampler 2>/dev/null || true; kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $sampler 2>/dev/null || true; [ -z "${work:-}" ] || { kill "$(cat "$work/redis.pid")" 2>/dev/null || true; rm -rf "$work"; }' EXIT
 args=(--n "$N" --shards "$SHARDS"); [ "$MEASURE" = precision ] && args+=(--sustain-seconds "$SUSTAIN")
-where=(--redis "redis://127.0.0.1:$port"); [ "${CLUSTER:-0}" = 1 ] && where=(--cluster local)
-DELAYQ_JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError} ${jfr/\%r/worker}" \
-DELAYQ_JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} ${jfr/\%r/scheduler}" \
+if [ "${CLUSTER:-0}" = 1 ]; then where=(--cluster local); else where=(--redis "redis://127.0.0.1:$port"); fi
+DELAYQ_JVM_WORKER="${JVM_WORKER:-$(jvm_default worker)} ${jfr/\%r/worker}" \
+DELAYQ_JVM_SCHEDULER="${JVM_SCHEDULER:-$(jvm_default scheduler)} ${jfr/\%r/scheduler}" \
   "$root/bin/delayq" bench "$MEASURE" "${args[@]}" "${where[@]}" --json "$out/$MEASURE.json" \
   > "$out/bench.txt"
 kill $sampler 2>/dev/null || true

@@ -11,7 +11,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 runs="$1"; a="$2"; b="$3"
-a_s="${4:--Xms32m -Xmx128m -XX:+UseSerialGC}"; b_s="${5:-$a_s}"
+source "$root/bench/scripts/jvm-defaults.sh"
+a_s="${4:-$(jvm_default scheduler)}"; b_s="${5:-$a_s}"
 out="$root/target/lateness-ab"; rm -rf "$out"; mkdir -p "$out"
 for i in $(seq 1 "$runs"); do
   JVM_WORKER="$a" JVM_SCHEDULER="$a_s" MONITOR="${MONITOR:-0}" "${A_HOME:-$root}/bench/scripts/lateness-trace.sh" "$out/A-$i" >/dev/null

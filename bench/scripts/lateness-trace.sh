@@ -21,8 +21,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(mkdir -p "${1:-$root/target/lateness-trace}" && cd "${1:-$root/target/lateness-trace}" && pwd)"
 N="${N:-2000}"; SHARDS="${SHARDS:-1}"; SUSTAIN="${SUSTAIN:-3}"; PART="${PART:-spread}"
-JVM_WORKER="${JVM_WORKER:--Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError}"
-JVM_SCHEDULER="${JVM_SCHEDULER:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
+source "$root/bench/scripts/jvm-defaults.sh"
+JVM_WORKER="${JVM_WORKER:-$(jvm_default worker)}"
+JVM_SCHEDULER="${JVM_SCHEDULER:-$(jvm_default scheduler)}"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 work="$(mktemp -d)"
 rm -f "$out"/gc-*.log
