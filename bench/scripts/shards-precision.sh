@@ -35,15 +35,17 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-python3 - "$out" <<'PY'
+python3 - "$out" "$RATE" <<'PY'
 import glob, json, os, re, statistics, sys
-out = sys.argv[1]
+out, rate = sys.argv[1], int(sys.argv[2])
 runs = {}
 for path in glob.glob(os.path.join(out, '*.json')):
     m = re.match(r'(\w+)-(\w+)-shards(\d+)-(\d+)\.json$', os.path.basename(path))
     p = json.load(open(path))['precision']
     load = float(open(path[:-5] + '.load').read())
     s, t = p['spread']['lateness_ms'], p['sustained']['lateness_ms']
+    if p.get('sustained_rate', 5000) != rate: # a BASE built before precision took --rate runs 5,000/s
+        print(f"warning: {os.path.basename(path)} ran its sustained part at {p.get('sustained_rate', 5000)}/s, not {rate}/s")
     runs.setdefault((m.group(1), m.group(2), int(m.group(3))), []).append(
         [s['p50'], s['p90'], s['p99'], s['max'], t['p50'], t['p90'], t['p99'], t['max'], load,
          p.get('sustained_redis_cpu_us_per_job', 0), p.get('sustained_delayq_cpu_us_per_job', 0)])
