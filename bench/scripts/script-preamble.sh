@@ -14,7 +14,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 CALLS="${CALLS:-200000}"
 scripts=("$@"); [ ${#scripts[@]} -gt 0 ] || scripts=(CLAIM_READY CLAIM ACK ENQUEUE MOVE_DUE_TO_READY)
-[ -d "$root/bench/target/lib" ] || (cd "$root" && mvn -B -q -o package -DskipTests -pl bench -am >/dev/null)
+[ -d "$root/bench/target/lib" ] || (cd "$root" && mvn -q -B -DskipTests package >&2) # as bin/delayq builds
 source "$root/bench/scripts/private-redis.sh"
 private_redis
 args=(12 k1 k2 k3 k4 k5 k6 k7 k8 k9 k10 k11 k12 1 2 3 4 5 6 7 8 9 10 11 12)
