@@ -3,10 +3,10 @@
 # script text again, so each call defines all the local functions and tables of the includes it
 # names (include/*.lua) before its own code runs. For each script named (default: the ones a job
 # passes through at a steady rate), this loads two variants into a throw-away redis-server:
-# "preamble", its text as the built client sends it (ScriptSource.java) cut where the script's own
-# code starts, plus `return 0`; and "empty", `return 0` alone. Both run with the same 12 keys and
-# 12 arguments (redis-benchmark, 1 client, CALLS calls); the lines give Redis's execution time
-# per call from INFO commandstats (no I/O), and the preamble's local functions.
+# "preamble", its text as the built client sends it cut where the script's own code starts, plus
+# `return 0` (ScriptSource.java --preamble); and "empty", `return 0` alone. Both run with the same
+# 12 keys and 12 arguments (redis-benchmark, 1 client, CALLS calls); the lines give Redis's
+# execution time per call from INFO commandstats (no I/O), and the preamble's local functions.
 # The difference of the two is what the includes cost each call; multiply by the script's calls
 # per job (precision-profile.sh, drain-profile.sh) for its share of a job.
 # Usage: bench/scripts/script-preamble.sh [SCRIPT...] (Script enum names). Env: CALLS (200000).
@@ -26,21 +26,7 @@ per_call() { # SHA -> µs a call of that script, from commandstats over CALLS ca
 empty=$(per_call "$(cli script load 'return 0')")
 printf '%-20s %10s %16s %14s %14s\n' script functions 'preamble us' 'empty us' 'includes us'
 for s in "${scripts[@]}"; do
-  java -cp "$root/bench/target/lib/*" "$root/bench/scripts/ScriptSource.java" "$s" > "$work/$s.lua"
-  preamble="$(python3 - "$root" "$s" "$work/$s.lua" <<'PY'
-import re, sys
-root, name, expanded_file = sys.argv[1:4]
-# the script's own file: what follows its last include line is its own code, which the expanded
-# text ends with (each include is put in place of its line)
-camel = re.sub(r'_([a-z])', lambda m: m.group(1).upper(), name.lower())
-raw = open(f"{root}/delayq-client/src/main/resources/dev/delayq/lua/{camel}.lua").read()
-includes = list(re.finditer(r'(?m)^--@include \w+\n', raw))
-own = raw[includes[-1].end():] if includes else raw
-expanded = open(expanded_file).read().rstrip('\n')
-assert expanded.endswith(own.rstrip('\n')), f"{camel}.lua: its own code is not the end of its expanded text"
-print(expanded[:len(expanded) - len(own.rstrip('\n'))] + 'return 0')
-PY
-)"
+  preamble="$(java -cp "$root/bench/target/lib/*" "$root/bench/scripts/ScriptSource.java" --preamble "$s")"
   functions=$(grep -c '^local function' <<<"$preamble" || true)
   took=$(per_call "$(cli script load "$preamble")")
   printf '%-20s %10s %16s %14s %14s\n' "$s" "$functions" "$took" "$empty" \
