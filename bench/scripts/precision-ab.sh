@@ -6,25 +6,28 @@
 # of delayq's JVMs, sustained lateness p50/p90/p99/max, the 1-minute load average at its end),
 # then each tree's medians and the ratios AFTER/BEFORE.
 # Usage: bench/scripts/precision-ab.sh BEFORE_TREE AFTER_TREE. Env: TURNS (3), SUSTAIN (10),
-# OUT (directory for each run's JSON; default a temporary one).
+# OUT (directory for each run's JSON; default a temporary one), BEFORE_THREADS and AFTER_THREADS
+# (the bench's consumer threads per worker on each side, default 8: `AFTER_THREADS=2
+# bench/scripts/precision-ab.sh . .` compares one tree with 8 and with 2 consumers).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 before="$(cd "$1" && pwd)"; after="$(cd "$2" && pwd)"
 TURNS="${TURNS:-3}"; SUSTAIN="${SUSTAIN:-10}"
+BEFORE_THREADS="${BEFORE_THREADS:-8}"; AFTER_THREADS="${AFTER_THREADS:-8}"
 out="${OUT:-$(mktemp -d)}"; mkdir -p "$out"
 
-run() { # tree label: one run on a fresh private Redis, in a subshell (its trap stops that Redis)
+run() { # tree label threads: one run on a fresh private Redis, in a subshell (its trap stops that Redis)
   (
     . "$root/bench/scripts/private-redis.sh"
     private_redis
-    "$1/bin/delayq" bench precision --n 2000 --sustain-seconds "$SUSTAIN" \
+    "$1/bin/delayq" bench precision --n 2000 --sustain-seconds "$SUSTAIN" --threads "$3" \
       --redis "redis://127.0.0.1:$port" --json "$out/$2.json" > "$out/$2.out" 2>&1
     cut -d' ' -f1 /proc/loadavg > "$out/$2.load"
   )
 }
 for i in $(seq 1 "$TURNS"); do
-  run "$before" "before-$i"
-  run "$after" "after-$i"
+  run "$before" "before-$i" "$BEFORE_THREADS"
+  run "$after" "after-$i" "$AFTER_THREADS"
 done
 python3 - "$out" "$TURNS" <<'PY'
 import json, statistics, sys

@@ -20,6 +20,7 @@
 # With PERF=1, also `perf record` of the redis-server over the same window, and its top symbols
 # (self time, and inclusive shares), so the time outside the commands (Lua, I/O) shows too.
 # Usage: bench/scripts/precision-profile.sh [SUSTAIN_SECONDS] (default 10). Env: SLOWER_THAN (10), PERF,
+# THREADS (the bench's consumer threads per worker, default 8),
 # N (2000, the spread phase), DELAYQ (bin/delayq of this tree; point it at another tree's to
 # profile that one).
 set -euo pipefail
@@ -32,7 +33,7 @@ total=$((5000 * SUSTAIN))
 private_redis --slowlog-log-slower-than "$SLOWER_THAN" --slowlog-max-len $((total * 12 + 100000))
 
 java -cp "$(ls "$tree"/bench/target/lib/delayq-client-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
-"$DELAYQ" bench precision --n "$N" --sustain-seconds "$SUSTAIN" \
+"$DELAYQ" bench precision --n "$N" --sustain-seconds "$SUSTAIN" --threads "${THREADS:-8}" \
   --redis "redis://127.0.0.1:$port" --json "$work/precision.json" > "$work/bench.out" &
 bench_pid=$!
 log=""
