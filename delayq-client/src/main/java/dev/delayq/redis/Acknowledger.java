@@ -200,6 +200,13 @@ final class Acknowledger {
     return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
+  int handOffUnstarted(String consumerId, List<Delivery> unstarted) {
+    Keys keys = this.keys.shard(0);
+    List<String> elements = unstarted.stream().map(Delivery::element).toList();
+    return ((Long) scripts.eval(Script.HAND_OFF_UNSTARTED, List.of(keys.inFlight(consumerId), keys.ready()),
+        elements)).intValue();
+  }
+
   /**
    * The delivery to acknowledge first, as claimReady, start and releaseClaimed take it
    * (include/ended.lua): its hint, its element and its id; three '' for none.

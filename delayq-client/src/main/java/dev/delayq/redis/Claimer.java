@@ -80,9 +80,14 @@ final class Claimer {
 
   Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards, IntPredicate usable) {
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable, 1);
+  }
+
+  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+      int shards, IntPredicate usable, int atLeast) {
     int k = keys.shards();
     if (k == 1) {
-      return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, ackFirst);
+      return claimReadyOn(keys, consumerId, heartbeatTtlMs, most, atLeast, ackFirst);
     }
     int tries = Math.max(1, Math.min(k, shards));
     int first = Math.floorMod(fromShard, k);
@@ -94,7 +99,7 @@ final class Claimer {
     try {
       if (tries == 1) {
         // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
-        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, atLeast, folds ? ackFirst : null);
       } else if (scripts.readsApart()) {
         // on a cluster: the claim alone, and only when it found nothing the other shards' lengths,
         // each on its own node's thread; a node that hangs costs this scan at most the lanes'
@@ -104,13 +109,13 @@ final class Claimer {
         // lane reads one consumer's lengths at a time, and under 5,000 jobs/s on three masters
         // consumers queued there doubled the sustained lateness (p50 7 -> 15 ms, p99 88 -> 166,
         // bench/scripts/shards-precision.sh, interleaved), while a claim that finds a job needs none
-        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+        b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, atLeast, folds ? ackFirst : null);
         if (b.empty()) {
           lengthsApart = LengthsApart.send(this, first, tries, usable).await();
         }
       } else {
         Scripts.Beside<List<Response<Long>>> firstCall = scripts.evalBeside(Script.CLAIM_READY,
-            claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null), p -> {
+            claimReadyCall(keys.shard(first), consumerId, heartbeatTtlMs, most, atLeast, folds ? ackFirst : null), p -> {
               List<Response<Long>> read = new ArrayList<>(tries - 1);
               for (int j = 1; j < tries; j++) {
                 int shard = Math.floorMod(first + j, k);
@@ -147,7 +152,7 @@ final class Claimer {
       int shard = (int) waiting.get(w)[0];
       folds = shard == ackShard;
       try {
-        b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, folds ? ackFirst : null);
+        b = claimReadyOn(keys.shard(shard), consumerId, heartbeatTtlMs, most, atLeast, folds ? ackFirst : null);
       } catch (JedisException e) {
         throw new ShardFailed(shard, ack, e);
       }
@@ -231,19 +236,21 @@ final class Claimer {
     }
   }
 
-  private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, ackFirst);
+  private Batch claimReadyOn(Keys keys, String consumerId, long heartbeatTtlMs, int most, int atLeast,
+      Delivery ackFirst) {
+    Scripts.Call call = claimReadyCall(keys, consumerId, heartbeatTtlMs, most, atLeast, ackFirst);
     return claimReadyReply(scripts.eval(Script.CLAIM_READY, call.keys(), call.args()), keys.shard());
   }
 
-  private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    List<String> args = new ArrayList<>(12);
+  private Scripts.Call claimReadyCall(Keys keys, String consumerId, long heartbeatTtlMs, int most, int atLeast,
+      Delivery ackFirst) {
+    List<String> args = new ArrayList<>(13);
     args.add(consumerId);
     args.add(Long.toString(heartbeatTtlMs));
     args.add(Integer.toString(most));
     Acknowledger.addAck(args, ackFirst);
     args.addAll(List.of(idRetentionMs, claimMaxBytes, recordMaxBytes, keys.flowBase(), limitsSpec,
-        Integer.toString(this.keys.shards())));
+        Integer.toString(this.keys.shards()), Integer.toString(Math.max(1, atLeast))));
     return new Scripts.Call(
         List.of(keys.ready(), keys.inFlight(consumerId), keys.jobs(), keys.consumers(),
             keys.running(), keys.deliveries(), keys.ended(), keys.endedExpiry(),
@@ -297,8 +304,13 @@ final class Claimer {
   }
 
   Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
+    return claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, 1);
+  }
+
+  Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
+      int atLeast) {
     try {
-      return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
+      return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, atLeast);
     } catch (JedisException e) {
       if (this.keys.shards() == 1) {
         throw e;
@@ -308,7 +320,8 @@ final class Claimer {
     }
   }
 
-  private Woken claimWokenIn(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
+  private Woken claimWokenIn(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
+      int atLeast) {
     Keys keys = this.keys.shard(shard);
     String id = redis.blmove(keys.ready(), keys.inFlight(consumerId), ListDirection.RIGHT,
         ListDirection.LEFT, timeoutSeconds);
@@ -319,7 +332,8 @@ final class Claimer {
         List.of(keys.jobs(), keys.inFlight(consumerId), keys.consumers(), keys.running(), keys.deliveries(),
             keys.ready(), keys.paused(), keys.heldIndex(), keys.delayed(), keys.wake()),
         List.of(id, consumerId, Long.toString(heartbeatTtlMs), recordMaxBytes, keys.flowBase(), limitsSpec,
-            Integer.toString(Math.max(1, most)), claimMaxBytes, Integer.toString(this.keys.shards())));
+            Integer.toString(Math.max(1, most)), claimMaxBytes, Integer.toString(this.keys.shards()),
+            Integer.toString(Math.max(1, atLeast))));
     long code = (Long) r.get(0);
     if (code == 0 || code == -2) {
       return Woken.NONE;

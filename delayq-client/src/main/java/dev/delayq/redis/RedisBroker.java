@@ -900,6 +900,16 @@ public final class RedisBroker {
   }
 
   /**
+   * As {@link #claimReady(String, long, int, Delivery, int, int, IntPredicate)}, taking at least
+   * {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer runs
+   * that many in turn sooner than another consumer would be woken for them (the worker's ClaimPace).
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+      int shards, IntPredicate usable, int atLeast) {
+    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable, atLeast);
+  }
+
+  /**
    * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
    * for longer than the per-shard calls wait (see {@link Scripts#evalEachApart}); a claim there
    * would wait for it too. Costs no call; false off a cluster.
@@ -941,6 +951,12 @@ public final class RedisBroker {
    */
   public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
     return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
+  }
+
+  /** As {@link #claimWoken(String, double, long, int, int)}, taking at least {@code atLeast} in all (see claimReady's). */
+  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
+      int atLeast) {
+    return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, atLeast);
   }
 
   /**
@@ -1020,6 +1036,20 @@ public final class RedisBroker {
    */
   public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
     return acks.releaseClaimed(consumerId, shard, ackFirst);
+  }
+
+  /**
+   * Gives back to ready (its right end, to run next, in claim order) the deliveries of
+   * {@code unstarted}, which consumer {@code consumerId} claimed and will not start: those still in
+   * its list leave it, uncounted, as {@link #releaseClaimed} gives back. Another consumer of its
+   * worker sends it for the owner, whose handler runs long. On a queue of one shard. Returns how
+   * many were still there.
+   */
+  public int handOffUnstarted(String consumerId, List<Delivery> unstarted) {
+    if (keys.shards() != 1) {
+      throw new IllegalStateException("handOffUnstarted is for a queue of one shard, not " + keys.shards());
+    }
+    return acks.handOffUnstarted(consumerId, unstarted);
   }
 
   /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */

@@ -35,6 +35,7 @@ public enum Script {
   PURGE_DEAD("purgeDead"),
   REQUEUE_ORPHAN("requeueOrphan"),
   RELEASE_CLAIMED("releaseClaimed"),
+  HAND_OFF_UNSTARTED("handOffUnstarted"),
   CLAIM_LAYOUT("claimLayout"),
   SCHEDULER_BEAT("schedulerBeat"),
   CHANGE_PENDING("changePending"),

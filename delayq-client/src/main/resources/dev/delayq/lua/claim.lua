@@ -24,6 +24,7 @@
   ARGV[8] worker.claimMaxBytes: the records of the batch add up to no more, the moved one's
           included (which always comes)
   ARGV[9] the queue's shard count (absent: 1), for the fair share as in claimReady
+  ARGV[10] take at least this many in all (absent: 1), up to ARGV[7], as claimReady's ARGV[13]
   Returns {1, left, token, id, record, id2, record2, ...}: the moved id first, then the further ids
   in claim order, the i-th one's token token + i - 1, as claimReady answers them: a record, its
   length for one longer than ARGV[4] (the worker dead-letters it without pulling it), false for
@@ -64,7 +65,7 @@ local waiting = (not flow and most > 1) and redis.call('LLEN', readyKey) or 0
 local more = 0
 if waiting > 0 then
   -- at most waiting: fairShare is at most max(1, (waiting + 1) / consumers)
-  more = fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1')) - 1
+  more = fairShare(consumersKey, waiting + 1, most, tonumber(ARGV[9] or '1'), tonumber(ARGV[10] or '1')) - 1
 end
 local token = redis.call('INCRBY', deliveriesKey, numberText(1 + more)) - more
 local delivery = deliveryOf(token, id)

@@ -30,6 +30,9 @@
   ARGV[12] the queue's shard count (absent: 1): every consumer is registered in every shard but
           claims from one at a time, so a shard's fair share is its length over the consumers
           divided by the shard count
+  ARGV[13] take at least this many of what waits (absent: 1), up to ARGV[3], whatever the fair
+          share: the consumer's handlers run that many within a short budget (include/takeReady's
+          fairShare)
   Returns {ack, left, firstToken, id1, record1, id2, record2, ...}: ack 1 acknowledged, 0 fenced
   (that delivery is no longer this consumer's: nothing changed for it), 2 fenced with its job's
   record gone (include/ended.lua's acknowledgeOldest), -1 none asked; left is ready's length after
@@ -67,7 +70,7 @@ local flow = flowOf({ paused = KEYS[9], heldIndex = KEYS[10], delayed = KEYS[11]
 local waiting = redis.call('LLEN', readyKey)
 if waiting == 0 then return {acked, 0, 0} end
 -- never more than waiting: fairShare is at most max(1, waiting / consumers)
-local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[12] or '1'))
+local take = fairShare(consumersKey, waiting, most, tonumber(ARGV[12] or '1'), tonumber(ARGV[13] or '1'))
 
 redis.call('ZADD', consumersKey, numberText(nowMs() + ttl), consumer)
 local budget, recordMax = tonumber(ARGV[8]), tonumber(ARGV[9])

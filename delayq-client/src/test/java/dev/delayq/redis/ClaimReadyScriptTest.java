@@ -60,6 +60,22 @@ class ClaimReadyScriptTest {
   }
 
   @Test
+  void claimTakesAtLeastItsPaceWhateverTheFairShareButNoMoreThanWaitsOrItsMost() {
+    seedReady(6);
+    broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), TTL_MS);
+
+    RedisBroker.Batch batch = broker.claimReady("c1", TTL_MS, 100, null, 0, 1, shard -> true, 4);
+    assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch),
+        "floor(6 / 8) = 0, and the consumer's pace says 4");
+    assertEquals(2, batch.left());
+    assertEquals(List.of("job-5"), ids(broker.claimReady("c2", TTL_MS, 1, null, 0, 1, shard -> true, 16)),
+        "never more than its most");
+    assertEquals(List.of("job-6"), ids(broker.claimReady("c3", TTL_MS, 100, null, 0, 1, shard -> true, 16)),
+        "never more than waits");
+    assertTrue(probe.readyIds().isEmpty());
+  }
+
+  @Test
   void claimTakesAtLeastOneWhenTheFairShareRoundsToZero() {
     seedReady(2);
     broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5"), TTL_MS);

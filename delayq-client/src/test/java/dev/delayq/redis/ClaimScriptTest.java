@@ -159,6 +159,26 @@ class ClaimScriptTest {
   }
 
   @Test
+  void aWokenClaimTakesAtLeastItsPaceWhateverTheFairShareButNoMoreThanWaitsOrItsMost() {
+    broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), 30_000);
+    for (int i = 1; i <= 7; i++) {
+      probe.seedReady("j" + i);
+    }
+
+    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32, 4);
+
+    assertEquals(List.of("j1", "j2", "j3", "j4"), w.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+        "7 waited over 8 consumers (a share of 1), and its pace says 4");
+    assertEquals(3, w.left());
+    RedisBroker.Woken rest = broker.claimWoken("c2", 1.0, 30_000, 0, 2, 16);
+    assertEquals(2, rest.jobs().size(), "never more than its most");
+    RedisBroker.Woken last = broker.claimWoken("c3", 1.0, 30_000, 0, 32, 16);
+    assertEquals(List.of("j7"), last.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+        "never more than waits");
+    assertEquals(0, last.left());
+  }
+
+  @Test
   void aWokenClaimOfOneLooksNoFurtherAndAnEmptyReadySaysSo() {
     probe.seedReady("j1");
     probe.seedReady("j2");

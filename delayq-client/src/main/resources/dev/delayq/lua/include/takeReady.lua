@@ -6,10 +6,14 @@
 -- The fair share of a claim: up to most ids, but no more than ready's length (waiting) divided
 -- by the consumers registered in consumersKey (at least 1), so one consumer never sits on jobs
 -- that idle ones could run. Every consumer is registered in every shard but claims from one at a
--- time, so a shard's share is over the consumers divided by the shard count. At least 1.
-local function fairShare(consumersKey, waiting, most, shards)
+-- time, so a shard's share is over the consumers divided by the shard count. At least 1, and at
+-- least atLeast (nil: 1) of what waits: a consumer whose handlers run that many within a short
+-- budget says so (the worker's ClaimPace), and waking another consumer for a job costs more than
+-- running it in turn.
+local function fairShare(consumersKey, waiting, most, shards, atLeast)
   local consumers = math.max(1, math.ceil(redis.call('ZCARD', consumersKey) / shards))
-  return math.max(1, math.min(most, math.floor(waiting / consumers)))
+  local share = math.max(1, math.min(most, math.floor(waiting / consumers)))
+  return math.max(share, math.min(most, waiting, atLeast or 1))
 end
 
 -- Takes up to take ids from ready's right end (the next to run) as deliveries firstToken,
