@@ -63,13 +63,16 @@ final class Consumer {
 
   /**
    * What a consumer shares with the others of its worker; {@code watch} is null on a queue of one
-   * shard (and for a consumer that is driven without one: it blocks on its home shard then).
+   * shard (and for a consumer that is driven without one: it blocks on its home shard then);
+   * {@code gate} and {@code pace} are null but on a worker of one queue of one shard (every idle
+   * consumer blocks in Redis then, and a claim takes its fair share).
    */
   record Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
-      Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync, ShardWatch watch) {
+      Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync, ShardWatch watch,
+      IdleGate gate, ClaimPace pace) {
     Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
         Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync) {
-      this(broker, runner, watchdog, lease, acks, finisher, crashRecord, stats, resync, null);
+      this(broker, runner, watchdog, lease, acks, finisher, crashRecord, stats, resync, null, null, null);
     }
   }
 
@@ -130,6 +133,28 @@ final class Consumer {
   private volatile Delivery running;
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
+
+  // what another consumer of the worker may hand off from this one (IdleGate): guarded by handOffLock
+  private final Object handOffLock = new Object();
+  /** The batch of the job this consumer last committed to run, and that job's index in it. */
+  private List<RedisBroker.Claimed> committedBatch = List.of();
+  private int committed;
+  /** The hand-off of the jobs after {@link #committed}, on its way or done; null for none. */
+  private HandOff handOff;
+
+  /** The jobs of {@code batch} that another consumer gives back for this one; done once its call returned. */
+  private static final class HandOff {
+    final List<RedisBroker.Claimed> batch;
+    boolean done;
+    boolean failed;
+
+    HandOff(List<RedisBroker.Claimed> batch) {
+      this.batch = batch;
+    }
+  }
+
+  /** A look at the jobs this consumer holds behind the one it runs: what {@link #handOffUnstarted} hands off. */
+  record Ticket(List<RedisBroker.Claimed> batch, int committed) {}
 
   /** Consumer {@code id}, the {@code slot}-th (from 0) of its worker. */
   Consumer(String id, int slot, Shared shared, Settings settings, BooleanSupplier quiet, BooleanSupplier abandon) {
@@ -264,6 +289,9 @@ final class Consumer {
     if (!roomInCrashRecord()) {
       return; // told to be quiet meanwhile: the next step gives the batch back
     }
+    if (!commitNext()) {
+      return; // its jobs from this one on were handed off to idle consumers
+    }
     ownedUnder = batchEpoch; // a start that asks Redis says its own
     if (!nextIsMarked && !start(job)) {
       return;
@@ -271,6 +299,90 @@ final class Consumer {
     next++;
     nextIsMarked = false;
     run(job);
+  }
+
+  /**
+   * Commits to run the batch's next job, unless another consumer handed it off (with the rest)
+   * while this one ran the job before: then the batch is dropped, once that hand-off's call has
+   * returned (had it failed, those jobs may still be in this consumer's list: it is unsure, and
+   * gives back what it has not started before its next claim). False when handed off.
+   */
+  private boolean commitNext() {
+    synchronized (handOffLock) {
+      try {
+        while (handOff != null && !handOff.done) {
+          handOffLock.wait();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        unsure = true; // the hand-off's outcome is not known
+        batch = List.of();
+        next = 0;
+        return false;
+      }
+      HandOff h = handOff;
+      handOff = null;
+      if (h != null && h.batch == batch) {
+        unsure |= h.failed;
+        batch = List.of();
+        next = 0;
+        return false;
+      }
+      committedBatch = batch;
+      committed = next;
+      return true;
+    }
+  }
+
+  /**
+   * A ticket to hand off the claimed jobs this consumer holds behind the one it runs, or null when
+   * it holds none (it runs its batch's last, or runs nothing). Any thread.
+   */
+  Ticket handOffTicket() {
+    synchronized (handOffLock) {
+      if (running == null || handOff != null || committed + 1 >= committedBatch.size()) {
+        return null;
+      }
+      return new Ticket(committedBatch, committed);
+    }
+  }
+
+  /**
+   * Gives back to ready the claimed jobs this consumer holds behind the one it ran when {@code ticket}
+   * was taken, so that idle consumers run them, unless it has moved on since. Runs on another
+   * consumer's thread (its worker's {@link IdleGate} wakes one for it); this consumer starts none
+   * of them after this.
+   */
+  void handOffUnstarted(Ticket ticket) {
+    List<RedisBroker.Claimed> rest;
+    HandOff h;
+    synchronized (handOffLock) {
+      if (handOff != null || committedBatch != ticket.batch() || committed != ticket.committed()
+          || committed + 1 >= committedBatch.size()) {
+        return;
+      }
+      rest = committedBatch.subList(committed + 1, committedBatch.size());
+      h = new HandOff(committedBatch);
+      handOff = h;
+    }
+    boolean sent = false;
+    try {
+      int n = broker.handOffUnstarted(id, rest.stream().map(RedisBroker.Claimed::delivery).toList());
+      sent = true;
+      log.debug("{}: handed {} claimed job(s) to idle consumers while its handler ran long", id, n);
+      if (shared.gate() != null) {
+        shared.gate().leftWaiting(n);
+      }
+    } catch (RuntimeException e) {
+      log.warn("{}: could not hand its claimed jobs to idle consumers ({}); it gives them back itself",
+          id, e.toString());
+    } finally {
+      synchronized (handOffLock) {
+        h.done = true;
+        h.failed = !sent;
+        handOffLock.notifyAll();
+      }
+    }
   }
 
   /**
@@ -332,9 +444,13 @@ final class Consumer {
       shared.crashRecord().running(slot, job.delivery().element());
     }
     Outcome outcome = null;
+    long startedAt = System.nanoTime(); // for the worker's claim pace
     try {
       outcome = shared.runner().run(watchdogSlot, job);
     } finally {
+      if (shared.pace() != null) {
+        shared.pace().ran(System.nanoTime() - startedAt);
+      }
       if (shared.crashRecord() != null) {
         if (outcome instanceof Outcome.Ack ack) {
           // its acknowledgement leaves a moment later: a crash before then acknowledges it, as
@@ -394,7 +510,7 @@ final class Consumer {
     }
     handOffAckUnlessIn(first); // it cannot ride on a claim in another shard's slot
     RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
-        pendingAck, first, rotation.tries(), this::mayClaimFrom);
+        pendingAck, first, rotation.tries(), this::mayClaimFrom, atLeast());
     if (owed.length > 1) {
       health.worked(first);
       health.worked(claimed.shard());
@@ -402,6 +518,9 @@ final class Consumer {
     rotation.claimed(claimed.shard(), !claimed.jobs().isEmpty());
     batchShard = claimed.shard();
     readyLeftEmpty = !claimed.jobs().isEmpty() && claimed.left() == 0;
+    if (shared.gate() != null && !claimed.jobs().isEmpty()) {
+      shared.gate().leftWaiting(claimed.left()); // what it left, for idle consumers
+    }
     if (shared.watch() != null) {
       tellWatch(first, claimed);
     }
@@ -419,11 +538,30 @@ final class Consumer {
 
   /**
    * Blocks on its home shard until a job comes (BLMOVE), and takes it with the rest of a fair share
-   * of what waits then; notes whether that left ready empty.
+   * of what waits then (at least its pace's); notes whether that left ready empty. With its
+   * worker's {@link IdleGate}, only when it is its turn to block; otherwise it parks until woken
+   * to claim (or the poll timeout), and its next claim does not block.
    */
   private List<RedisBroker.Claimed> awaitJobs() {
-    RedisBroker.Woken woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
-        rotation.home(), settings.prefetch());
+    IdleGate gate = shared.gate();
+    if (gate != null) {
+      IdleGate.Turn turn = gate.awaitTurn((long) (settings.pollSeconds() * 1e9));
+      if (turn.handOff() != null) {
+        turn.handOff().run(); // another consumer's jobs, behind its slow handler: this one claims next
+      }
+      if (!turn.block()) {
+        return List.of();
+      }
+    }
+    RedisBroker.Woken woken = null;
+    try {
+      woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
+          rotation.home(), settings.prefetch(), atLeast());
+    } finally {
+      if (gate != null) {
+        gate.woke(woken == null ? -1 : woken.left());
+      }
+    }
     return woke(rotation.home(), woken);
   }
 
@@ -436,6 +574,14 @@ final class Consumer {
     }
     readyLeftEmpty = woken.left() == 0;
     return woken.jobs();
+  }
+
+  /**
+   * The fewest jobs a claim takes when they wait: the worker's pace, where its {@link IdleGate}
+   * hands off what waits behind a slow handler; 1 (the fair share alone) elsewhere.
+   */
+  private int atLeast() {
+    return shared.pace() != null ? shared.pace().atLeast() : 1;
   }
 
   /** Whether a claim may look at {@code shard}: nothing to give back there, it is not held back, its master does not hang. */

@@ -26,6 +26,7 @@ final class Watchdog implements AutoCloseable {
     private volatile boolean stuck;
     private volatile boolean cancelled;
     private volatile String job;
+    private volatile long startedAtNanos;
     private long limitMs;
 
     Slot(String consumer, Thread thread) {
@@ -44,7 +45,9 @@ final class Watchdog implements AutoCloseable {
       cancelled = false;
       limitMs = limitNanos / 1_000_000;
       interruptedAtNanos = 0;
-      deadlineNanos = System.nanoTime() + limitNanos;
+      long now = System.nanoTime();
+      startedAtNanos = now;
+      deadlineNanos = now + limitNanos;
     }
 
     /**
@@ -76,6 +79,8 @@ final class Watchdog implements AutoCloseable {
   private final List<Slot> slots = new CopyOnWriteArrayList<>();
   private final long graceNanos;
   private final Runnable onStuck;
+  private volatile long slowAfterNanos;
+  private volatile java.util.function.Consumer<String> onSlowRun;
   private volatile boolean closed;
   private Thread thread;
 
@@ -88,6 +93,16 @@ final class Watchdog implements AutoCloseable {
     Slot s = new Slot(consumer, consumerThread);
     slots.add(s);
     return s;
+  }
+
+  /**
+   * Tells {@code listener} (on the watchdog's thread: it must not block) the consumer whose handler
+   * has run {@code afterNanos} or more, at each check while it runs on (what the listener can do
+   * about it may change from one check to the next).
+   */
+  void onSlowRun(long afterNanos, java.util.function.Consumer<String> listener) {
+    slowAfterNanos = afterNanos;
+    onSlowRun = listener;
   }
 
   /**
@@ -104,6 +119,7 @@ final class Watchdog implements AutoCloseable {
     long now = System.nanoTime();
     for (Slot s : slots) {
       check(s, now);
+      noteSlow(s, now);
     }
     return now + CHECK_EVERY_MS * 1_000_000;
   }
@@ -140,6 +156,14 @@ final class Watchdog implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** Tells the slow-run listener, if any, of the slot's run when it has run long enough. */
+  void noteSlow(Slot s, long now) {
+    java.util.function.Consumer<String> slow = onSlowRun;
+    if (slow != null && s.deadlineNanos != 0 && now - s.startedAtNanos >= slowAfterNanos) {
+      slow.accept(s.consumer);
+    }
   }
 
   void check(Slot s, long now) {

@@ -11,7 +11,9 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -226,14 +228,31 @@ public final class Worker implements AutoCloseable {
         watch = new ShardWatch(lane.broker, settings.pollSeconds(), lane.health);
         watch.start(name, () -> quiet.getAsBoolean() || drained.get(), outages, this::cannotGoOn);
       }
+      // one queue of one shard: one idle consumer at a time waits in Redis, the others park in the
+      // worker (a consumer of several queues makes its rounds without blocking on any one of them)
+      IdleGate gate = lanes.size() == 1 && watch == null ? new IdleGate(1) : null;
+      ClaimPace pace = gate == null ? null : new ClaimPace(settings.prefetch());
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
-          lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch);
+          lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch, gate, pace);
       List<Consumer> ofLane = new ArrayList<>();
       for (int slot = 0; slot < consumerIds.size(); slot++) {
         ofLane.add(new Consumer(consumerIds.get(slot), slot, shared,
             config.worker().strict() && q > 0 ? oneByOne : settings, quiet, () -> abandonResults));
       }
       consumers.add(ofLane);
+      if (gate != null) {
+        // a handler that runs long while its consumer holds claimed jobs behind it: a parked
+        // consumer hands those to the idle ones (the watchdog's thread only asks)
+        Map<String, Consumer> byId = new HashMap<>();
+        ofLane.forEach(c -> byId.put(c.id(), c));
+        watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
+          Consumer owner = byId.get(consumerId);
+          Consumer.Ticket ticket = owner == null ? null : owner.handOffTicket();
+          if (ticket != null) {
+            gate.handOff(() -> owner.handOffUnstarted(ticket));
+          }
+        });
+      }
     }
     List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
     for (int slot = 0; slot < consumerIds.size(); slot++) {

@@ -42,6 +42,24 @@ class WatchdogTest {
   }
 
   @Test
+  void aRunPastTheSlowMarkIsToldAtEachLookAndAQuickOneNever() {
+    java.util.List<String> told = new java.util.ArrayList<>();
+    watchdog.onSlowRun(10 * MS, told::add);
+
+    slot.begin("quick", LIMIT);
+    watchdog.noteSlow(slot, System.nanoTime() + 5 * MS);
+    assertFalse(slot.end());
+    watchdog.noteSlow(slot, System.nanoTime() + 50 * MS);
+    assertEquals(java.util.List.of(), told, "a run under the mark, then nothing running");
+
+    slot.begin("slow", LIMIT);
+    watchdog.noteSlow(slot, System.nanoTime() + 5 * MS);
+    watchdog.noteSlow(slot, System.nanoTime() + 11 * MS);
+    watchdog.noteSlow(slot, System.nanoTime() + 21 * MS);
+    assertEquals(java.util.List.of("c1", "c1"), told, "past the mark, at each look");
+  }
+
+  @Test
   void slotPastItsLimitGetsItsThreadInterrupted() {
     slot.begin("j1", LIMIT);
 

@@ -174,6 +174,31 @@ class ConsumerTest {
   }
 
   @Test
+  void jobsClaimedBehindASlowOneAreHandedOffAndItRunsNoneOfThem() {
+    GateHandler.close();
+    broker.enqueueAll(List.of(due("g", "gate"), due("a", "count"), due("b", "count"), due("c", "count")));
+    startThread(); // the only consumer registered: its fair share is all four
+    await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
+    assertEquals(4, probe.inFlightIds(CONSUMER).size(), "g runs, a, b and c wait behind it");
+
+    // what a parked consumer of its worker does when the watchdog says g runs long
+    Consumer.Ticket ticket = consumer().handOffTicket();
+    assertNotNull(ticket);
+    consumer().handOffUnstarted(ticket);
+    assertEquals(List.of("g"), probe.inFlightIds(CONSUMER));
+    RedisBroker.Batch idle = broker.claimReady("worker-1:1:2", 30_000, 10, null, 0, 1, shard -> true, 3);
+    assertEquals(List.of("a", "b", "c"), idle.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+        "an idle consumer claims them, in order");
+
+    GateHandler.open();
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.rawRecord("g") == null);
+    await().atMost(Duration.ofSeconds(5)).until(() -> probe.inFlightIds(CONSUMER).isEmpty());
+    assertEquals(List.of(), CountingHandler.runs(), "it ran none of the jobs it handed off");
+    assertEquals(List.of("c", "b", "a"), probe.inFlightIds("worker-1:1:2"), "they stay the other's");
+    assertEquals(null, consumer().handOffTicket(), "nothing left to hand off");
+  }
+
+  @Test
   void consumerWhoseJobsWereTakenBackRunsOnlyTheOneInHandAndNoneOfTheRest() {
     broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
     lease = new Lease(30_000_000_000L, 1_000_000_000L); // never renewed: as after a long stop
