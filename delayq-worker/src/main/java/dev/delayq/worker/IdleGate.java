@@ -124,6 +124,12 @@ final class IdleGate {
     }
   }
 
+  /** Wakes every parked consumer to claim (its worker drains: each then sees it is to be quiet). */
+  synchronized void wakeAll() {
+    toClaim = parked;
+    notifyAll();
+  }
+
   /** Consumers parked now. */
   synchronized int parked() {
     return parked;

@@ -60,6 +60,8 @@ public final class Worker implements AutoCloseable {
   /** Per slot, the thread's stuck test (one queue: its consumer's; several: any of them). */
   private final List<BooleanSupplier> stuck = new ArrayList<>();
   private final List<Thread> consumerThreads = new ArrayList<>();
+  /** The idle gates of its queues (one, on a worker of one queue of one shard). */
+  private final List<IdleGate> gates = new ArrayList<>();
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Watchdog watchdog;
@@ -171,6 +173,7 @@ public final class Worker implements AutoCloseable {
     }
     log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", name,
         config.worker().drainTimeout().toMillis());
+    gates.forEach(IdleGate::wakeAll); // parked consumers see that they are to be quiet now
     awaitConsumers(System.nanoTime() + config.worker().drainTimeout().toNanos());
     abandonResults = true;
     for (int i = 0; i < consumerThreads.size(); i++) {
@@ -232,6 +235,9 @@ public final class Worker implements AutoCloseable {
       // worker (a consumer of several queues makes its rounds without blocking on any one of them)
       IdleGate gate = lanes.size() == 1 && watch == null ? new IdleGate(1) : null;
       ClaimPace pace = gate == null ? null : new ClaimPace(settings.prefetch());
+      if (gate != null) {
+        gates.add(gate);
+      }
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
           lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch, gate, pace);
       List<Consumer> ofLane = new ArrayList<>();
