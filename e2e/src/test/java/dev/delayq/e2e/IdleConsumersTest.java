@@ -28,7 +28,7 @@ class IdleConsumersTest {
     try (JvmProcesses processes = q.processes("idleConsumers").with("DELAYQ_WORKER_THREADS", "8")) {
       processes.scheduler("scheduler");
       processes.worker("worker-1");
-      // quick jobs first, in small waves, so the consumers learn that their handlers are quick
+      // quick jobs first, 200 a second, so the worker learns that its handlers are quick
       List<JobRequest> quick = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
         quick.add(JobRequest.delay("test_record", q.payload(), Duration.ofMillis(500 + 5L * i)));
