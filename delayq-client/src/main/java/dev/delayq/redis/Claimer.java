@@ -75,12 +75,7 @@ final class Claimer {
 
   Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
-    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, shard -> true);
-  }
-
-  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
-      int shards, IntPredicate usable) {
-    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable, 1);
+    return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, shard -> true, 1);
   }
 
   Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,

@@ -891,18 +891,11 @@ public final class RedisBroker {
 
   /**
    * As {@link #claimReady(String, long, int, Delivery, int, int)}, looking only at the other
-   * shards that {@code usable} accepts (a worker leaves out those its calls fail on). A call that
-   * fails throws {@link ShardFailed} naming its shard.
-   */
-  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
-      int shards, IntPredicate usable) {
-    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable);
-  }
-
-  /**
-   * As {@link #claimReady(String, long, int, Delivery, int, int, IntPredicate)}, taking at least
-   * {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer runs
-   * that many in turn sooner than another consumer would be woken for them (the worker's ClaimPace).
+   * shards that {@code usable} accepts (a worker leaves out those its calls fail on), and taking at
+   * least {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer
+   * runs that many in turn sooner than another consumer would be woken for them (the worker's
+   * ClaimPace; 1 for the fair share alone). A call that fails throws {@link ShardFailed} naming its
+   * shard.
    */
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards, IntPredicate usable, int atLeast) {

@@ -139,19 +139,14 @@ final class Consumer {
   /** The batch of the job this consumer last committed to run, and that job's index in it. */
   private List<RedisBroker.Claimed> committedBatch = List.of();
   private int committed;
-  /** The hand-off of the jobs after {@link #committed}, on its way or done; null for none. */
-  private HandOff handOff;
+  /** Where the hand-off of the jobs after {@link #committed} in {@link #committedBatch} stands. */
+  private HandOff handOff = HandOff.NONE;
 
-  /** The jobs of {@code batch} that another consumer gives back for this one; done once its call returned. */
-  private static final class HandOff {
-    final List<RedisBroker.Claimed> batch;
-    boolean done;
-    boolean failed;
-
-    HandOff(List<RedisBroker.Claimed> batch) {
-      this.batch = batch;
-    }
-  }
+  /**
+   * A hand-off of the jobs behind the running one: asked and sent by another consumer's thread
+   * (NONE to SENDING to SENT or FAILED), taken in by this one's (back to NONE).
+   */
+  private enum HandOff { NONE, SENDING, SENT, FAILED }
 
   /** A look at the jobs this consumer holds behind the one it runs: what {@link #handOffUnstarted} hands off. */
   record Ticket(List<RedisBroker.Claimed> batch, int committed) {}
@@ -310,7 +305,7 @@ final class Consumer {
   private boolean commitNext() {
     synchronized (handOffLock) {
       try {
-        while (handOff != null && !handOff.done) {
+        while (handOff == HandOff.SENDING) {
           handOffLock.wait();
         }
       } catch (InterruptedException e) {
@@ -321,9 +316,9 @@ final class Consumer {
         return false;
       }
       HandOff h = handOff;
-      handOff = null;
-      if (h != null && h.batch == batch) {
-        unsure |= h.failed;
+      handOff = HandOff.NONE;
+      if (h != HandOff.NONE && committedBatch == batch) {
+        unsure |= h == HandOff.FAILED;
         batch = List.of();
         next = 0;
         return false;
@@ -334,13 +329,18 @@ final class Consumer {
     }
   }
 
+  /** Claimed jobs wait behind the committed one, and no hand-off of them is under way (under handOffLock). */
+  private boolean holdsJobsBehind() {
+    return handOff == HandOff.NONE && committed + 1 < committedBatch.size();
+  }
+
   /**
    * A ticket to hand off the claimed jobs this consumer holds behind the one it runs, or null when
    * it holds none (it runs its batch's last, or runs nothing). Any thread.
    */
   Ticket handOffTicket() {
     synchronized (handOffLock) {
-      if (running == null || handOff != null || committed + 1 >= committedBatch.size()) {
+      if (running == null || !holdsJobsBehind()) {
         return null;
       }
       return new Ticket(committedBatch, committed);
@@ -355,15 +355,12 @@ final class Consumer {
    */
   void handOffUnstarted(Ticket ticket) {
     List<RedisBroker.Claimed> rest;
-    HandOff h;
     synchronized (handOffLock) {
-      if (handOff != null || committedBatch != ticket.batch() || committed != ticket.committed()
-          || committed + 1 >= committedBatch.size()) {
+      if (committedBatch != ticket.batch() || committed != ticket.committed() || !holdsJobsBehind()) {
         return;
       }
       rest = committedBatch.subList(committed + 1, committedBatch.size());
-      h = new HandOff(committedBatch);
-      handOff = h;
+      handOff = HandOff.SENDING;
     }
     boolean sent = false;
     try {
@@ -378,8 +375,7 @@ final class Consumer {
           id, e.toString());
     } finally {
       synchronized (handOffLock) {
-        h.done = true;
-        h.failed = !sent;
+        handOff = sent ? HandOff.SENT : HandOff.FAILED;
         handOffLock.notifyAll();
       }
     }

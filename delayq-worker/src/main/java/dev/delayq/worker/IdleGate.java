@@ -28,20 +28,13 @@ final class IdleGate {
     static final Turn CLAIM = new Turn(false, null);
   }
 
-  private final int blockers;
+  /** Consumers blocking in Redis now: 0 or 1. */
   private int blocking;
   private int parked;
   /** Parked consumers woken to claim and not gone yet. */
   private int toClaim;
   /** Hand-offs asked for: each is done by a parked consumer, on its thread. */
   private final ArrayDeque<Runnable> handOffs = new ArrayDeque<>();
-
-  IdleGate(int blockers) {
-    if (blockers < 1) {
-      throw new IllegalArgumentException("an idle gate needs at least one consumer blocking, got " + blockers);
-    }
-    this.blockers = blockers;
-  }
 
   /**
    * An idle consumer's turn: {@link Turn#block()} when it is to block in Redis (and then call
@@ -50,7 +43,7 @@ final class IdleGate {
    * was interrupted.
    */
   synchronized Turn awaitTurn(long timeoutNanos) {
-    if (handOffs.isEmpty() && blocking < blockers) {
+    if (handOffs.isEmpty() && blocking == 0) {
       blocking++;
       return Turn.BLOCK;
     }
@@ -65,7 +58,7 @@ final class IdleGate {
           toClaim--;
           return Turn.CLAIM;
         }
-        if (blocking < blockers) {
+        if (blocking == 0) {
           blocking++;
           return Turn.BLOCK;
         }
@@ -95,9 +88,7 @@ final class IdleGate {
 
   /** A claim left {@code left} jobs in ready (-1: it cannot tell): as many parked consumers are woken to claim. */
   synchronized void leftWaiting(long left) {
-    if (left != 0 && parked > 0) {
-      wake(0, left);
-    }
+    wake(0, left);
   }
 
   /**

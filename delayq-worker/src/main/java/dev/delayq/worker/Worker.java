@@ -60,8 +60,8 @@ public final class Worker implements AutoCloseable {
   /** Per slot, the thread's stuck test (one queue: its consumer's; several: any of them). */
   private final List<BooleanSupplier> stuck = new ArrayList<>();
   private final List<Thread> consumerThreads = new ArrayList<>();
-  /** The idle gates of its queues (one, on a worker of one queue of one shard). */
-  private final List<IdleGate> gates = new ArrayList<>();
+  /** Its idle consumers' gate, on a worker of one queue of one shard; null otherwise. */
+  private volatile IdleGate gate;
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Watchdog watchdog;
@@ -173,7 +173,9 @@ public final class Worker implements AutoCloseable {
     }
     log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", name,
         config.worker().drainTimeout().toMillis());
-    gates.forEach(IdleGate::wakeAll); // parked consumers see that they are to be quiet now
+    if (gate != null) {
+      gate.wakeAll(); // parked consumers see that they are to be quiet now
+    }
     awaitConsumers(System.nanoTime() + config.worker().drainTimeout().toNanos());
     abandonResults = true;
     for (int i = 0; i < consumerThreads.size(); i++) {
@@ -233,10 +235,10 @@ public final class Worker implements AutoCloseable {
       }
       // one queue of one shard: one idle consumer at a time waits in Redis, the others park in the
       // worker (a consumer of several queues makes its rounds without blocking on any one of them)
-      IdleGate gate = lanes.size() == 1 && watch == null ? new IdleGate(1) : null;
-      ClaimPace pace = gate == null ? null : new ClaimPace(settings.prefetch());
-      if (gate != null) {
-        gates.add(gate);
+      ClaimPace pace = null;
+      if (lanes.size() == 1 && watch == null) {
+        gate = new IdleGate();
+        pace = new ClaimPace(settings.prefetch());
       }
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
           lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch, gate, pace);
@@ -246,18 +248,8 @@ public final class Worker implements AutoCloseable {
             config.worker().strict() && q > 0 ? oneByOne : settings, quiet, () -> abandonResults));
       }
       consumers.add(ofLane);
-      if (gate != null) {
-        // a handler that runs long while its consumer holds claimed jobs behind it: a parked
-        // consumer hands those to the idle ones (the watchdog's thread only asks)
-        Map<String, Consumer> byId = new HashMap<>();
-        ofLane.forEach(c -> byId.put(c.id(), c));
-        watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
-          Consumer owner = byId.get(consumerId);
-          Consumer.Ticket ticket = owner == null ? null : owner.handOffTicket();
-          if (ticket != null) {
-            gate.handOff(() -> owner.handOffUnstarted(ticket));
-          }
-        });
+      if (pace != null) {
+        handOffBehindSlowRuns(ofLane);
       }
     }
     List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
@@ -279,6 +271,23 @@ public final class Worker implements AutoCloseable {
       consumerThreads.add(loop.riding(new RedisOutage(threadName, outages))
           .onCannotGoOn(this::cannotGoOn, config.worker().heartbeatTtl()).build().start());
     }
+  }
+
+  /**
+   * A handler that runs long while its consumer holds claimed jobs behind it: a parked consumer
+   * hands those to the idle ones (the watchdog's thread only asks the gate).
+   */
+  private void handOffBehindSlowRuns(List<Consumer> ofLane) {
+    IdleGate idle = gate;
+    Map<String, Consumer> byId = new HashMap<>();
+    ofLane.forEach(c -> byId.put(c.id(), c));
+    watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
+      Consumer owner = byId.get(consumerId);
+      Consumer.Ticket ticket = owner == null ? null : owner.handOffTicket();
+      if (ticket != null) {
+        idle.handOff(() -> owner.handOffUnstarted(ticket));
+      }
+    });
   }
 
   /** Waits until every consumer not lost in a stuck handler has finished, or the deadline. */

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class IdleGateTest {
   private static final long LONG = TimeUnit.SECONDS.toNanos(30);
 
-  private final IdleGate gate = new IdleGate(1);
+  private final IdleGate gate = new IdleGate();
 
   /** An idle consumer asking for its turn on a thread of its own. */
   private CompletableFuture<IdleGate.Turn> idle() {
