@@ -15,8 +15,10 @@ import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +46,19 @@ class DelayQueueTest {
     String raw = probe.rawRecord(id);
     String marker = ",\"p\":";
     return raw.substring(raw.indexOf(marker) + marker.length(), raw.length() - 1);
+  }
+
+  /** One in 64 URL-safe base64 strings begins with '-', which a command line reads as an option. */
+  @Test
+  void aGeneratedIdIsTwelveUrlSafeCharactersAndNeverBeginsWithADash() {
+    Set<Character> firsts = new HashSet<>();
+    for (int i = 0; i < 100_000; i++) {
+      String id = DelayQueue.newId();
+      assertTrue(id.matches("[A-Za-z0-9_-]{12}"), id);
+      assertFalse(id.startsWith("-"), id);
+      firsts.add(id.charAt(0));
+    }
+    assertEquals(63, firsts.size(), "every other first character still comes: " + firsts);
   }
 
   // ---- bad input ---------------------------------------------------------------------------

@@ -81,6 +81,25 @@ class CliJobCommandsTest {
     assertEquals("delayq: no job with id nope in queue " + cli.queue + "\n", r.err());
   }
 
+  /** A caller may choose an id that begins with '-': it goes after "--", and a bare one is told so. */
+  @Test
+  void anIdThatBeginsWithADashGoesAfterTwoDashes() {
+    for (String id : List.of("-hQ2x9LzA0b1c", "-q8Zz-xy_1AbC", "-Zz0xy_1AbC", "--Zz0xy_1AbC")) {
+      cli.probe.seedDelayed(id, 60_000);
+
+      Cli.Result bare = cli.run("inspect", id);
+      Cli.Result afterDashes = cli.run("inspect", "--json", "--", id);
+      Cli.Result cancelled = cli.run("cancel", "--", id);
+
+      assertEquals(2, bare.exit(), id + ": " + bare);
+      assertTrue(bare.err().contains("; an id that begins with '-' goes after '--': delayq inspect -- ID"), bare.err());
+      assertEquals(0, afterDashes.exit(), id + ": " + afterDashes);
+      assertTrue(afterDashes.out().contains("\"DELAYED\""), afterDashes.out());
+      assertEquals("cancelled " + id + "\n", cancelled.out(), cancelled.toString());
+      assertEquals(List.of(), cli.probe.placesOf(id));
+    }
+  }
+
   @Test
   void missingIdIsAUsageError() {
     Cli.Result r = cli.run("inspect");
