@@ -134,22 +134,8 @@ final class Consumer {
   private volatile Watchdog.Slot watchdogSlot;
   private volatile boolean done;
 
-  // what another consumer of the worker may hand off from this one (IdleGate): guarded by handOffLock
-  private final Object handOffLock = new Object();
-  /** The batch of the job this consumer last committed to run, and that job's index in it. */
-  private List<RedisBroker.Claimed> committedBatch = List.of();
-  private int committed;
-  /** Where the hand-off of the jobs after {@link #committed} in {@link #committedBatch} stands. */
-  private HandOff handOff = HandOff.NONE;
-
-  /**
-   * A hand-off of the jobs behind the running one: asked and sent by another consumer's thread
-   * (NONE to SENDING to SENT or FAILED), taken in by this one's (back to NONE).
-   */
-  private enum HandOff { NONE, SENDING, SENT, FAILED }
-
-  /** A look at the jobs this consumer holds behind the one it runs: what {@link #handOffUnstarted} hands off. */
-  record Ticket(List<RedisBroker.Claimed> batch, int committed) {}
+  /** What this consumer committed to run, and what another consumer may hand off from behind it (IdleGate). */
+  private final HandOffBook handOffs = new HandOffBook();
 
   /** Consumer {@code id}, the {@code slot}-th (from 0) of its worker. */
   Consumer(String id, int slot, Shared shared, Settings settings, BooleanSupplier quiet, BooleanSupplier abandon) {
@@ -303,48 +289,22 @@ final class Consumer {
    * gives back what it has not started before its next claim). False when handed off.
    */
   private boolean commitNext() {
-    synchronized (handOffLock) {
-      try {
-        while (handOff == HandOff.SENDING) {
-          handOffLock.wait();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        unsure = true; // the hand-off's outcome is not known
-        batch = List.of();
-        next = 0;
-        return false;
-      }
-      HandOff h = handOff;
-      handOff = HandOff.NONE;
-      if (h != HandOff.NONE && committedBatch == batch) {
-        unsure |= h == HandOff.FAILED;
-        batch = List.of();
-        next = 0;
-        return false;
-      }
-      committedBatch = batch;
-      committed = next;
+    HandOffBook.Commit commit = handOffs.commit(batch, next);
+    if (commit == HandOffBook.Commit.COMMITTED) {
       return true;
     }
-  }
-
-  /** Claimed jobs wait behind the committed one, and no hand-off of them is under way (under handOffLock). */
-  private boolean holdsJobsBehind() {
-    return handOff == HandOff.NONE && committed + 1 < committedBatch.size();
+    unsure |= commit == HandOffBook.Commit.UNSURE;
+    batch = List.of();
+    next = 0;
+    return false;
   }
 
   /**
    * A ticket to hand off the claimed jobs this consumer holds behind the one it runs, or null when
    * it holds none (it runs its batch's last, or runs nothing). Any thread.
    */
-  Ticket handOffTicket() {
-    synchronized (handOffLock) {
-      if (running == null || !holdsJobsBehind()) {
-        return null;
-      }
-      return new Ticket(committedBatch, committed);
-    }
+  HandOffBook.Ticket handOffTicket() {
+    return handOffs.ticket(running != null);
   }
 
   /**
@@ -353,14 +313,10 @@ final class Consumer {
    * consumer's thread (its worker's {@link IdleGate} wakes one for it); this consumer starts none
    * of them after this.
    */
-  void handOffUnstarted(Ticket ticket) {
-    List<RedisBroker.Claimed> rest;
-    synchronized (handOffLock) {
-      if (committedBatch != ticket.batch() || committed != ticket.committed() || !holdsJobsBehind()) {
-        return;
-      }
-      rest = committedBatch.subList(committed + 1, committedBatch.size());
-      handOff = HandOff.SENDING;
+  void handOffUnstarted(HandOffBook.Ticket ticket) {
+    List<RedisBroker.Claimed> rest = handOffs.takeForHandOff(ticket);
+    if (rest == null) {
+      return;
     }
     boolean sent = false;
     try {
@@ -374,10 +330,7 @@ final class Consumer {
       log.warn("{}: could not hand its claimed jobs to idle consumers ({}); it gives them back itself",
           id, e.toString());
     } finally {
-      synchronized (handOffLock) {
-        handOff = sent ? HandOff.SENT : HandOff.FAILED;
-        handOffLock.notifyAll();
-      }
+      handOffs.sent(sent);
     }
   }
 

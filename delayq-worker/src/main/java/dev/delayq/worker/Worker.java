@@ -283,7 +283,7 @@ public final class Worker implements AutoCloseable {
     ofLane.forEach(c -> byId.put(c.id(), c));
     watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
       Consumer owner = byId.get(consumerId);
-      Consumer.Ticket ticket = owner == null ? null : owner.handOffTicket();
+      HandOffBook.Ticket ticket = owner == null ? null : owner.handOffTicket();
       if (ticket != null) {
         idle.handOff(() -> owner.handOffUnstarted(ticket));
       }
