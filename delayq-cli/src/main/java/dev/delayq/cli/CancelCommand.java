@@ -41,7 +41,7 @@ final class CancelCommand implements Callable<Integer> {
       }
       Optional<Admin.JobView> job = s.admin.inspect(id);
       if (job.isEmpty()) {
-        throw CliException.notFound("no job with id " + id + " in queue " + s.keys.queue());
+        throw CliException.noSuchJob(id, s.keys.queue());
       }
       throw CliException.notFound("job " + id + " cannot be cancelled: it is "
           + InspectCommand.describe(job.get()) + " (delayed, ready and running jobs can be)");

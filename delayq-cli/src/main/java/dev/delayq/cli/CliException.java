@@ -13,6 +13,11 @@ final class CliException extends RuntimeException {
     return new CliException(ExitCodes.FAILED, message);
   }
 
+  /** A command given the id of a job the queue does not hold. */
+  static CliException noSuchJob(String id, String queue) {
+    return notFound("no job with id " + id + " in queue " + queue);
+  }
+
   static CliException badInput(String message) {
     return new CliException(ExitCodes.USAGE, message);
   }

@@ -130,9 +130,9 @@ final class DeadCommand implements Runnable {
           throw CliException.notFound(e.getMessage());
         }
         Optional<Admin.JobView> job = s.admin.inspect(which.id);
-        throw CliException.notFound(job.isEmpty()
-            ? "no job with id " + which.id + " in queue " + s.keys.queue()
-            : "job " + which.id + " is not dead: it is " + InspectCommand.describe(job.get()));
+        throw job.isEmpty()
+            ? CliException.noSuchJob(which.id, s.keys.queue())
+            : CliException.notFound("job " + which.id + " is not dead: it is " + InspectCommand.describe(job.get()));
       }
     }
   }

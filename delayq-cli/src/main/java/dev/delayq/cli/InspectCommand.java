@@ -35,7 +35,7 @@ final class InspectCommand implements Callable<Integer> {
   public Integer call() {
     try (Session s = parent.connect()) {
       Admin.JobView job = s.admin.inspect(id).orElseThrow(() ->
-          CliException.notFound("no job with id " + id + " in queue " + s.keys.queue()));
+          CliException.noSuchJob(id, s.keys.queue()));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         out.println(Formats.json(job));

@@ -242,7 +242,7 @@ public final class Inspector {
   /** One breach of the invariant "every job is in exactly one place, with its record". */
   public record Breach(String id, Kind kind, List<String> places) {
     public enum Kind {
-      /** A record in jobs whose id is in no structure: the article's orphan. */
+      /** A record in jobs whose id is in no structure: a job no one will run (requeueOrphan.lua gives it back). */
       ORPHAN_RECORD,
       /** An id in a structure with no record in jobs. */
       MISSING_RECORD,

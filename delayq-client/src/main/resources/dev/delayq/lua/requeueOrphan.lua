@@ -1,5 +1,6 @@
---[[ requeueOrphan: put a job whose record sits in jobs with its id in no structure (the
-  article's hash orphan) back on ready, so it runs; re-checked here, atomically.
+--[[ requeueOrphan: put a job whose record sits in jobs with its id in no structure (a record
+  that lost its place: no one would ever run it) back on ready, so it runs; re-checked here,
+  atomically.
   KEYS[1] jobs    (HASH)  id -> record
   KEYS[2] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready   (LIST)  due ids; an orphan goes on the right, to run next (it waited long enough)

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The article's worst pitfall, made impossible: workers SIGKILLed mid-job lose nothing. 10,000
+ * The worst pitfall of a delayed queue, made impossible: workers SIGKILLed mid-job lose nothing. 10,000
  * jobs due over 10 s, two worker JVMs, one of them killed twice while running (and restarted,
  * as the supervisor would). No supervisor here: the scheduler's recoverer takes the killed
  * consumers' jobs back once their heartbeat expires.

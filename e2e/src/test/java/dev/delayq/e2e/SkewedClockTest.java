@@ -21,7 +21,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
 
 /**
- * The article's clock pitfall: due times must not depend on the producer's clock. Here the
+ * The clock pitfall: due times must not depend on the producer's clock. Here the
  * Redis server's clock runs one hour ahead of the producer's, scheduler's and worker's (it
  * runs under libfaketime), which is the same as a producer whose clock is an hour behind.
  * A job delayed by 2 s must still start 2 s later: not at once, not in an hour.

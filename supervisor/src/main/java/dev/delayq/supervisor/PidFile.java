@@ -15,7 +15,8 @@ import java.util.OptionalLong;
  * {@code run/supervisor.pid}, held under an OS file lock for the supervisor's whole life: one
  * supervisor per home. The lock, not the file's existence, decides: the OS drops it when its
  * holder dies however it dies, so a stale file left by a SIGKILLed supervisor is simply taken
- * over (the article's {@code posix_kill($pid, 0)} check races and trusts recycled PIDs).
+ * over (a check that the PID in the file is alive, {@code kill -0}, races with a second start
+ * and trusts a PID the OS has since given to another process).
  */
 final class PidFile implements AutoCloseable {
 

@@ -182,7 +182,7 @@ class ConsumerTest {
     assertEquals(4, probe.inFlightIds(CONSUMER).size(), "g runs, a, b and c wait behind it");
 
     // what a parked consumer of its worker does when the watchdog says g runs long
-    Consumer.Ticket ticket = consumer().handOffTicket();
+    HandOffBook.Ticket ticket = consumer().handOffTicket();
     assertNotNull(ticket);
     consumer().handOffUnstarted(ticket);
     assertEquals(List.of("g"), probe.inFlightIds(CONSUMER));

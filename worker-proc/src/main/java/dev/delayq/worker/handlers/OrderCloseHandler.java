@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The article's first example: an order not paid in time is closed. This one only says what
+ * The typical delayed job: an order not paid in time is closed. This one only says what
  * it would do, on the {@code delayq.jobs} log, so a demo shows it running and how late it ran.
  * Payload: {@code {"order_id": 1001}}.
  */

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The article's second example: stock held for an unpaid order is released. Like
+ * The second typical delayed job: stock held for an unpaid order is released. Like
  * {@link OrderCloseHandler} it only logs what it would do, on {@code delayq.jobs}.
  * Payload: {@code {"sku": "A-1", "quantity": 2}}.
  */
