@@ -263,7 +263,7 @@ final class AckSender implements AutoCloseable {
             }
           }
           if (unconfirmed != null) {
-            int landing = refusals.landed();
+            int landing = refusals.appliedOnMaster();
             Map<String, List<Integer>> places = finishedPlaces(round);
             for (int r = 0; r < reports.size(); r++) {
               for (int i = 0; i < unconfirmed.get(r).length; i++) {

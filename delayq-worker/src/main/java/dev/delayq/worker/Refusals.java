@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  * has no record, but its taking back broke the lease: it WARNs. (For an attempt whose reply was
  * lost, nothing says the delivery was still the consumer's when it went out, so the lease counted
  * is the one it was last known owned under, its batch's claim or its confirmed start, which the
- * callers pass: a lapse while the job ran, renewed before the attempt, breaks it.)
+ * callers pass: a lapse while the job ran, renewed before the attempt, breaks it.) When an attempt
+ * may have applied but the lease broke since, an acknowledgement answered ENDED is either: it
+ * WARNs as such, not as a job taken back, which may be false (a failover with replicaAcks, whose
+ * new master has no replica yet to confirm the heartbeats, does that).
  */
 final class Refusals {
   private static final Logger log = LoggerFactory.getLogger(Refusals.class);
@@ -53,6 +56,22 @@ final class Refusals {
     return lease.holds(System.nanoTime()) ? epoch : NOT_LANDED;
   }
 
+  /**
+   * What {@link #appliedOnMaster} says of an attempt that applied while the lease did not hold:
+   * the job was this consumer's then (else it would have been refused), but nothing proves that a
+   * later refusal is its echo.
+   */
+  static final int APPLIED_UNLEASED = -2;
+
+  /**
+   * As {@link #landed}, for an attempt whose answer came back with the replicas' shortfall and
+   * says it applied on the master; {@link #APPLIED_UNLEASED} when the lease does not hold.
+   */
+  int appliedOnMaster() {
+    int epoch = landed();
+    return epoch == NOT_LANDED ? APPLIED_UNLEASED : epoch;
+  }
+
   /** True when a refusal now is the echo of the attempt that {@link #landed} as {@code landing}. */
   private boolean echoes(int landing) {
     return landing != NOT_LANDED && lease.holdsSince(landing, System.nanoTime());
@@ -67,6 +86,16 @@ final class Refusals {
       log.debug("{}: job {} (delivery {}) was acknowledged by an earlier try that was not confirmed "
           + "(its replicas fell short, or its reply was lost); its retry found it done", consumer,
           LogText.escape(delivery.id()), delivery.token());
+      return;
+    }
+    if (answer == RedisBroker.Ack.ENDED && landing != NOT_LANDED) {
+      // an earlier try may have ended it, but the lease broke since: a recovery may have taken
+      // the job back, and it may have run and ended elsewhere. Nothing here tells the two apart
+      log.warn("{}: the ack of job {} (delivery {}) found the job ended, and this worker cannot tell "
+          + "by whom: an earlier try of it was not confirmed (its replicas fell short, or its reply "
+          + "was lost) and this worker's lease lapsed since, so either that try acknowledged it or "
+          + "the job was taken back and ran again elsewhere", consumer, LogText.escape(delivery.id()),
+          delivery.token());
       return;
     }
     takenBack(consumer, delivery, "ack");

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
@@ -104,8 +105,13 @@ class ClusterFailoverProcessTest {
     startSupervisorOnAClusterWithReplicas(1);
     // every state change was on the replica before it counted: the new master has it all
     assertEquals(Map.of(), drainThroughAFailover(true), "ran twice");
-    List<String> takenBack = sup.log("worker-1").lines().filter(l -> l.contains("was refused")).toList();
-    assertEquals(List.of(), takenBack, "jobs that ran once were reported taken back");
+    // (an acknowledgement whose first try landed just before the kill, retried after the lease
+    // lapsed for want of a replica to confirm the heartbeats, may WARN that the worker cannot tell
+    // by whom its job ended: true, and no claim that it was taken back; CI met it once)
+    String workerLog = sup.log("worker-1");
+    List<String> takenBack = workerLog.lines().filter(l -> l.contains("was refused")).toList();
+    assertEquals(List.of(), takenBack, "jobs that ran once were reported taken back; the worker's WARNs:\n"
+        + workerLog.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).collect(Collectors.joining("\n")));
   }
 
   /**
