@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * lost, nothing says the delivery was still the consumer's when it went out, so the lease counted
  * is the one it was last known owned under, its batch's claim or its confirmed start, which the
  * callers pass: a lapse while the job ran, renewed before the attempt, breaks it.) When an attempt
- * may have applied but the lease broke since, an acknowledgement answered ENDED is either: it
- * WARNs as such, not as a job taken back, which may be false (a failover with replicaAcks, whose
- * new master has no replica yet to confirm the heartbeats, does that).
+ * applied, or may have, but the lease did not hold from it to the refusal, an acknowledgement
+ * answered ENDED is either: it WARNs as such, not as a job taken back, which may be false (a
+ * failover with replicaAcks, whose new master has no replica yet to confirm the heartbeats, does
+ * that).
  */
 final class Refusals {
   private static final Logger log = LoggerFactory.getLogger(Refusals.class);
@@ -89,13 +90,13 @@ final class Refusals {
       return;
     }
     if (answer == RedisBroker.Ack.ENDED && landing != NOT_LANDED) {
-      // an earlier try may have ended it, but the lease broke since: a recovery may have taken
-      // the job back, and it may have run and ended elsewhere. Nothing here tells the two apart
+      // an earlier try may have ended it, but the lease did not hold from it on: a recovery may
+      // have taken the job back, and it may have run and ended elsewhere. Nothing here tells which
       log.warn("{}: the ack of job {} (delivery {}) found the job ended, and this worker cannot tell "
           + "by whom: an earlier try of it was not confirmed (its replicas fell short, or its reply "
-          + "was lost) and this worker's lease lapsed since, so either that try acknowledged it or "
-          + "the job was taken back and ran again elsewhere", consumer, LogText.escape(delivery.id()),
-          delivery.token());
+          + "was lost) and this worker's lease did not hold from that try on, so either that try "
+          + "acknowledged it or the job was taken back and ran again elsewhere", consumer,
+          LogText.escape(delivery.id()), delivery.token());
       return;
     }
     takenBack(consumer, delivery, "ack");
