@@ -102,10 +102,40 @@ class RefusalsTest {
     return acks.channel(consumer);
   }
 
+  /** A sender whose lease lasts 1 s from now, so a test can let it lapse. */
+  private AckSender.Channel senderUnderAShortLease(String consumer) {
+    lease = new Lease(1_000_000_000L, 200_000_000L);
+    lease.renewed(System.nanoTime());
+    return sender(consumer);
+  }
+
   /** The "was refused" lines logged at WARN (the false alarm of the issue, or a true one). */
   private List<String> refusedWarnings() {
     return LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.WARN)
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("was refused")).toList();
+  }
+
+  /**
+   * Reports d's end to the sender with the replica stopped, so the acknowledgement applies on the
+   * master and its WAIT falls short, and waits until it has been tried twice.
+   */
+  private void reportWhileTheReplicaStops(AckSender.Channel channel, Delivery d) throws Exception {
+    signalReplica("STOP");
+    long before = scriptCallsOnMaster();
+    channel.report(null, d);
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> scriptCallsOnMaster() >= before + 2);
+  }
+
+  /** j1 was acknowledged, no line says it was taken back, and one WARN says the worker cannot tell by whom it ended. */
+  private void assertAcknowledgedOnceAndCannotTellByWhom() throws InterruptedException {
+    assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+    assertNull(probe.rawRecord("j1"));
+    assertEquals(List.of(), refusedWarnings(), "no claim that the job was taken back");
+    List<String> unsure = LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("cannot tell by whom")).toList();
+    assertEquals(1, unsure.size(), LogLines.of(warnings).toString());
+    assertTrue(unsure.get(0).contains("the ack of job j1"), unsure.toString());
   }
 
   private static void signalReplica(String signal) throws IOException, InterruptedException {
@@ -189,27 +219,15 @@ class RefusalsTest {
    */
   @Test
   void aRetryAfterTheLeaseLapsedWarnsThatItCannotTellThoughItsFirstTryLanded() throws Exception {
-    lease = new Lease(1_000_000_000L, 200_000_000L);
-    lease.renewed(System.nanoTime());
     Delivery d = probe.seedInFlight("c1", "j1");
-    AckSender.Channel channel = sender("c1");
+    AckSender.Channel channel = senderUnderAShortLease("c1");
 
-    signalReplica("STOP");
-    long before = scriptCallsOnMaster();
-    channel.report(null, d);
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-        .until(() -> scriptCallsOnMaster() >= before + 2);
+    reportWhileTheReplicaStops(channel, d);
     Thread.sleep(1_000); // the lease lapses; a heartbeat renews it, a new lease
     lease.renewed(System.nanoTime());
     signalReplica("CONT");
 
-    assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
-    assertNull(probe.rawRecord("j1"));
-    assertEquals(List.of(), refusedWarnings(), "no claim that the job was taken back");
-    List<String> unsure = LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("cannot tell by whom")).toList();
-    assertEquals(1, unsure.size(), LogLines.of(warnings).toString());
-    assertTrue(unsure.get(0).contains("the ack of job j1"), unsure.toString());
+    assertAcknowledgedOnceAndCannotTellByWhom();
   }
 
   /**
@@ -221,25 +239,14 @@ class RefusalsTest {
    */
   @Test
   void aRetryOfAnAcknowledgementThatAppliedAfterTheLeaseLapsedWarnsThatItCannotTell() throws Exception {
-    lease = new Lease(1_000_000_000L, 200_000_000L);
-    lease.renewed(System.nanoTime());
     Delivery d = probe.seedInFlight("c1", "j1");
-    AckSender.Channel channel = sender("c1");
+    AckSender.Channel channel = senderUnderAShortLease("c1");
     Thread.sleep(1_200); // the lease lapses, and nothing renews it
 
-    signalReplica("STOP");
-    long before = scriptCallsOnMaster();
-    channel.report(null, d);
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-        .until(() -> scriptCallsOnMaster() >= before + 2);
+    reportWhileTheReplicaStops(channel, d);
     signalReplica("CONT");
 
-    assertTrue(acks.flush(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
-    assertNull(probe.rawRecord("j1"));
-    assertEquals(List.of(), refusedWarnings(), "no claim that the job was taken back");
-    List<String> unsure = LogLines.of(warnings).stream().filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("cannot tell by whom")).toList();
-    assertEquals(1, unsure.size(), LogLines.of(warnings).toString());
+    assertAcknowledgedOnceAndCannotTellByWhom();
   }
 
   /**
