@@ -10,8 +10,11 @@ import java.util.function.Consumer;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Says every few seconds that this worker's consumers are alive, and sends the job statistics
- * every second, from one thread under {@link RunUntilShutdown}. Each confirmed heartbeat renews
+ * Says every few seconds that this worker's consumers are alive, on its own thread under
+ * {@link RunUntilShutdown}, and sends the job statistics every second on another. Apart, because
+ * the statistics go to one key, in one shard's slot: a flush to a hung master waits for the socket
+ * timeout, and on the heartbeat's thread that wait once let the consumers of every other shard
+ * expire while their jobs ran (ShardMasterHungProcessTest). Each confirmed heartbeat renews
  * the consumers' {@link Lease} on their jobs. A consumer whose heartbeat expires is taken for gone
  * and its jobs are recovered by the scheduler; so should this thread not go on, the worker is told
  * (it exits, and its jobs are recovered at once).
@@ -24,21 +27,25 @@ final class Heartbeat implements AutoCloseable {
   private final long ttlMs;
   private final long intervalNanos;
   private final RedisOutage outage;
+  private final RedisOutage flushOutage;
   private final StatsRecorder stats;
   private final Lease lease;
   private volatile boolean closed;
   private long nextBeatNanos;
   private long nextFlushNanos;
   private Thread thread;
+  private Thread flushThread;
 
+  /** {@code outage} is the beats' view of Redis, {@code flushOutage} the statistics flush's. */
   Heartbeat(RedisBroker broker, List<String> consumers, long ttlMs, long intervalMs, RedisOutage outage,
-      StatsRecorder stats, Lease lease) {
+      RedisOutage flushOutage, StatsRecorder stats, Lease lease) {
     this.lease = lease;
     this.broker = broker;
     this.consumers = List.copyOf(consumers);
     this.ttlMs = ttlMs;
     this.intervalNanos = intervalMs * 1_000_000;
     this.outage = outage;
+    this.flushOutage = flushOutage;
     this.stats = stats;
   }
 
@@ -59,20 +66,28 @@ final class Heartbeat implements AutoCloseable {
     nextFlushNanos = now + FLUSH_EVERY_NANOS;
     thread = RunUntilShutdown.of("heartbeat", this::tick).until(() -> closed).riding(outage)
         .onCannotGoOn(onCannotGoOn, giveUpAfter).build().start();
+    flushThread = RunUntilShutdown.of("stats-flush", this::flushTick).until(() -> closed).riding(flushOutage)
+        .onCannotGoOn(onCannotGoOn, giveUpAfter).build().start();
   }
 
-  /** Beats and flushes when each is due; returns when the next is. */
+  /** Beats when due; returns when the next beat is. */
   long tick() {
     long now = System.nanoTime();
     if (now - nextBeatNanos >= 0) {
       beat(now);
       nextBeatNanos = now + intervalNanos;
     }
+    return nextBeatNanos;
+  }
+
+  /** Sends the statistics when due; returns when they are next. */
+  long flushTick() {
+    long now = System.nanoTime();
     if (now - nextFlushNanos >= 0) {
       stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
       nextFlushNanos = now + FLUSH_EVERY_NANOS;
     }
-    return nextBeatNanos - nextFlushNanos < 0 ? nextBeatNanos : nextFlushNanos;
+    return nextFlushNanos;
   }
 
   /** One heartbeat; once Redis confirmed it, the consumers own their jobs for another TTL. */
@@ -85,12 +100,14 @@ final class Heartbeat implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    if (thread != null) {
-      thread.interrupt();
-      try {
-        thread.join(2_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    for (Thread t : new Thread[] {thread, flushThread}) {
+      if (t != null) {
+        t.interrupt();
+        try {
+          t.join(2_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
     try {

@@ -71,7 +71,8 @@ final class QueueLane {
       Consumer<Throwable> cannotGoOn) {
     broker.prepare();
     heartbeat = new Heartbeat(broker, consumerIds, config.worker().heartbeatTtl().toMillis(),
-        config.worker().heartbeatInterval().toMillis(), new RedisOutage(name + "/heartbeat", outages), stats, lease);
+        config.worker().heartbeatInterval().toMillis(), new RedisOutage(name + "/heartbeat", outages),
+        new RedisOutage(name + "/stats", outages), stats, lease);
     heartbeat.start(cannotGoOn, config.worker().heartbeatTtl());
     cancels = new CancelWatch(redis.client(), broker, watchdog, config.worker().heartbeatInterval(),
         config.redis().socketTimeout().dividedBy(2));
