@@ -248,8 +248,8 @@ public final class Worker implements AutoCloseable {
             config.worker().strict() && q > 0 ? oneByOne : settings, quiet, () -> abandonResults));
       }
       consumers.add(ofLane);
-      if (pace != null) {
-        handOffBehindSlowRuns(ofLane);
+      if (shared.gate() != null) {
+        handOffBehindSlowRuns(shared.gate(), ofLane);
       }
     }
     List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
@@ -277,8 +277,7 @@ public final class Worker implements AutoCloseable {
    * A handler that runs long while its consumer holds claimed jobs behind it: a parked consumer
    * hands those to the idle ones (the watchdog's thread only asks the gate).
    */
-  private void handOffBehindSlowRuns(List<Consumer> ofLane) {
-    IdleGate idle = gate;
+  private void handOffBehindSlowRuns(IdleGate idle, List<Consumer> ofLane) {
     Map<String, Consumer> byId = new HashMap<>();
     ofLane.forEach(c -> byId.put(c.id(), c));
     watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
