@@ -81,11 +81,17 @@ public final class SecretFile {
     }
   }
 
-  /** Creates {@code dir} with mode 0700, or narrows it to 0700 when this user owns it. */
+  /**
+   * Creates {@code dir} with mode 0700, or narrows it to 0700; refuses (an IOException naming
+   * it) one that another user owns: a secret written there would be theirs to read or replace.
+   */
   public static void makePrivateDir(Path dir) throws IOException {
     Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    if (Files.getOwner(dir).getName().equals(System.getProperty("user.name"))) {
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class);
+    if (!a.owner().getName().equals(System.getProperty("user.name"))) {
+      throw new IOException("refusing to keep a secret in " + dir + ": it belongs to " + a.owner().getName()
+          + ", not to " + System.getProperty("user.name"));
     }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
   }
 }

@@ -59,12 +59,15 @@ final class StartCommand implements Callable<Integer> {
           + config.worker().maxProcesses() + "), got " + count);
       return 1;
     }
+    try {
+      // before anything is written there: the PID file, the logs, the secrets, the AOF
+      PrivateDirs.prepare(home, List.of(home.runDir(config), home.logDir(config), home.dataDir(config)));
+    } catch (UntrustedPathException e) {
+      System.err.println("delayq: " + e.getMessage());
+      return 1;
+    }
     if (daemon) {
       return new Daemon(home, config, where.config, workers).launch();
-    }
-    SecretFile.makePrivateDir(home.runDir(config));
-    for (Path dir : List.of(home.logDir(config), home.dataDir(config))) {
-      Files.createDirectories(dir);
     }
     try (PidFile pidFile = PidFile.acquire(home.pidFile(config))) {
       pidFile.previous().ifPresent(pid -> {
@@ -75,6 +78,9 @@ final class StartCommand implements Callable<Integer> {
       return run(home, config, count);
     } catch (PidFile.HeldException e) {
       System.err.println(e.getMessage() + " (home " + home.home() + ")");
+      return 1;
+    } catch (UntrustedPathException e) {
+      System.err.println("delayq: " + e.getMessage());
       return 1;
     }
   }

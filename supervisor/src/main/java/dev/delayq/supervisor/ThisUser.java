@@ -1,0 +1,62 @@
+package dev.delayq.supervisor;
+
+import com.sun.security.auth.module.UnixSystem;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.UserPrincipal;
+
+/**
+ * The user this process runs as, and what of the file system it owns. Compared by uid, not by
+ * name: a process whose uid has no name (a container's arbitrary uid) still owns its files.
+ */
+final class ThisUser {
+  private static final UserPrincipal SELF = lookup();
+
+  private ThisUser() {}
+
+  static String name() {
+    return System.getProperty("user.name");
+  }
+
+  static boolean is(UserPrincipal user) {
+    return SELF.equals(user);
+  }
+
+  private static UserPrincipal lookup() {
+    try {
+      // the lookup service takes a uid in digits; principals of one uid are equal whatever their name
+      return FileSystems.getDefault().getUserPrincipalLookupService()
+          .lookupPrincipalByName(Long.toString(new UnixSystem().getUid()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot look up this process's user", e);
+    }
+  }
+
+  static boolean owns(PosixFileAttributes attributes) {
+    return is(attributes.owner());
+  }
+
+  /** The attributes of {@code path} itself: a symbolic link is not followed. */
+  static PosixFileAttributes lstat(Path path) throws IOException {
+    return Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** The mode of {@code path} itself in octal, e.g. {@code 0755}, {@code 1777} (sticky). */
+  static String mode(Path path) {
+    try {
+      return String.format("%04o", modeBits(path));
+    } catch (IOException | RuntimeException e) {
+      return "?";
+    }
+  }
+
+  /** The permission bits of {@code path} itself, with setuid, setgid and sticky. */
+  static int modeBits(Path path) throws IOException {
+    return ((Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & 07777;
+  }
+}

@@ -1,0 +1,51 @@
+package dev.delayq.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TrustedPathTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aPathUnderADirectoryOthersCanWriteIsRefusedNamingThatDirectory() throws Exception {
+    Path open = Files.createDirectories(dir.resolve("open"));
+    Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path home = Files.createDirectories(open.resolve("home"));
+
+    UntrustedPathException refused = assertThrows(UntrustedPathException.class, () -> TrustedPath.check(home));
+
+    assertTrue(refused.getMessage().startsWith("refusing " + home + ": " + open + ", on the way to " + home
+        + ", can be written by others than its owner"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("(mode 0777)"), refused.getMessage());
+  }
+
+  @Test
+  void aStickyDirectoryOthersCanWriteIsOnTheWayAsTmpIs() throws Exception {
+    Path sticky = Files.createDirectories(dir.resolve("tmp"));
+    Files.setAttribute(sticky, "unix:mode", 01777);
+    Path home = Files.createDirectories(sticky.resolve("home"));
+
+    assertDoesNotThrow(() -> TrustedPath.check(home.resolve("run/not-there-yet")));
+  }
+
+  @Test
+  void aLinkOnTheWayIsFollowedAndWhereItLeadsIsCheckedToo() throws Exception {
+    Path open = Files.createDirectories(dir.resolve("open"));
+    Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Files.createDirectories(open.resolve("home"));
+    Path link = Files.createSymbolicLink(dir.resolve("home"), Path.of("open/home"));
+
+    UntrustedPathException refused = assertThrows(UntrustedPathException.class,
+        () -> TrustedPath.check(link.resolve("run")));
+
+    assertTrue(refused.getMessage().contains(open + ", on the way to " + link.resolve("run")), refused.getMessage());
+  }
+}
