@@ -10,13 +10,16 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A worker's crash record: which delivery each of its consumers is running, and which it
@@ -78,8 +81,10 @@ public final class RunningFile implements AutoCloseable {
   public static RunningFile create(Path path, long pid, int slots) {
     try {
       Files.createDirectories(path.getParent());
-      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-          StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // 0600 and never through a link: it names the jobs running, in the supervisor's private run/
+      try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+          StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS),
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
         MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0,
             HEADER_BYTES + (long) slots * CELLS * SLOT_BYTES);
         map.order(ByteOrder.LITTLE_ENDIAN);

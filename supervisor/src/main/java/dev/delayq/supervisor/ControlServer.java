@@ -51,11 +51,13 @@ final class ControlServer implements AutoCloseable {
 
   /**
    * Binds the socket in a private (0700) directory, makes it 0600, then renames it into
-   * place: no moment exists when another user could connect to it.
+   * place: no moment exists when another user could connect to it. A symbolic link at its name
+   * is refused (the rename would replace the link, not follow it, but a link there is planted).
    */
   void start() throws IOException {
     Path dir = socket.getParent();
     Files.createDirectories(dir);
+    PrivateFile.refuseLink(socket);
     Path privateDir = Files.createTempDirectory(dir, ".sock-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     Path bound = privateDir.resolve("s");

@@ -5,8 +5,8 @@ import dev.delayq.config.DelayqConfig;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +40,13 @@ final class Daemon {
       return 1;
     }
     Path log = home.logDir(config).resolve("supervisor.log");
-    Files.createDirectories(log.getParent());
+    try {
+      // created 0600 and checked here, never through a link: the redirect below opens it by name
+      PrivateFile.open(log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND).close();
+    } catch (UntrustedPathException e) {
+      System.err.println("delayq: " + e.getMessage());
+      return 1;
+    }
     Process process = new ProcessBuilder(ChildLauncher.command(command()))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectErrorStream(true)

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.OptionalLong;
 
 /**
@@ -47,11 +48,15 @@ final class PidFile implements AutoCloseable {
     this.previous = previous;
   }
 
-  /** Locks the file and writes this process's PID into it; throws when a live supervisor holds it. */
+  /**
+   * Locks the file and writes this process's PID into it; throws when a live supervisor holds it.
+   * The file is created 0600 and opened without following a link ({@link PrivateFile}).
+   */
   static PidFile acquire(Path path) throws IOException, HeldException {
-    Files.createDirectories(path.toAbsolutePath().getParent());
+    Files.createDirectories(path.toAbsolutePath().getParent(),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     for (int attempt = 0; ; attempt++) {
-      FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+      FileChannel channel = PrivateFile.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
           StandardOpenOption.WRITE);
       FileLock lock;
       try {
@@ -114,7 +119,7 @@ final class PidFile implements AutoCloseable {
     if (!Files.exists(path)) {
       return;
     }
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try (FileChannel channel = PrivateFile.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileLock lock = channel.tryLock()) {
       if (lock == null) {
         throw new HeldException(path, read(path));

@@ -2,10 +2,14 @@ package dev.delayq.supervisor;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * One child's log file, rotated by size. The supervisor copies each child's output here (see
@@ -71,12 +75,18 @@ final class RotatingLog implements AutoCloseable {
     write(b, 0, b.length);
   }
 
-  /** Opens the file to append to, counting what it already holds towards the limit. */
+  /**
+   * Opens the file to append to, counting what it already holds towards the limit: created 0600,
+   * never through a link planted in its place ({@link PrivateFile}).
+   */
   private void open() throws IOException {
     if (out == null) {
-      Files.createDirectories(file.getParent());
-      out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-      size = Files.size(file);
+      Files.createDirectories(file.getParent(),
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      FileChannel channel = PrivateFile.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.APPEND);
+      size = channel.size();
+      out = Channels.newOutputStream(channel);
     }
   }
 
@@ -89,7 +99,10 @@ final class RotatingLog implements AutoCloseable {
     size += len;
   }
 
-  /** {@code f.log} becomes {@code f.log.1}, {@code .1} becomes {@code .2}, …; the oldest goes. */
+  /**
+   * {@code f.log} becomes {@code f.log.1}, {@code .1} becomes {@code .2}, …; the oldest goes. A
+   * rename moves a link itself, never what it points to.
+   */
   private void rotate() throws IOException {
     out.close();
     out = null;
@@ -98,14 +111,14 @@ final class RotatingLog implements AutoCloseable {
     } else {
       Files.deleteIfExists(backup(rotation.backups()));
       for (int k = rotation.backups() - 1; k >= 1; k--) {
-        if (Files.exists(backup(k))) {
+        if (Files.exists(backup(k), LinkOption.NOFOLLOW_LINKS)) {
           Files.move(backup(k), backup(k + 1), StandardCopyOption.REPLACE_EXISTING);
         }
       }
       Files.move(file, backup(1), StandardCopyOption.REPLACE_EXISTING);
     }
-    out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE);
+    // the name was just moved away or deleted: a file that appeared there since is not ours to write
+    out = Channels.newOutputStream(PrivateFile.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     size = 0;
   }
 

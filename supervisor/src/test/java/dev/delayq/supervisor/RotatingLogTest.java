@@ -2,11 +2,13 @@ package dev.delayq.supervisor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -112,5 +114,32 @@ class RotatingLogTest {
     }
     assertEquals("from the last run\n", Files.readString(file.resolveSibling("redis.log.1")));
     assertEquals("new run\nmore\n", Files.readString(file));
+  }
+
+  @Test
+  void aLinkPlantedAsTheLogIsRefusedNamingItAndNeverWrittenThrough() throws IOException {
+    Path target = dir.resolve("root-only");
+    Files.writeString(target, "root's own\n");
+    Path file = dir.resolve("scheduler.log");
+    Files.createSymbolicLink(file, target);
+
+    try (RotatingLog log = new RotatingLog(file, new LogRotation(0, 1))) {
+      IOException refused = assertThrows(IOException.class, () -> write(log, "a line\n"));
+      assertTrue(refused.getMessage().startsWith("refusing " + file + ": it is a symbolic link (to " + target + ")"),
+          refused.getMessage());
+    }
+    assertEquals("root's own\n", Files.readString(target));
+  }
+
+  @Test
+  void aLogAndItsBackupsAreCreatedOwnerOnlyWhateverTheUmask() throws IOException {
+    Path file = dir.resolve("worker-1.log");
+    try (RotatingLog log = new RotatingLog(file, new LogRotation(10, 1))) {
+      write(log, "0123456789\n");
+      write(log, "abc\n");
+    }
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+        file.resolveSibling("worker-1.log.1"))));
   }
 }
