@@ -11,13 +11,21 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.time.Duration;
 import java.util.Timer;
 import java.util.TimerTask;
 import java.util.function.Consumer;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 
-/** The operator side of the control socket: one request, its progress lines, its answer. */
+/**
+ * The operator side of the control socket: one request, its progress lines, its answer. It talks
+ * only to a socket this user owns, served by a process of this user's: a socket another user
+ * planted in run/ could otherwise answer {@code stop} with "stopped" while the real supervisor runs.
+ */
 final class ControlClient {
 
   /** Nothing answers on the socket. */
@@ -34,14 +42,57 @@ final class ControlClient {
   }
 
   /**
+   * The socket file itself (not followed) must be a socket this user owns: only this user's
+   * process could have bound it, in a directory only this user can write.
+   */
+  private void requireOwnSocket(PosixFileAttributes file) throws IOException {
+    if (file.isSymbolicLink()) {
+      throw untrusted("it is a symbolic link (to " + Files.readSymbolicLink(socket) + ")");
+    }
+    if (!file.isOther()) {
+      throw untrusted("it is not a socket");
+    }
+    if (!ThisUser.owns(file)) {
+      throw untrusted("it belongs to " + file.owner().getName() + ", not to "
+          + ThisUser.name());
+    }
+  }
+
+  /**
+   * The socket is not one this user's supervisor bound (a link, not a socket, another user's file
+   * or listener); nothing is sent to it.
+   */
+  private UntrustedPathException untrusted(String why) {
+    return new UntrustedPathException("refusing to talk to " + socket + ": " + why + ". A supervisor of "
+        + ThisUser.name() + " would have bound it itself; another user may have planted it, so nothing it says is "
+        + "believed. Check who runs a supervisor on this home (ps), stop it as that user, and remove the file");
+  }
+
+  /**
+   * The process listening on it must run as this user (SO_PEERCRED, the kernel's word): covers a
+   * file swapped between the check above and the connect.
+   */
+  private void requireOwnPeer(SocketChannel channel) throws IOException {
+    UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+    if (!ThisUser.is(peer.user())) {
+      throw untrusted("the process listening on it runs as " + peer.user().getName()
+          + ", not as " + ThisUser.name());
+    }
+  }
+
+  /**
    * Sends {@code request} and returns the final answer; each progress line goes to
    * {@code progress}. Gives up (IOException) when no answer came within {@code timeout}.
    */
   JsonNode request(Object request, Consumer<String> progress, Duration timeout)
       throws NotRunningException, IOException {
-    if (!Files.exists(socket)) {
+    PosixFileAttributes file;
+    try {
+      file = ThisUser.lstat(socket);
+    } catch (NoSuchFileException e) {
       throw new NotRunningException("delayq supervisor is not running (no control socket " + socket + ")");
     }
+    requireOwnSocket(file);
     SocketChannel channel;
     try {
       channel = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -49,6 +100,12 @@ final class ControlClient {
     } catch (SocketException e) {
       throw new NotRunningException("delayq supervisor is not running (stale control socket " + socket
           + ": " + e.getMessage() + ")");
+    }
+    try {
+      requireOwnPeer(channel);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
     }
     Timer timer = new Timer("control-client-timeout", true);
     timer.schedule(new TimerTask() {

@@ -38,7 +38,7 @@ final class ReloadCommand implements Callable<Integer> {
     } catch (ControlClient.NotRunningException e) {
       System.err.println(e.getMessage());
       return 1;
-    } catch (ConfigException e) {
+    } catch (ConfigException | UntrustedPathException e) {
       System.err.println("delayq: " + e.getMessage());
       return 1;
     }

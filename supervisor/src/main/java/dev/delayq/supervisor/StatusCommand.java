@@ -29,7 +29,7 @@ final class StatusCommand implements Callable<Integer> {
     } catch (ControlClient.NotRunningException e) {
       System.err.println(e.getMessage());
       return SupervisorCli.NOT_RUNNING;
-    } catch (ConfigException e) {
+    } catch (ConfigException | UntrustedPathException e) {
       System.err.println("delayq: " + e.getMessage());
       return 1;
     }

@@ -50,6 +50,9 @@ final class StopCommand implements Callable<Integer> {
     } catch (ControlClient.NotRunningException e) {
       System.out.println(e.getMessage() + ": nothing to stop");
       return 0;
+    } catch (UntrustedPathException e) {
+      System.err.println("delayq: stop not sent: " + e.getMessage());
+      return 1;
     }
     if (!answer.path("ok").asBoolean()) {
       System.err.println("delayq: stop failed: " + answer.path("error").asText());
