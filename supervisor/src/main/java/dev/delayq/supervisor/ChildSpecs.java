@@ -47,14 +47,19 @@ final class ChildSpecs {
   /**
    * The embedded redis-server: the binary on PATH or the shipped one extracted into run/bin,
    * and its password in run/redis.conf (0600, written here), which its command line names:
-   * {@code ps} shows the file's name, never the password.
+   * {@code ps} shows the file's name, never the password. It runs under umask 077, so its files
+   * in data/ are 0600 whatever the supervisor's umask.
    */
   ChildSpec redis() {
     Path runDir = home.runDir(config);
     Path conf = runDir.resolve("redis.conf");
     SecretFile.write(conf, "# written by the delayq supervisor at each start from " + EmbeddedRedisPassword.FILE_NAME
         + "\nrequirepass " + embeddedPassword);
-    List<String> command = List.of(RedisBinary.locate(runDir.resolve("bin")).toString(), conf.toString(),
+    // through a shell that sets umask 077 and execs redis-server in its place (same PID): Redis has
+    // no option for the mode of its files, and its append-only file (every payload) and each
+    // rewrite of it are created with the umask it inherits. The shell's argv holds no secret.
+    List<String> command = List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"",
+        RedisBinary.locate(runDir.resolve("bin")).toString(), conf.toString(),
         "--port", Integer.toString(config.redis().embeddedPort()),
         "--bind", "127.0.0.1",
         "--appendonly", "yes",
