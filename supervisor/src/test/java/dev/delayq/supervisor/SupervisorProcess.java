@@ -114,9 +114,21 @@ final class SupervisorProcess implements AutoCloseable {
     return start(home, yaml, env, List.of(), extraArgs);
   }
 
+  /** A supervisor started under {@code umask} (e.g. "022"), whatever this JVM's is. */
+  static SupervisorProcess startUnderUmask(String umask, Path home, String yaml, Map<String, String> env)
+      throws IOException {
+    // the shell execs the JVM in its place: the process is the supervisor's own
+    return start(home, yaml, env, List.of(), List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+  }
+
   /** A supervisor whose own JVM also gets {@code jvmOptions} (its children do not). */
   static SupervisorProcess start(Path home, String yaml, Map<String, String> env, List<String> jvmOptions,
       String... extraArgs) throws IOException {
+    return start(home, yaml, env, jvmOptions, List.of(), extraArgs);
+  }
+
+  private static SupervisorProcess start(Path home, String yaml, Map<String, String> env, List<String> jvmOptions,
+      List<String> wrapper, String... extraArgs) throws IOException {
     Files.createDirectories(home);
     Path config = home.resolve("delayq.yml");
     Files.writeString(config, yaml);
@@ -124,6 +136,7 @@ final class SupervisorProcess implements AutoCloseable {
     args.addAll(List.of(extraArgs));
     ProcessBuilder builder = cli(home, env, args);
     builder.command().addAll(1, jvmOptions);
+    builder.command().addAll(0, wrapper);
     Process p = builder.redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("supervisor.out").toFile()))
         .start();
