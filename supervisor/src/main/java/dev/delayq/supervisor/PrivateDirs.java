@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Makes the supervisor's directories, {@code run/}, {@code logs/} and {@code data/}, its own
  * at start, or refuses them. Each lies on a {@link TrustedPath}; a missing one is created 0700;
  * an existing one must be a directory of this user's that no one else can write. One that others
- * can only read (0755, as umask 022 made them before) is narrowed to 0700 and said once: what it
+ * can only read (0755, as umask 022 made them before; 0775 under umask 002 with the user's private
+ * group) is narrowed to 0700 and said once: what it
  * holds is job data, logs and secrets, and no one else could have put anything in it. Everything
  * in it (four levels down) must be this user's own file, directory or socket, never a symbolic
  * link: a link is what would lead the supervisor, or the embedded Redis writing its append-only
@@ -32,8 +33,6 @@ final class PrivateDirs {
   private static final Set<PosixFilePermission> OTHERS = EnumSet.of(
       PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
       PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
-  private static final Set<PosixFilePermission> OTHERS_WRITE = EnumSet.of(
-      PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
 
   private PrivateDirs() {}
 
@@ -78,7 +77,7 @@ final class PrivateDirs {
           + ThisUser.name() + " (chown -R " + ThisUser.name() + " " + real + "; chmod 700 " + real
           + "), or choose a home of your own (--home or DELAYQ_HOME)");
     }
-    if (a.permissions().stream().anyMatch(OTHERS_WRITE::contains)) {
+    if (ThisUser.writableByOthers(real, a)) {
       throw new UntrustedPathException("refusing " + named + ": others than its owner " + a.owner().getName()
           + " can write it (mode " + ThisUser.mode(real) + "), so another user may have put files or links there. "
           + "Check what it holds, then chmod 700 " + real);

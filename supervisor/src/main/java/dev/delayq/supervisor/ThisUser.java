@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipal;
 
 /**
@@ -44,6 +45,24 @@ final class ThisUser {
   /** The attributes of {@code path} itself: a symbolic link is not followed. */
   static PosixFileAttributes lstat(Path path) throws IOException {
     return Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /**
+   * Whether {@code path} (itself) can be written by someone other than its owner: by others, or by
+   * its group unless that is its owner's private group (the group of the same name and id as the
+   * user, as login.defs' USERGROUPS_ENAB makes them, under which umask 002 leaves directories
+   * 0775: no one else is in it).
+   */
+  static boolean writableByOthers(Path path, PosixFileAttributes a) throws IOException {
+    if (a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+      return true;
+    }
+    if (!a.permissions().contains(PosixFilePermission.GROUP_WRITE)) {
+      return false;
+    }
+    int uid = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    int gid = (Integer) Files.getAttribute(path, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+    return uid != gid || !a.group().getName().equals(a.owner().getName());
   }
 
   /** The mode of {@code path} itself in octal, e.g. {@code 0755}, {@code 1777} (sticky). */

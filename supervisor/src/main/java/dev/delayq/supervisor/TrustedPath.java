@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -13,10 +12,11 @@ import java.util.Deque;
  * Whether another user could swap a path under this process: every directory on the way to it,
  * from {@code /} down, must belong to root or to this user and be writable by no one else, unless
  * it is sticky (as {@code /tmp} is: there only an entry's owner can rename or remove it, and the
- * entry itself must then be root's or this user's). A symbolic link on the way is followed and
- * its target's path checked the same way; the link itself cannot be swapped, since the directory
- * it lies in was checked. The walk stops at the first name that does not exist yet: what the
- * supervisor creates there is its own.
+ * entry itself must then be root's or this user's). Group write counts as no one else's when the
+ * group is the owner's private one ({@link ThisUser#writableByOthers}). A symbolic link on the way
+ * is followed and its target's path checked the same way; the link itself cannot be swapped,
+ * since the directory it lies in was checked. The walk stops at the first name that does not exist
+ * yet: what the supervisor creates there is its own.
  */
 final class TrustedPath {
   private static final int MAX_LINKS = 40;
@@ -85,9 +85,8 @@ final class TrustedPath {
 
   private static void requireSafe(Path checked, Path dir, PosixFileAttributes a) throws IOException {
     boolean ownerOk = ThisUser.owns(a) || a.owner().getName().equals("root");
-    boolean othersWrite = a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-        || a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
-    boolean unsafe = !ownerOk || (a.isDirectory() && othersWrite && (ThisUser.modeBits(dir) & STICKY) == 0);
+    boolean unsafe = !ownerOk
+        || (a.isDirectory() && ThisUser.writableByOthers(dir, a) && (ThisUser.modeBits(dir) & STICKY) == 0);
     if (unsafe) {
       String what = dir.equals(checked.toAbsolutePath().normalize()) ? dir.toString()
           : dir + ", on the way to " + checked + ",";

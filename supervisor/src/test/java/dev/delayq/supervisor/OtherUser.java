@@ -3,6 +3,7 @@ package dev.delayq.supervisor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,16 @@ final class OtherUser {
 
   static UserPrincipal principal() throws IOException {
     return Path.of("/").getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(NAME);
+  }
+
+  /** The other user's group: nogroup (Debian), else nobody. */
+  static GroupPrincipal group() throws IOException {
+    var lookup = Path.of("/").getFileSystem().getUserPrincipalLookupService();
+    try {
+      return lookup.lookupPrincipalByGroupName("nogroup");
+    } catch (IOException e) {
+      return lookup.lookupPrincipalByGroupName("nobody");
+    }
   }
 
   /** Makes {@code path} the other user's. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,5 +48,21 @@ class TrustedPathTest {
         () -> TrustedPath.check(link.resolve("run")));
 
     assertTrue(refused.getMessage().contains(open + ", on the way to " + link.resolve("run")), refused.getMessage());
+  }
+
+  @Test
+  void groupWriteIsNoOneElsesOnlyWhenTheGroupIsTheOwnersPrivateOne() throws Exception {
+    OtherUser.assumeAvailable();
+    Path own = Files.createDirectories(dir.resolve("own"));     // root:root, as umask 002 leaves a checkout
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Path shared = Files.createDirectories(dir.resolve("shared"));
+    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Files.getFileAttributeView(shared, PosixFileAttributeView.class).setGroup(OtherUser.group());
+
+    assertDoesNotThrow(() -> TrustedPath.check(own.resolve("home")));
+    UntrustedPathException refused = assertThrows(UntrustedPathException.class,
+        () -> TrustedPath.check(shared.resolve("home")));
+    assertTrue(refused.getMessage().startsWith("refusing " + shared.resolve("home") + ": " + shared + ", on the way to "
+        + shared.resolve("home") + ", can be written by others than its owner root (mode 0775)"), refused.getMessage());
   }
 }
