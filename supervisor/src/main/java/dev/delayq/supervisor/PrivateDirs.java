@@ -20,9 +20,8 @@ import org.slf4j.LoggerFactory;
  * at start, or refuses them. Each lies on a {@link TrustedPath}; a missing one is created 0700;
  * an existing one must be a directory of this user's that no one else can write. One that others
  * can only read (0755, as umask 022 made them before; 0775 under umask 002 with the user's private
- * group) is narrowed to 0700 and said once: what it
- * holds is job data, logs and secrets, and no one else could have put anything in it. Everything
- * in it (four levels down) must be this user's own file, directory or socket, never a symbolic
+ * group) is narrowed to 0700 and said once: what it holds is job data, logs and secrets, and no
+ * one else could have put anything in it. Everything in it (four levels down) must be this user's own file, directory or socket, never a symbolic
  * link: a link is what would lead the supervisor, or the embedded Redis writing its append-only
  * file, to write through into another file. What others could read in it is narrowed to owner
  * only, and said once.
