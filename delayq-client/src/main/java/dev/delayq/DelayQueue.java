@@ -106,7 +106,10 @@ public final class DelayQueue implements AutoCloseable {
     this.listener = listener;
   }
 
-  /** Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). */
+  /**
+   * Runs a job of {@code type} once {@code delay} has passed (by the Redis server's clock). A
+   * delay past the range of due times ({@link DueTime}: 9999-12-31T23:59:59.999Z) is refused.
+   */
   public EnqueueResult delay(String type, Object payload, Duration delay) {
     return delay(type, payload, delay, JobOptions.defaults());
   }
@@ -115,7 +118,10 @@ public final class DelayQueue implements AutoCloseable {
     return enqueue(new JobRequest(type, payload, delay, null, options));
   }
 
-  /** Runs a job of {@code type} at {@code at} (at once when that is past). */
+  /**
+   * Runs a job of {@code type} at {@code at} (at once when that is past). An instant outside the
+   * range of due times ({@link DueTime}: from the epoch to 9999-12-31T23:59:59.999Z) is refused.
+   */
   public EnqueueResult schedule(String type, Object payload, Instant at) {
     return schedule(type, payload, at, JobOptions.defaults());
   }
@@ -236,17 +242,20 @@ public final class DelayQueue implements AutoCloseable {
     return change(id, RedisBroker.DueChange.NOW, 0, null);
   }
 
-  /** Makes a job that has not started due {@code delay} from now (Redis clock); as {@link #promote}. */
+  /**
+   * Makes a job that has not started due {@code delay} from now (Redis clock); as {@link #promote}.
+   * A delay past the range of due times ({@link DueTime}) is refused.
+   */
   public ChangeResult reschedule(String id, Duration delay) {
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException("delay must not be negative, got " + delay);
-    }
-    return change(id, RedisBroker.DueChange.DELAY, delay.toMillis(), null);
+    return change(id, RedisBroker.DueChange.DELAY, DueTime.delayMs(delay), null);
   }
 
-  /** Makes a job that has not started due at {@code at} (ready at once when past); as {@link #promote}. */
+  /**
+   * Makes a job that has not started due at {@code at} (ready at once when past); as
+   * {@link #promote}. An instant outside the range of due times ({@link DueTime}) is refused.
+   */
   public ChangeResult reschedule(String id, Instant at) {
-    return change(id, RedisBroker.DueChange.AT, at.toEpochMilli(), null);
+    return change(id, RedisBroker.DueChange.AT, DueTime.atMs(at), null);
   }
 
   /**
@@ -270,10 +279,8 @@ public final class DelayQueue implements AutoCloseable {
     String id = r.options().id() == null ? ids.get() : r.options().id();
     // a caller-chosen id stays taken for queue.idRetention once the job ended
     String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
+    // the request checked its due time against DueTime's range when it was made
     if (r.delay() != null) {
-      if (r.delay().isNegative()) {
-        throw new IllegalArgumentException("delay must not be negative, got " + r.delay());
-      }
       return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
     }
     return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());

@@ -99,6 +99,7 @@ public record JobOptions(String id, Integer maxAttempts, Map<String, String> hea
         throw new IllegalArgumentException("header '" + name + "' is " + value.length()
             + " characters long, over the limit of " + MAX_HEADER_VALUE);
       }
+      UnicodeText.check("header '" + name + "'", value);
       checked.put(name, value);
     });
     return Map.copyOf(checked);

@@ -4,13 +4,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-/** One job of a batch enqueue: type, payload, and either a delay or a due instant. */
+/**
+ * One job of a batch enqueue: type, payload, and either a delay or a due instant, within the
+ * range of due times ({@link DueTime}: refused here, before anything is sent).
+ */
 public record JobRequest(String type, Object payload, Duration delay, Instant at, JobOptions options) {
 
   public JobRequest {
     if ((delay == null) == (at == null)) {
       throw new IllegalArgumentException("give a job either a delay or a due time, not "
           + (delay == null ? "neither" : "both"));
+    }
+    if (delay != null) {
+      DueTime.delayMs(delay);
+    } else {
+      DueTime.atMs(at);
     }
     options = Objects.requireNonNullElse(options, JobOptions.defaults());
   }

@@ -13,7 +13,8 @@ import java.io.StringWriter;
  * Turns a payload into the compact JSON text stored with the job, and checks it: a String must
  * be JSON (it is re-written compactly token by token, numbers kept exact: a double would round
  * 0.1000000000000000055 and turn 1E+400 into Infinity); any other object is written by Jackson
- * (no default typing, so no class name ever lands in a payload); the size limit is in UTF-8 bytes.
+ * (no default typing, so no class name ever lands in a payload); the size limit is in UTF-8 bytes,
+ * and text UTF-8 cannot hold (a lone surrogate) is refused.
  */
 final class Payloads {
   private static final JsonFactory FACTORY = PayloadRules.FACTORY;
@@ -92,7 +93,11 @@ final class Payloads {
         n++;
       } else if (c < 0x800) {
         n += 2;
-      } else if (Character.isHighSurrogate(c)) {
+      } else if (Character.isSurrogate(c)) {
+        // the size pass is the check pass too: a lone half of a pair would be stored as '?'
+        if (!UnicodeText.pairAt(s, i)) {
+          throw UnicodeText.loneSurrogate("payload", s, i);
+        }
         n += 4;
         i++;
       } else {

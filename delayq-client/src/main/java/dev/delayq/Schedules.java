@@ -130,6 +130,10 @@ public final class Schedules {
       }
       long next = s == null || s.paused() ? -1
           : s.cadence().next(Instant.ofEpochMilli(base)).map(Instant::toEpochMilli).orElse(-1L);
+      if (next > DueTime.LATEST_MS) {
+        throw new IllegalArgumentException("schedule " + id + ": its next tick " + Instant.ofEpochMilli(next)
+            + " is out of range: " + DueTime.RANGE);
+      }
       if (broker.saveSchedule(id, s == null ? null : s.toJson(), next, created, withdraw) >= 0) {
         return;
       }

@@ -114,6 +114,9 @@ final class EnqueueCommand implements Callable<Integer> {
       if (result.refused()) {
         throw CliException.notFound(result.describe());
       }
+      if (result.accepted() && request.at() != null) {
+        pastAtNotice(spec.commandLine().getErr(), request.at());
+      }
       if (result.status() == EnqueueResult.Status.CHANGED) {
         spec.commandLine().getErr().println("delayq: " + LogText.escape(result.describe()));
       } else if (result.duplicate()) {
@@ -159,6 +162,20 @@ final class EnqueueCommand implements Callable<Integer> {
       }
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("--payload is not JSON: " + Formats.jsonError(e));
+    }
+  }
+
+  /**
+   * Says so when {@code at} is already past (by this host's clock): the job is due now, which an
+   * operator who mistyped a year would otherwise not learn.
+   */
+  static void pastAtNotice(PrintWriter err, Instant at) {
+    Instant now = Instant.now();
+    if (at.isBefore(now)) {
+      err.println("delayq: notice: --at " + at + " is in the past (" + Durations.format(
+          java.time.Duration.between(at, now).truncatedTo(java.time.temporal.ChronoUnit.SECONDS))
+          + " ago): the job is due now and runs as soon as a worker takes it");
+      err.flush();
     }
   }
 

@@ -4,12 +4,10 @@ import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobRequest;
 import dev.delayq.process.LogText;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -21,10 +19,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@code delayq enqueue --file}: reads a JSON-lines file (or stdin) line by line, checks each
  * line, and enqueues the good ones in pipelined batches. A bad line is rejected with its number
  * and reason and never stops the rest; Redis failing stops the run and says which lines may
- * not have been enqueued.
+ * not have been enqueued. It streams: it holds one line and one batch, never the file, and a
+ * batch of large payloads is sent once it holds {@value #BATCH_BYTES} bytes of lines.
  */
 final class FileEnqueue {
   static final int BATCH = 1000;
+  /** The line bytes a batch holds at most before it is sent (so 1 MB payloads go a few at a time). */
+  static final long BATCH_BYTES = 4L << 20;
   /** Rejections listed one by one in the summary; past this only their count is given. */
   static final int REJECTIONS_LISTED = 100;
 
@@ -58,29 +59,40 @@ final class FileEnqueue {
       }
     }
     Progress progress = new Progress(err, System.console() != null, size);
+    int maxLineBytes = (int) Math.min(Integer.MAX_VALUE - 16, 2L * config.queue().maxPayloadBytes() + 65_536);
     try (DelayQueue queue = DelayQueue.connect(config, cli.redisUrl(config));
-        BufferedReader in = open(file)) {
+        InputLines in = new InputLines(open(file), maxLineBytes)) {
       List<JobLine.Accepted> batch = new ArrayList<>(BATCH);
       long bytes = 0;
-      int lineNo = 0;
+      long batchBytes = 0;
       int linesShown = 0;
-      String line;
-      while ((line = in.readLine()) != null) {
-        lineNo++;
-        bytes += line.getBytes(StandardCharsets.UTF_8).length + 1;
-        if (line.isBlank()) {
-          continue;
+      InputLines.Line line;
+      while ((line = in.next()) != null) {
+        bytes += line.bytes();
+        JobLine parsed;
+        if (line instanceof InputLines.Text t) {
+          if (t.text().isBlank()) {
+            continue;
+          }
+          parsed = JobLine.parse(t.no(), t.text());
+        } else {
+          InputLines.Bad bad = (InputLines.Bad) line;
+          parsed = new JobLine.Rejected(bad.no(), bad.reason());
         }
         lines++;
-        JobLine parsed = JobLine.parse(lineNo, line);
         if (parsed instanceof JobLine.Accepted a) {
           batch.add(a);
+          batchBytes += line.bytes();
         } else {
           rejected.add((JobLine.Rejected) parsed);
         }
-        if (batch.size() == BATCH) {
+        boolean showProgress = lines % BATCH == 0;
+        if (batch.size() == BATCH || batchBytes >= BATCH_BYTES || showProgress) {
           send(queue, batch);
           batch.clear();
+          batchBytes = 0;
+        }
+        if (showProgress) {
           progress.update(bytes, lines, enqueued, duplicates, rejected.size());
           linesShown = lines;
         }
@@ -99,11 +111,8 @@ final class FileEnqueue {
     return rejected.isEmpty() ? ExitCodes.OK : ExitCodes.USAGE;
   }
 
-  private BufferedReader open(String file) throws IOException {
-    if (file.equals("-")) {
-      return new BufferedReader(new InputStreamReader(cli.stdin(), StandardCharsets.UTF_8));
-    }
-    return Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8);
+  private InputStream open(String file) throws IOException {
+    return file.equals("-") ? cli.stdin() : Files.newInputStream(Path.of(file));
   }
 
   /**

@@ -42,9 +42,15 @@ final class RescheduleCommand implements Callable<Integer> {
     }
     if (delay != null) {
       java.time.Duration d = Durations.parse(delay);
+      dev.delayq.DueTime.delayMs(d);
       return JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(id, d));
     }
     java.time.Instant instant = EnqueueCommand.instant("--at", at);
-    return JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(id, instant));
+    dev.delayq.DueTime.atMs(instant);
+    int exit = JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(id, instant));
+    if (exit == ExitCodes.OK) {
+      EnqueueCommand.pastAtNotice(spec.commandLine().getErr(), instant);
+    }
+    return exit;
   }
 }

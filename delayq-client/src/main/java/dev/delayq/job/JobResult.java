@@ -1,5 +1,6 @@
 package dev.delayq.job;
 
+import dev.delayq.DueTime;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -47,6 +48,7 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
       if (delay.isNegative()) {
         throw new IllegalArgumentException("reschedule delay must not be negative, got " + delay);
       }
+      DueTime.delayMs(delay);
     }
   }
 
@@ -57,6 +59,7 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
       if (retryIn.isNegative()) {
         throw new IllegalArgumentException("rate-limited retry delay must not be negative, got " + retryIn);
       }
+      DueTime.delayMs(retryIn);
     }
   }
 }

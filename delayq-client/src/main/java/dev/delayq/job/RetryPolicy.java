@@ -1,5 +1,6 @@
 package dev.delayq.job;
 
+import dev.delayq.DueTime;
 import java.time.Duration;
 
 /**
@@ -15,6 +16,11 @@ public record RetryPolicy(Duration baseDelay, Duration maxDelay, double jitter) 
     }
     if (maxDelay == null || maxDelay.compareTo(baseDelay) < 0) {
       throw new IllegalArgumentException("maxDelay must be at least baseDelay, got " + maxDelay);
+    }
+    try {
+      DueTime.delayMs(maxDelay);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("maxDelay: " + e.getMessage());
     }
     if (!(jitter >= 0 && jitter < 1)) {
       throw new IllegalArgumentException("jitter must be in [0, 1), got " + jitter);

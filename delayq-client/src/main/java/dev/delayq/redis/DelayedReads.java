@@ -1,7 +1,9 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
 
@@ -95,21 +97,31 @@ public final class DelayedReads {
 
   /**
    * A piece of the wheel's ids, whole buckets: the ids, those of them in a bucket their record's
-   * due time does not name (misfiled: a change by id would not find them), and where the next
-   * piece starts ("" at the end).
+   * due time does not name (misfiled: a change by id would not find them), those whose due time
+   * is out of the range of due times, with that due time as Redis wrote it (the
+   * forwarder dead-letters them), and where the next piece starts ("" at the end).
    */
-  public record Piece(List<String> ids, List<String> misfiled, String next) {}
+  public record Piece(List<String> ids, List<String> misfiled, Map<String, String> outOfRange, String next) {}
 
   /** The ids of the wheel's buckets after {@code after} ("" from the first), at least {@code most} while there are more. */
   public Piece scan(Keys shard, String after, int most) {
     List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed(), shard.jobs()),
         List.of("scan", after, Integer.toString(most)));
     int n = ((Long) r.get(1)).intValue();
+    int m = ((Long) r.get(2)).intValue();
     List<String> ids = new ArrayList<>(n);
-    List<String> misfiled = new ArrayList<>();
-    for (int i = 2; i < r.size(); i++) {
-      (i < 2 + n ? ids : misfiled).add((String) r.get(i));
+    List<String> misfiled = new ArrayList<>(m);
+    Map<String, String> outOfRange = new LinkedHashMap<>();
+    for (int i = 3; i < r.size(); i++) {
+      if (i < 3 + n) {
+        ids.add((String) r.get(i));
+      } else if (i < 3 + n + m) {
+        misfiled.add((String) r.get(i));
+      } else {
+        outOfRange.put((String) r.get(i), (String) r.get(i + 1));
+        i++;
+      }
     }
-    return new Piece(ids, misfiled, (String) r.get(0));
+    return new Piece(ids, misfiled, outOfRange, (String) r.get(0));
   }
 }

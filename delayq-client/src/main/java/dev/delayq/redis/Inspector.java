@@ -257,7 +257,12 @@ public final class Inspector {
        * A delayed id in a bucket of the time wheel that its record's due time does not name:
        * cancel, inspect and changes by id would not find it there (docs/redis-layout.md).
        */
-      MISFILED
+      MISFILED,
+      /**
+       * A delayed id whose due time (places: the due time) is outside the range of due times (dev.delayq.DueTime), written by an older version or by hand: the forwarder
+       * dead-letters it with a reason when it reaches it.
+       */
+      OUT_OF_RANGE
     }
 
     @Override
@@ -268,6 +273,8 @@ public final class Inspector {
         case SEVERAL_PLACES -> id + ": in several places at once: " + String.join(", ", places);
         case ENDED_MISMATCH -> id + ": ended, but " + String.join(", ", places);
         case MISFILED -> id + ": in a bucket of the time wheel its record's due time does not name";
+        case OUT_OF_RANGE -> id + ": delayed with a due time out of range (" + String.join(", ", places)
+            + " ms; due times run from the epoch to 9999-12-31T23:59:59.999Z): the scheduler dead-letters it";
       };
     }
   }
@@ -320,11 +327,13 @@ public final class Inspector {
     noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
     DelayedReads delayed = new DelayedReads(scripts);
     List<String> misfiled = new ArrayList<>();
+    Map<String, String> outOfRange = new LinkedHashMap<>();
     String after = "";
     do {
       DelayedReads.Piece piece = delayed.scan(keys, after, CHUNK);
       note(places, "delayed" + shardName, piece.ids());
       misfiled.addAll(piece.misfiled());
+      outOfRange.putAll(piece.outOfRange());
       after = piece.next();
     } while (!after.isEmpty());
     noteRanges(places, "ready" + shardName, from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
@@ -350,6 +359,7 @@ public final class Inspector {
     for (String id : misfiled) {
       breaches.add(new Breach(id, Breach.Kind.MISFILED, List.of("delayed" + shardName)));
     }
+    outOfRange.forEach((id, due) -> breaches.add(new Breach(id, Breach.Kind.OUT_OF_RANGE, List.of(due))));
     for (String id : records) {
       if (!places.containsKey(id)) {
         breaches.add(new Breach(id, Breach.Kind.ORPHAN_RECORD, List.of()));

@@ -495,7 +495,7 @@ public final class RedisBroker {
 
   private Scripts.Call moveDueToReadyCall(int shard, int limit, long graceMs) {
     Keys keys = this.keys.shard(shard);
-    return new Scripts.Call(List.of(keys.delayed(), keys.ready()),
+    return new Scripts.Call(List.of(keys.delayed(), keys.ready(), keys.jobs(), keys.dead()),
         List.of(Integer.toString(limit), Long.toString(graceMs)));
   }
 

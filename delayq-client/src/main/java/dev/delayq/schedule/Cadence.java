@@ -100,6 +100,14 @@ public sealed interface Cadence {
   /** A fixed interval of whole seconds, at least one. */
   record Every(Duration interval) implements Cadence {
     public Every {
+      if (interval != null && interval.compareTo(FINEST) >= 0) {
+        try {
+          // (an interval past the range of due times would never tick, or overflow a long of ms)
+          dev.delayq.DueTime.delayMs(interval);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--every: " + e.getMessage());
+        }
+      }
       if (interval == null || interval.compareTo(FINEST) < 0 || interval.toMillis() % 1000 != 0) {
         throw new IllegalArgumentException("--every must be a whole number of seconds, at least 1s, got "
             + interval);

@@ -1,6 +1,8 @@
 --[[ moveDueToReady: the scheduler's forward step.
   KEYS[1] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[2] ready   (LIST)  due ids; pushed on the left, consumers take from the right
+  KEYS[3] jobs    (HASH)  id -> record (only for the ids dead-lettered below)
+  KEYS[4] dead    (ZSET)  id -> time it was dead-lettered, epoch ms
   ARGV[1] most ids to move in this call (bounded so no call blocks Redis for long)
   ARGV[2] grace, ms (optional, default 0): move only ids due at least this long ago. The lease
           holder passes 0; a hot standby passes scheduler.standbyGrace, so that it moves only
@@ -10,19 +12,33 @@
   own clock (now lets it correct for the offset between its clock and Redis's; the microseconds
   let it wake at the due millisecond itself, not up to 1 ms after it as a now truncated to the ms
   would). With a grace, nextDueAt may be already past (due, but not yet overdue by the grace).
-  Invariant: each id leaves delayed and enters ready in the same call; its record is untouched.
+  An id whose due time is out of range (before the epoch or after 9999-12-31T23:59:59.999Z:
+  written by an older version or by hand; include/wheel) goes to dead instead, its record with
+  lastError saying so, so that it never holds up the ids behind it.
+  Invariant: each id leaves delayed and enters ready (or dead, with its record's lastError and
+  deadAt) in the same call; the record of an id moved to ready is untouched.
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
 --@include wheel
 --@include now
-local delayedKey, readyKey = KEYS[1], KEYS[2]
+--@include record
+local delayedKey, readyKey, jobsKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
 local us = nowUs()
 local now = math.floor(us / 1000)
 
 -- the take answers the next due time too: the head is not read again after it
-local ids, nextDue = wheelTakeDue(delayedKey, now - grace, limit)
+local ids, nextDue, outOfRange = wheelTakeDue(delayedKey, now - grace, limit)
+for i = 1, #outOfRange, 2 do
+  local id = outOfRange[i]
+  local raw = redis.call('HGET', jobsKey, id) or ''
+  local head, tail = readWholeRecord(raw)
+  local err = 'due time ' .. numberText(outOfRange[i + 1]) .. ' ms is out of range: ' .. WHEEL_RANGE_TEXT
+    .. ' (delayq dead retry runs it now)'
+  redis.call('HSET', jobsKey, id, deadRecord(raw, head, tail, err, now))
+  redis.call('ZADD', deadKey, now, id)
+end
 if #ids > 0 then
   -- ids come in due order; pushing each on the left leaves the earliest at the right end
   redis.call('LPUSH', readyKey, unpack(ids))

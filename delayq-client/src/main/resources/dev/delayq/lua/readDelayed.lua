@@ -10,10 +10,12 @@
     "counts", from, step, steps: how many are due in each of (from + i·step, from + (i+1)·step],
       i = 0 … steps − 1: {n0, n1, ...}
     "scan", after, most: the ids of whole buckets after the bucket after ("" from the first),
-      at least most of them while there are more, and those of them in a bucket their record's
-      due time does not name (KEYS[2] jobs; a change by id would not find them):
-      {next after, or "" at the end, n, id 1 … id n, misfiled id, ...}; the old ZSET is read
-      apart (it is a plain ZSET)
+      at least most of them while there are more, those of them in a bucket their record's
+      due time does not name (KEYS[2] jobs; a change by id would not find them), and those whose
+      due time is out of range (include/wheel, WHEEL_LATEST; the forwarder dead-letters them),
+      each with its due time:
+      {next after, or "" at the end, n, m, id 1 … id n, misfiled id 1 … m, out-of-range id, due,
+      ...}; the old ZSET is read apart (it is a plain ZSET)
     "score", id: the id's due time when it is delayed (found by its record's due time; KEYS[2]
       jobs), else nil
   Work: each bucket it reads holds at most 128 ids; range and count look at the buckets of the
@@ -113,14 +115,21 @@ elseif mode == 'counts' then
 elseif mode == 'scan' then
   local after, most = ARGV[2], tonumber(ARGV[3])
   local from = after == '' and '-' or ('(' .. after)
-  local ids, misfiled, last, done = {}, {}, nil, false
+  local ids, misfiled, outOfRange, last, done = {}, {}, {}, nil, false
   while not done and #ids < most do
     local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 16)
     for _, position in ipairs(members) do
-      for _, id in ipairs(redis.call('ZRANGE', delayedKey .. ':' .. position, 0, -1)) do
+      local bucket = redis.call('ZRANGE', delayedKey .. ':' .. position, 0, -1, 'WITHSCORES')
+      for i = 1, #bucket, 2 do
+        local id, score = bucket[i], tonumber(bucket[i + 1])
         ids[#ids + 1] = id
         local due = recordDue(redis.call('HGET', KEYS[2], id))
-        if due and wheelBucket(delayedKey, due, id) ~= position then misfiled[#misfiled + 1] = id end
+        if not wheelDueInRange(score) then
+          outOfRange[#outOfRange + 1] = id
+          outOfRange[#outOfRange + 1] = bucket[i + 1]
+        elseif due and wheelBucket(delayedKey, due, id) ~= position then
+          misfiled[#misfiled + 1] = id
+        end
       end
       last = position
       if #ids >= most then break end
@@ -129,9 +138,10 @@ elseif mode == 'scan' then
     if #members < 16 and (#members == 0 or last == members[#members]) then done = true end
     if last then from = '(' .. last end
   end
-  local out = { done and '' or last, #ids }
+  local out = { done and '' or last, #ids, #misfiled }
   for _, id in ipairs(ids) do out[#out + 1] = id end
   for _, id in ipairs(misfiled) do out[#out + 1] = id end
+  for _, v in ipairs(outOfRange) do out[#out + 1] = v end
   return out
 end
 return redis.error_reply('readDelayed: unknown mode ' .. tostring(mode))

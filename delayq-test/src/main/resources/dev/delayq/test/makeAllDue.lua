@@ -16,7 +16,9 @@ local delayedKey, jobsKey, readyKey = KEYS[1], KEYS[2], KEYS[3]
 local most = tonumber(ARGV[1])
 local now = nowMs()
 
-local ids = wheelTakeDue(delayedKey, '+inf', most)
+-- everything is due, out-of-range due times (include/wheel) too
+local ids, _, outOfRange = wheelTakeDue(delayedKey, '+inf', most)
+for i = 1, #outOfRange, 2 do ids[#ids + 1] = outOfRange[i] end
 
 for _, id in ipairs(ids) do
   local raw = redis.call('HGET', jobsKey, id)

@@ -265,49 +265,129 @@ local function wheelFirstDue(key)
   return tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
 end
 
+-- The range of due times (DueTime in Java, which every producer's door applies): from the epoch
+-- to 9999-12-31T23:59:59.999Z. Every due time in it has a 16-digit position, exact in a double.
+-- A record outside it (written by an older version, or by hand) may have a position that sorts
+-- before every real one (17 digits, or '-9223372036854775808|...'); the take below never stops at
+-- such a bucket: it takes it, and hands each id whose due time is out of range to its caller.
+local WHEEL_LATEST = 253402300799999
+local WHEEL_POSITION = '^' .. string.rep('%d', 16) .. '|'
+
+local function wheelDueInRange(due)
+  return due >= 0 and due <= WHEEL_LATEST
+end
+
+-- The text of the range, for the reason an out-of-range job is dead-lettered with.
+local WHEEL_RANGE_TEXT = 'due times run from the epoch to 9999-12-31T23:59:59.999Z'
+
+-- Takes a bucket whose position is not a 16-digit one out of the wheel, at most most of its ids
+-- a call: each id whose due time is in range is put back where its due time says, the others go
+-- to out (id, due, ...). Returns how many ids it looked at. What it leaves stays indexed, for the
+-- next call.
+local function wheelEvacuate(delayedKey, position, most, out)
+  local indexKey, bucket = delayedKey .. ':index', delayedKey .. ':' .. position
+  local members = redis.call('ZRANGE', bucket, '0', numberText(most - 1), 'WITHSCORES')
+  redis.call('ZREM', indexKey, position)
+  local n = #members / 2
+  if n == 0 then return 0 end
+  local ids = {}
+  for i = 1, #members, 2 do ids[#ids + 1] = members[i] end
+  redis.call('ZREM', bucket, unpack(ids))
+  local left = n
+  for i = 1, #members, 2 do
+    local due = tonumber(members[i + 1])
+    if wheelDueInRange(due) then
+      left = left - wheelPut(delayedKey, due, members[i])
+    else
+      out[#out + 1] = members[i]
+      out[#out + 1] = due
+    end
+  end
+  if redis.call('EXISTS', bucket) == 1 then redis.call('ZADD', indexKey, '0', position) end
+  redis.call('DECRBY', delayedKey .. ':count', numberText(left))
+  return n
+end
+
+-- Takes the ids of bucket whose due time is out of range (due past the latest, or before the
+-- epoch) out of it, at most most, into out (id, due, ...). Returns how many it took.
+local function wheelTakeOutOfRange(delayedKey, bucket, most, out)
+  local taken = 0
+  for _, range in ipairs({ { '(' .. numberText(WHEEL_LATEST), '+inf' }, { '-inf', '(0' } }) do
+    local members = redis.call('ZRANGEBYSCORE', bucket, range[1], range[2], 'WITHSCORES', 'LIMIT', '0',
+      numberText(most - taken))
+    local ids = {}
+    for i = 1, #members, 2 do
+      ids[#ids + 1] = members[i]
+      out[#out + 1] = members[i]
+      out[#out + 1] = tonumber(members[i + 1])
+    end
+    if #ids > 0 then redis.call('ZREM', bucket, unpack(ids)) end
+    taken = taken + #ids
+  end
+  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', numberText(taken)) end
+  return taken
+end
+
 -- Takes up to most ids due by cutoff out of the delayed jobs, earliest first (the old ZSET's
--- before the wheel's), and returns them and the due time of the earliest id left (nil when
--- nothing is delayed any more): the forwarder sleeps until then without reading the head again.
--- A bucket it took from answers both whether it is gone and its new head with one ZRANGE; one
--- it took wholly is deleted at once.
+-- before the wheel's), and returns them, the due time of the earliest id left (nil when
+-- nothing is delayed any more): the forwarder sleeps until then without reading the head again,
+-- and the ids whose due time is out of range that it took out of the wheel on its way
+-- (id, due, ...: the caller gives them a place). A bucket it took from answers both whether it
+-- is gone and its new head with one ZRANGE; one it took wholly is deleted at once. A bucket it
+-- cannot order (see WHEEL_LATEST) costs it as much of its budget as the ids it looked at; when
+-- the budget runs out on one, the next due time is cutoff (call again at once).
 local function wheelTakeDue(delayedKey, cutoff, most)
-  local ids, oldNext = {}, nil
+  local ids, oldNext, outOfRange = {}, nil, {}
   if redis.call('EXISTS', delayedKey) == 1 then
     ids = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most))
     if #ids > 0 then redis.call('ZREM', delayedKey, unpack(ids)) end
     oldNext = wheelFirstDue(delayedKey)
   end
-  local indexKey, taken, wheelNext, known = delayedKey .. ':index', 0, nil, false
-  while #ids < most do
+  local indexKey, taken, wheelNext, known, looked = delayedKey .. ':index', 0, nil, false, 0
+  while #ids + looked < most do
     local first = redis.call('ZRANGE', indexKey, '0', '0')[1]
     if not first then known = true break end
     local bucket = delayedKey .. ':' .. first
-    local due = redis.call('ZRANGEBYSCORE', bucket, '-inf', numberText(cutoff), 'LIMIT', '0', numberText(most - #ids))
-    local whole = false
-    if #due > 0 then
-      -- a bucket due as a whole (the rule in a backlog) goes in one DEL: a ZREM of each id
-      -- converts every id again and closes the listpack's gap once per id. Asked only past a few
-      -- ids, so a step that moves a trickle costs no ZCARD more.
-      whole = #due >= WHEEL_WHOLE_AT and redis.call('ZCARD', bucket) == #due
-      if whole then
-        redis.call('DEL', bucket)
-      else
-        redis.call('ZREM', bucket, unpack(due))
+    if not string.find(first, WHEEL_POSITION) then
+      looked = looked + wheelEvacuate(delayedKey, first, most - #ids - looked, outOfRange)
+    else
+      -- from 0: a due time before the epoch is out of range (taken below, with the others)
+      local due = redis.call('ZRANGEBYSCORE', bucket, '0', numberText(cutoff), 'LIMIT', '0', numberText(most - #ids - looked))
+      local whole = false
+      if #due > 0 then
+        -- a bucket due as a whole (the rule in a backlog) goes in one DEL: a ZREM of each id
+        -- converts every id again and closes the listpack's gap once per id. Asked only past a few
+        -- ids, so a step that moves a trickle costs no ZCARD more.
+        whole = #due >= WHEEL_WHOLE_AT and redis.call('ZCARD', bucket) == #due
+        if whole then
+          redis.call('DEL', bucket)
+        else
+          redis.call('ZREM', bucket, unpack(due))
+        end
+        for _, id in ipairs(due) do ids[#ids + 1] = id end
+        taken = taken + #due
       end
-      for _, id in ipairs(due) do ids[#ids + 1] = id end
-      taken = taken + #due
+      wheelNext = not whole and wheelFirstDue(bucket) or nil
+      if wheelNext and wheelDueInRange(wheelNext) then known = true break end
+      if wheelNext then
+        -- its head is out of range: it would hold the take here for ever (or, before the epoch,
+        -- never be taken); take those out and look at what is left of the bucket again
+        wheelNext = nil
+        looked = looked + wheelTakeOutOfRange(delayedKey, bucket, most - #ids - looked, outOfRange)
+        if redis.call('EXISTS', bucket) == 0 then redis.call('ZREM', indexKey, first) end
+      else
+        -- the bucket is gone (emptied by this take): drop it from the index and go on
+        redis.call('ZREM', indexKey, first)
+      end
     end
-    wheelNext = not whole and wheelFirstDue(bucket) or nil
-    if wheelNext then known = true break end
-    -- the bucket is gone (emptied by this take): drop it from the index and go on
-    redis.call('ZREM', indexKey, first)
   end
   if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', numberText(taken)) end
   if not known then
     -- the batch filled before the wheel's head was looked at (the caller calls again at once)
     local _, due = wheelHead(delayedKey)
     wheelNext = due
+    if looked > 0 and due then wheelNext = math.min(due, tonumber(cutoff) or due) end
   end
   if oldNext and (not wheelNext or oldNext < wheelNext) then wheelNext = oldNext end
-  return ids, wheelNext
+  return ids, wheelNext, outOfRange
 end

@@ -146,7 +146,12 @@ final class JobApi {
         throw new Http.Failure(400, "delay: " + e.getMessage());
       }
     }
-    return queue.reschedule(id, instant(at.asText().trim()));
+    Instant when = instant(at.asText().trim());
+    try {
+      return queue.reschedule(id, when);
+    } catch (IllegalArgumentException e) {
+      throw new Http.Failure(400, "at: " + e.getMessage());
+    }
   }
 
   private static Instant instant(String text) {
