@@ -138,6 +138,22 @@ class WebJobsTest {
   }
 
   @Test
+  void aRescheduleOutOfTheRangeOfDueTimesIsA400NamingTheLimit() throws Exception {
+    long due = probe.seedDelayed("j1", 60_000);
+
+    Reply far = post("/api/jobs/j1/reschedule", "{\"delay\":\"60000000d\"}");
+    Reply overflowing = post("/api/jobs/j1/reschedule", "{\"delay\":\"9223372036854775807s\"}");
+    Reply farAt = post("/api/jobs/j1/reschedule", "{\"at\":\"+200000-01-01T00:00:00Z\"}");
+
+    for (Reply r : List.of(far, overflowing, farAt)) {
+      assertEquals(400, r.status(), r.body().toString());
+      assertTrue(r.body().path("error").asText().contains(
+          "due times run from the epoch (1970-01-01T00:00:00Z) to 9999-12-31T23:59:59.999Z"), r.body().toString());
+    }
+    assertEquals(due, probe.dueAt("j1"));
+  }
+
+  @Test
   void refusalsSayWhy() throws Exception {
     probe.seedInFlight("c1", "running");
     probe.seedDelayed("j1", 60_000);
