@@ -93,6 +93,37 @@ class CliDueTimeAndInputTest {
     assertEquals(3, cli.probe.recordCount());
   }
 
+  @Test
+  void anOverflowedJobLeftInRedisIsCheckedThenDeadWithItsReasonAndInspectable() {
+    dev.delayq.testing.OutOfRangeRecords.plantOverflowed(cli.broker.redis(), cli.keys, "overflowed", "t", "{\"n\":1}");
+
+    Cli.Result check = cli.run("check");
+    cli.broker.moveDueToReady(1000);
+    Cli.Result inspect = cli.run("inspect", "overflowed");
+
+    assertEquals(1, check.exit(), check.toString());
+    assertTrue(check.out().contains("breach OUT_OF_RANGE: overflowed: delayed with a due time out of range (9.2233720368548"),
+        check.out());
+    assertEquals(0, inspect.exit(), inspect.toString());
+    assertTrue(inspect.out().contains("state       DEAD"), inspect.out());
+    assertTrue(inspect.out().contains("type        t\n"), inspect.out());
+    assertTrue(inspect.out().contains("is out of range: due times run from the epoch to 9999-12-31T23:59:59.999Z"), inspect.out());
+    assertEquals(0, cli.run("check").exit());
+  }
+
+  @Test
+  void aLineLongerThanTwiceThePayloadLimitIsRejectedWithoutStoppingTheRest() {
+    cli.env.put("DELAYQ_QUEUE_MAX_PAYLOAD_BYTES", "100");
+    String jobs = "{\"type\":\"t\",\"payload\":\"" + "x".repeat(70_000) + "\",\"delay\":\"1h\"}\n"
+        + "{\"type\":\"t\",\"delay\":\"1h\"}\n";
+
+    Cli.Result r = cli.runWithStdin(jobs, "enqueue", "--file", "-");
+
+    assertEquals(2, r.exit(), r.out() + r.err());
+    assertTrue(r.out().startsWith("enqueued 1, duplicates 0, rejected 1 (of 2 lines)\n"
+        + "  line 1: line is longer than 65736 bytes (twice queue.maxPayloadBytes, plus 64 KiB)"), r.out());
+  }
+
   private static byte[] line(String text) {
     return (text + "\n").getBytes(StandardCharsets.UTF_8);
   }

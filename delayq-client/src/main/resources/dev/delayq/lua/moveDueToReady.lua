@@ -15,8 +15,9 @@
   An id whose due time is out of range (before the epoch or after 9999-12-31T23:59:59.999Z:
   written by an older version or by hand; include/wheel) goes to dead instead, its record with
   lastError saying so, so that it never holds up the ids behind it.
-  Invariant: each id leaves delayed and enters ready (or dead, with its record's lastError and
-  deadAt) in the same call; the record of an id moved to ready is untouched.
+  Invariant: each id leaves delayed and enters ready (or dead, its record given lastError, deadAt
+  and, for the due time no reader could take, dueAt = now) in the same call; the record of an id
+  moved to ready is untouched.
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
 --@include wheel
@@ -36,6 +37,9 @@ for i = 1, #outOfRange, 2 do
   local head, tail = readWholeRecord(raw)
   local err = 'due time ' .. numberText(outOfRange[i + 1]) .. ' ms is out of range: ' .. WHEEL_RANGE_TEXT
     .. ' (delayq dead retry runs it now)'
+  -- the record's own due time is the one no reader can take (an overflowed one is not a long):
+  -- it becomes when the job went to dead; the error keeps the one it had
+  if head then head.dueAt = now end
   redis.call('HSET', jobsKey, id, deadRecord(raw, head, tail, err, now))
   redis.call('ZADD', deadKey, now, id)
 end
