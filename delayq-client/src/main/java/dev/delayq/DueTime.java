@@ -16,7 +16,8 @@ import java.time.Instant;
  * digits ({@code 5253402300799999}), so text order stays time order (from about the year
  * 160,000 on it would take 17 digits and sort before every real bucket, stalling the wheel). Lua
  * numbers are doubles, exact to 2^53 (9.0e15): {@code due + 5e15} stays below it. {@link Instant}
- * and a long of ms hold far more. The wheel keeps the same bound (WHEEL_LATEST) and dead-letters
+ * and a long of ms hold far more. The wheel keeps the same bound (WHEEL_LATEST, held equal by a
+ * test) and dead-letters
  * a record outside it that an older version or a hand-made write left in Redis.
  */
 public final class DueTime {

@@ -38,6 +38,19 @@ class DueTimeRangeTest {
   }
 
   @Test
+  void theCapKeepsEveryPositionOfTheWheelAt16DigitsExactInADoubleAndTheWheelKeepsTheSameCap() throws Exception {
+    long offset = 5_000_000_000_000_000L;  // the wheel's position is '%016d' of due + 5e15
+    assertEquals(16, Long.toString(DueTime.LATEST_MS + offset).length());
+    assertEquals(16, Long.toString(offset).length(), "the epoch");
+    assertTrue(DueTime.LATEST_MS + offset < (1L << 53), "exact in Lua's doubles");
+    assertEquals(Instant.parse("9999-12-31T23:59:59.999Z"), DueTime.LATEST);
+    try (var lua = DueTime.class.getResourceAsStream("/dev/delayq/lua/include/wheel.lua")) {
+      String text = new String(lua.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertTrue(text.contains("local WHEEL_LATEST = " + DueTime.LATEST_MS + "\n"), "wheel.lua keeps DueTime.LATEST_MS");
+    }
+  }
+
+  @Test
   void delaysPastTheLatestDueTimeAreRefusedWithoutOverflowing() {
     assertTrue(refused(() -> queue.delay("t", "{}", Duration.ofMillis(Long.MAX_VALUE)))
         .startsWith("delay 9223372036854775807ms is too long: "));
