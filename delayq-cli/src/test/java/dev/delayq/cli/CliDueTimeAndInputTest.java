@@ -42,6 +42,15 @@ class CliDueTimeAndInputTest {
   }
 
   @Test
+  void aPayloadWithALoneSurrogateIsExitTwoNamingItsIndex() {
+    Cli.Result r = cli.run("enqueue", "--type", "t", "--delay", "1s", "--payload", "{\"name\":\"\\udc00\"}");
+
+    assertEquals(2, r.exit(), r.toString());
+    assertTrue(r.err().startsWith("delayq: payload holds a lone surrogate, U+DC00, at index 9: "), r.err());
+    assertEquals(0, cli.probe.recordCount(), "not stored as '?'");
+  }
+
+  @Test
   void reschedulePastTheRangeIsExitTwoAndChangesNothing() {
     long due = cli.probe.seedDelayed("j", 60_000);
 
