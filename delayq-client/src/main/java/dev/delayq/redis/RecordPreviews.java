@@ -20,6 +20,16 @@ public final class RecordPreviews {
   /** Bytes of a job's type and last error a list shows. */
   public static final int TEXT_BYTES = 500;
 
+  /**
+   * Bytes of records one script call reads at most (it stops after the record that reaches it):
+   * each record is copied whole into the script to be cut, so this bounds how long one call blocks
+   * Redis (a few ms for 8 MB), whatever the page and its payloads.
+   */
+  static final int BYTES_A_CALL = 8 * 1024 * 1024;
+
+  /** Ids one script call is given at most. */
+  private static final int IDS_A_CALL = 200;
+
   private static final int VALUES_PER_ID = 8;
 
   private final Scripts scripts;
@@ -72,14 +82,30 @@ public final class RecordPreviews {
     return out;
   }
 
+  /** The previews of ids of one shard, in as many calls as their records' sizes take. */
   private List<Preview> read(Keys shard, List<String> ids) {
-    List<String> args = new ArrayList<>(ids.size() + 2);
-    args.add(Integer.toString(previewBytes));
-    args.add(Integer.toString(TEXT_BYTES));
-    args.addAll(ids);
-    List<?> flat = (List<?>) scripts.eval(Script.PREVIEW_RECORDS, List.of(shard.jobs()), args);
     List<Preview> out = new ArrayList<>(ids.size());
-    for (int i = 0; i < ids.size(); i++) {
+    while (out.size() < ids.size()) {
+      List<String> rest = ids.subList(out.size(), Math.min(ids.size(), out.size() + IDS_A_CALL));
+      List<String> args = new ArrayList<>(rest.size() + 3);
+      args.add(Integer.toString(previewBytes));
+      args.add(Integer.toString(TEXT_BYTES));
+      args.add(Integer.toString(BYTES_A_CALL));
+      args.addAll(rest);
+      List<?> flat = (List<?>) scripts.eval(Script.PREVIEW_RECORDS, List.of(shard.jobs()), args);
+      out.addAll(previews(rest, flat));
+    }
+    return out;
+  }
+
+  /** A call's reply: 8 values for each of the first ids it read. */
+  private static List<Preview> previews(List<String> ids, List<?> flat) {
+    int n = flat.size() / VALUES_PER_ID;
+    if (n == 0) {
+      throw new IllegalStateException("previewRecords.lua read no record of " + ids.size());
+    }
+    List<Preview> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
       int at = i * VALUES_PER_ID;
       out.add(new Preview(ids.get(i), Shape.valueOf(((String) flat.get(at)).toUpperCase(java.util.Locale.ROOT)),
           (String) flat.get(at + 1), (int) (long) (Long) flat.get(at + 2), (int) (long) (Long) flat.get(at + 3),

@@ -5,8 +5,11 @@
   KEYS[1] jobs (HASH) id -> record
   ARGV[1] most bytes of each payload sent (cut back to the start of a UTF-8 character)
   ARGV[2] most bytes of each job's type and last error sent (a record Redis holds may name anything)
-  ARGV[3...] the ids
-  Returns per id, in order, 8 values: shape ("ok"; "missing": no record; "malformed": a record
+  ARGV[3] most bytes of records one call reads (HSTRLEN, before it reads one): a call stops after
+    the record that reaches it, so one call blocks Redis for what it copies of that much at most
+    (each record is copied whole into Lua to be cut: Redis has no GETRANGE for a hash field)
+  ARGV[4...] the ids
+  Returns, for the first ids up to that budget (one at least), in order, 8 values per id: shape ("ok"; "missing": no record; "malformed": a record
     that is not a JSON object with a type and a payload), type, attempt, maxAttempts, due time
     (epoch ms; 0 when the record names none), last error (or nil), the payload's preview (of a
     malformed record: its own text, or the text a dead-letter kept of it), and the size in bytes
@@ -14,7 +17,7 @@
   Invariant: none kept or broken: it reads.
 ]]
 --@include record
-local previewBytes, textBytes = tonumber(ARGV[1]), tonumber(ARGV[2])
+local previewBytes, textBytes, budget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 
 -- The first most bytes of text, without a UTF-8 character's first bytes at the end.
 local function cut(text, most)
@@ -61,8 +64,10 @@ local function preview(raw)
     cut(string.sub(raw, first, math.min(last, first + previewBytes)), previewBytes), last - first + 1 }
 end
 
-local out = {}
-for i = 3, #ARGV do
+local out, read = {}, 0
+for i = 4, #ARGV do
+  if read >= budget then break end
+  read = read + redis.call('HSTRLEN', KEYS[1], ARGV[i])
   local raw = redis.call('HGET', KEYS[1], ARGV[i])
   for _, v in ipairs(preview(raw)) do out[#out + 1] = v end
 end

@@ -53,13 +53,15 @@ final class SlowClientLimits {
 
   /**
    * The threads that read requests and run the handlers: one per connection with a request under
-   * way, made when needed and ended after 30 s unused; no queue, since every connection the port
-   * holds may be waiting for its headers at once. (A request past them is refused: the JDK closes
-   * its connection.)
+   * way (as many as the port holds connections, and a few for those the JDK has closed while their
+   * thread ends), made when needed and ended after 30 s unused; no queue, since every connection
+   * may be waiting for its headers at once. (A request past them is refused: the JDK closes its
+   * connection.)
    */
   static ExecutorService readers() {
     AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(0, MAX_CONNECTIONS + HandlerPermits.PERMITS, 30, TimeUnit.SECONDS,
+    int connections = Integer.getInteger("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
+    return new ThreadPoolExecutor(0, connections + HandlerPermits.PERMITS, 30, TimeUnit.SECONDS,
         new SynchronousQueue<>(), r -> {
           // a small stack: these threads read a request line and headers, or wait for a permit
           Thread t = new Thread(null, r, "web-" + n.incrementAndGet(), 256 * 1024);
