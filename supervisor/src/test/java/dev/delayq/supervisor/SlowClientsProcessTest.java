@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Clients that open a connection to a real supervisor's web port, send half a request and stall:
- * with 100 of them holding connections, /metrics and the dashboard's page still answer at once,
- * and the stalled connections are closed once their request's deadline has passed.
+ * Clients that open a connection to a real supervisor's web port, send half a request (or nothing)
+ * and stall: with 100 of them holding connections, /metrics and the dashboard's page still answer
+ * at once, and the stalled connections are closed once their request's deadline has passed.
  */
 class SlowClientsProcessTest {
   private static final int SLOW = 100;
@@ -60,8 +60,9 @@ class SlowClientsProcessTest {
     for (int i = 0; i < SLOW; i++) {
       Socket s = new Socket();
       s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-      // half a request line, or a request line and half its headers, and then nothing
-      String half = i % 2 == 0 ? "GET /metr" : "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ";
+      // half a request line, or a request line and half its headers, and then nothing; a few send
+      // nothing at all
+      String half = i % 10 == 9 ? "" : i % 2 == 0 ? "GET /metr" : "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ";
       s.getOutputStream().write(half.getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
       slow.add(s);
