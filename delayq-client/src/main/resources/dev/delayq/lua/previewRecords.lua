@@ -9,11 +9,11 @@
     the record that reaches it, so one call blocks Redis for what it copies of that much at most
     (each record is copied whole into Lua to be cut: Redis has no GETRANGE for a hash field)
   ARGV[4...] the ids
-  Returns, for the first ids up to that budget (one at least), in order, 8 values per id: shape ("ok"; "missing": no record; "malformed": a record
-    that is not a JSON object with a type and a payload), type, attempt, maxAttempts, due time
-    (epoch ms; 0 when the record names none), last error (or nil), the payload's preview (of a
-    malformed record: its own text, or the text a dead-letter kept of it), and the size in bytes
-    of what the preview was cut from.
+  Returns, for the first ids up to that budget (one at least), in order, 8 values per id: shape
+    ("ok"; "missing": no record; "malformed": a record that is not a JSON object with a type and
+    a payload), type, attempt, maxAttempts, due time (epoch ms; 0 when the record names none),
+    last error (or nil), the payload's preview (of a malformed record: its own text, or the text
+    a dead-letter kept of it), and the size in bytes of what the preview was cut from.
   Invariant: none kept or broken: it reads.
 ]]
 --@include record

@@ -1,5 +1,6 @@
 package dev.delayq.supervisor.web;
 
+import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +17,7 @@ final class HandlerPermits {
   private final Semaphore permits = new Semaphore(PERMITS, true);
 
   /** Runs {@code answer} under a permit; false when none came free in time (nothing ran). */
-  boolean run(Answer answer) throws java.io.IOException {
+  boolean run(Answer answer) throws IOException {
     try {
       if (!permits.tryAcquire(WAIT_SECONDS, TimeUnit.SECONDS)) {
         return false;
@@ -35,6 +36,6 @@ final class HandlerPermits {
 
   /** An answer to one request. */
   interface Answer {
-    void run() throws java.io.IOException;
+    void run() throws IOException;
   }
 }

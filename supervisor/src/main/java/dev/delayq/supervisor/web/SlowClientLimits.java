@@ -63,8 +63,7 @@ final class SlowClientLimits {
     int connections = Integer.getInteger("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
     return new ThreadPoolExecutor(0, connections + HandlerPermits.PERMITS, 30, TimeUnit.SECONDS,
         new SynchronousQueue<>(), r -> {
-          // a small stack: these threads read a request line and headers, or wait for a permit
-          Thread t = new Thread(null, r, "web-" + n.incrementAndGet(), 256 * 1024);
+          Thread t = new Thread(r, "web-" + n.incrementAndGet());
           t.setDaemon(true);
           return t;
         });
