@@ -42,6 +42,22 @@ public final class Schedules {
    */
   public record View(Schedule schedule, List<Instant> nextTicks, Instant lastTick) {}
 
+  /**
+   * A schedule whose stored definition cannot be read or computed (an unknown time zone, an
+   * undecodable cron, an id or JSON another client wrote): it does not tick, and is shown with
+   * {@code reason} beside the others instead of failing the list.
+   */
+  public record Broken(String id, String reason) {
+    /** What went wrong, in one line: the first line of the exception's message, else its kind. */
+    public static String reasonOf(RuntimeException e) {
+      String message = e.getMessage();
+      return message == null || message.isBlank() ? e.getClass().getSimpleName() : message.lines().findFirst().orElse("");
+    }
+  }
+
+  /** Every schedule, by id: those that can be read, and apart those that cannot. */
+  public record Listing(List<View> schedules, List<Broken> broken) {}
+
   /** How many next ticks a {@link View} shows. */
   static final int SHOWN_TICKS = 5;
 
@@ -54,13 +70,23 @@ public final class Schedules {
     return get(checked.id()).orElseThrow();
   }
 
-  /** Every schedule, by id. */
+  /** Every schedule that can be read, by id; {@link #listing()} names the broken ones too. */
   public List<View> list() {
+    return listing().schedules();
+  }
+
+  /** Every schedule, by id; one that cannot be read is listed as {@link Broken}, never failing the rest. */
+  public Listing listing() {
     List<View> out = new ArrayList<>();
+    List<Broken> broken = new ArrayList<>();
     for (RedisBroker.StoredSchedule stored : broker.schedules()) {
-      out.add(view(stored));
+      try {
+        out.add(view(stored));
+      } catch (RuntimeException e) {
+        broken.add(new Broken(stored.id(), Broken.reasonOf(e)));
+      }
     }
-    return out;
+    return new Listing(out, broken);
   }
 
   public Optional<View> get(String id) {
