@@ -29,7 +29,9 @@ import redis.clients.jedis.UnifiedJedis;
  * and duration histograms from the stats hash every worker adds to once a second, and the
  * depths of the queue's structures. One scrape covers every worker on every host. Per-type
  * series are bounded by {@link TypeCap}, and every type's counters are there from its first
- * event on, 0 until their own.
+ * event on, 0 until their own. A series whose stored value the exposition refuses (a negative
+ * count another client planted) is left out and said once ({@link LeftOutSeries}), never failing
+ * the scrape.
  */
 final class QueueCollector implements MultiCollector {
   private static final Logger log = LoggerFactory.getLogger(QueueCollector.class);
@@ -56,6 +58,7 @@ final class QueueCollector implements MultiCollector {
 
   private final List<Source> sources;
   private final double[] bounds;
+  private final LeftOutSeries leftOut = new LeftOutSeries();
   private volatile boolean redisDown;
 
   QueueCollector(UnifiedJedis redis, Keys keys, Admin admin, TypeCap typeCap) {
@@ -104,8 +107,9 @@ final class QueueCollector implements MultiCollector {
     for (String event : EVENT_ORDER) {
       CounterSnapshot.Builder c = CounterSnapshot.builder().name("delayq_jobs_" + event).help(EVENTS.get(event));
       for (Reading r : readings) {
-        r.hash().counts().getOrDefault(event, Map.of()).forEach((type, n) ->
-            c.dataPoint(CounterDataPointSnapshot.builder().labels(r.queue().add("type", type)).value(n).build()));
+        r.hash().counts().getOrDefault(event, Map.of()).forEach((type, n) -> leftOut.add("delayq_jobs_" + event,
+            r.queue().add("type", type), () -> CounterDataPointSnapshot.builder().labels(r.queue().add("type", type))
+                .value(n).build(), c::dataPoint));
       }
       out.metricSnapshot(c.build());
     }
@@ -129,13 +133,16 @@ final class QueueCollector implements MultiCollector {
         .unit(Unit.SECONDS).help("How long the longest-waiting due job has been due; 0 when none waits.");
     for (Reading r : readings) {
       Labels queue = r.queue();
-      lateness.dataPoint(histogram(queue, r.hash().lateness()));
-      heldLateness.dataPoint(histogram(queue, r.hash().heldLateness()));
+      leftOut.add("delayq_job_lateness_seconds", queue, () -> histogram(queue, r.hash().lateness()),
+          lateness::dataPoint);
+      leftOut.add("delayq_job_held_lateness_seconds", queue, () -> histogram(queue, r.hash().heldLateness()),
+          heldLateness::dataPoint);
       r.flow().paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
       r.flow().partlyPaused().forEach((scope, p) ->
           paused.dataPoint(point(queue.add("type", scope), (double) p.shards() / p.of())));
       r.flow().held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
-      r.hash().durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));
+      r.hash().durations().forEach((type, d) -> leftOut.add("delayq_job_duration_seconds", queue.add("type", type),
+          () -> histogram(queue.add("type", type), d), durations::dataPoint));
       Inspector.Depths d = r.stats().depths();
       depths.dataPoint(point(queue.add("state", "delayed"), d.delayed()));
       depths.dataPoint(point(queue.add("state", "ready"), d.ready()));
