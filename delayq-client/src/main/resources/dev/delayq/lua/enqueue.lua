@@ -3,7 +3,8 @@
   KEYS[2] delayed  (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
   KEYS[4] wake     (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
-  KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
+  KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted (written last, and
+                           a field that holds no integer is reset: include/stats)
   KEYS[6] ended    (HASH)  caller-chosen id -> how its job ended (id retention)
   KEYS[7] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   KEYS[8] dead     (ZSET)  id -> time it was dead-lettered
@@ -37,6 +38,7 @@
 --@include wake
 --@include pending
 --@include ifPending
+--@include stats
 local jobsKey, delayedKey, readyKey, wakeKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
 local maxPayload = tonumber(ARGV[1])
@@ -140,12 +142,13 @@ for i = 2, #ARGV, 5 do
 end
 flush()
 
-for jobType, n in pairs(acceptedPerType) do
-  redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, n)
-end
-
 -- A new earliest job: wake the scheduler (at most one token waits) and the hot standbys.
 if earliestAdded ~= nil and (headBefore == nil or earliestAdded < headBefore) then
   wakeOnNewHead(wakeKey, earliestAdded)
+end
+
+-- The counters last, after the jobs and the wake-up: a bad stats field cannot fail the call.
+for jobType, n in pairs(acceptedPerType) do
+  addCount(statsKey, 'count:enqueued:' .. jobType, n)
 end
 return out
