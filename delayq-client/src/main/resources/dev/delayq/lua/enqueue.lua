@@ -26,6 +26,8 @@
     {-2, bytes}   the payload is longer than ARGV[1]
     {4, dueAt}    if-pending: the pending job was changed (its payload and/or due time)
     {5, -1}       if-pending: refused, the job is running; {6, -1} its record cannot be rewritten
+  Errors: "WRONGTYPE <ready key> holds a <type>, ..." when a job is due now and another client set
+  ready to another type; the jobs of that write are not written (nor any after it).
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
   Work: one ZMSCORE (ended:expiry) and one HMGET (jobs) for the call's ids; one HSET and one LPUSH
@@ -81,9 +83,22 @@ local seen = {}
 -- The writes of accepted jobs, gathered and made together by flush(): before anything reads a
 -- record or a place (an id's second job, the if-pending path) and before the call returns.
 local records, readyIds, adds = {}, {}, wheelAdds(delayedKey)
+local readyChecked = false
 local function flush()
+  if #readyIds > 0 then
+    if not readyChecked then
+      -- another client may have set ready to another type: fail before these jobs' records are
+      -- written, which would otherwise be in no place (one TYPE a call, and only for due jobs)
+      local t = redis.call('TYPE', readyKey).ok
+      if t ~= 'list' and t ~= 'none' then
+        error({ err = 'WRONGTYPE ' .. readyKey .. ' holds a ' .. t .. ', not a list: jobs due now cannot be'
+          .. ' enqueued until it is deleted or renamed (delayq check names it)' })
+      end
+      readyChecked = true
+    end
+    chunked('LPUSH', readyKey, readyIds)
+  end
   if #records > 0 then chunked('HSET', jobsKey, records) end
-  if #readyIds > 0 then chunked('LPUSH', readyKey, readyIds) end
   records, readyIds = {}, {}
   wheelFlush(adds)
 end
