@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A counter of the stats hash that holds no integer (planted by another client) never turns a
+ * A counter of the stats hash (or the delayed depth) that holds no integer (planted by another client) never turns a
  * job's written transition into a failure: the job is in its one place, the caller is told it
  * succeeded, and the counter counts again from there.
  */
@@ -67,5 +67,21 @@ class BadStatsFieldsTest {
 
     assertEquals("2", counter("count:succeeded:mail"));
     assertEquals("1", counter("count:dead:mail"));
+  }
+
+  @Test
+  void aDelayedDepthThatHoldsNoIntegerFailsNoEnqueueAndStrandsNoForwardedJob() {
+    broker.redis().set(keys.delayedCount(), "abc");
+
+    EnqueueResult r = queue.delay("mail", "{}", Duration.ofMillis(50), JobOptions.withId("d1"));
+
+    assertTrue(r.accepted(), r.toString());
+    assertEquals(List.of("delayed"), probe.placesOf("d1"));
+    assertEquals("1", broker.redis().get(keys.delayedCount()), "reset to what the call counted");
+    broker.redis().set(keys.delayedCount(), "abc");
+    probe.awaitRedisTimePast(r.dueAt().toEpochMilli());
+    assertEquals(1, broker.moveDueToReady(1000).moved());
+    assertEquals(List.of("ready"), probe.placesOf("d1"), "forwarded, not left in no place");
+    assertEquals("0", broker.redis().get(keys.delayedCount()));
   }
 }

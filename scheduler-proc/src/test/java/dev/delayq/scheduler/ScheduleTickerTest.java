@@ -254,6 +254,11 @@ class ScheduleTickerTest {
     assertEquals(List.of("badid", "mars", "nocron", "nojson"), all.broken().stream().map(Schedules.Broken::id).toList());
     assertTrue(all.broken().get(1).reason().contains("Mars/Olympus"), all.broken().get(1).reason());
     assertTrue(all.broken().get(2).reason().contains("every tuesday"), all.broken().get(2).reason());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> schedules.pause("mars"));
+    assertTrue(e.getMessage().startsWith("schedule mars is broken (Unknown time-zone ID: Mars/Olympus)"), e.getMessage());
+    assertTrue(schedules.remove("mars"));
+    assertEquals(3, schedules.listing().broken().size());
   }
 
   @Test
