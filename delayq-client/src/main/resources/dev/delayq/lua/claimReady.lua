@@ -40,9 +40,9 @@
   without looking again), -1 when flow control took the ids one by one; the i-th id's token is
   firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
   nothing to run) and returned with false; an empty record (written by another client) is claimed
-  and answered as it is, so the worker dead-letters it with the reason; a record longer than ARGV[9] (written by another
-  client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
-  dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
+  and answered as it is, so the worker dead-letters it with the reason; a record longer than
+  ARGV[9] (written by another client, past enqueue.lua's limit) is claimed but answered by its
+  length, a number, so the worker dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
   when flow control held or deferred some of the ids it looked at (at most 100 more than ARGV[3])
   or stopped the batch before a limited job that would not be its first. With nothing limited
   or paused (flow control's fast path) the batch is read and taken in a few calls for all its

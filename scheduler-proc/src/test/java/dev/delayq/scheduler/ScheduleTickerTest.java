@@ -209,8 +209,22 @@ class ScheduleTickerTest {
         .nextTicks().get(0).toEpochMilli();
     plant("mars", "{\"id\":\"mars\",\"cron\":\"* * * * *\",\"tz\":\"Mars/Olympus\",\"type\":\"report\"}",
         probe.redisNowMs() - 60_000);
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ScheduleTicker.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
+        new ch.qos.logback.core.read.ListAppender<>();
+    events.start();
+    logger.addAppender(events);
+    try {
+      runTicker(3_500);
+    } finally {
+      logger.detachAppender(events);
+    }
 
-    runTicker(3_500);
+    List<String> warnings = events.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+        .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+    assertEquals(List.of("schedule mars is broken, it does not tick (the others do) until it is saved again or"
+        + " removed: Unknown time-zone ID: Mars/Olympus"), warnings, "said once, over every pass");
 
     assertEquals(ScheduleTicker.Outcome.BROKEN, ticker.tickOne(stored("mars"), probe.redisNowMs()));
     List<String> ticks = probe.delayedIds().stream().filter(id -> id.startsWith("s1@")).toList();
