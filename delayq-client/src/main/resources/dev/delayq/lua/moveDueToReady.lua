@@ -15,6 +15,9 @@
   An id whose due time is out of range (before the epoch or after 9999-12-31T23:59:59.999Z:
   written by an older version or by hand; include/wheel) goes to dead instead, its record with
   lastError saying so, so that it never holds up the ids behind it.
+  Errors, before any write: "WRONGTYPE <ready key> holds a <type>, not a list: ..." when another
+  client set ready to another type: the due ids stay in delayed (an LPUSH failing after the take
+  would leave them in no place), and the caller backs off as for any error reply.
   Invariant: each id leaves delayed and enters ready (or dead, its record given lastError, deadAt
   and, for the due time no reader could take, dueAt = now) in the same call; the record of an id
   moved to ready is untouched.
@@ -26,6 +29,11 @@
 local delayedKey, readyKey, jobsKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
+local readyType = redis.call('TYPE', readyKey).ok
+if readyType ~= 'list' and readyType ~= 'none' then
+  return redis.error_reply('WRONGTYPE ' .. readyKey .. ' holds a ' .. readyType .. ', not a list: due jobs'
+    .. ' stay in delayed until it is deleted or renamed (delayq check names it)')
+end
 local us = nowUs()
 local now = math.floor(us / 1000)
 
