@@ -45,7 +45,10 @@ public enum Script {
   FORGET_ENDED("forgetEnded"),
   SCAN_FIELDS("scanFields"),
   RESUME("resume"),
-  READ_DELAYED("readDelayed");
+  READ_DELAYED("readDelayed"),
+  AWAIT_HANDLER("awaitHandler"),
+  HANDLERS_BEAT("handlersBeat"),
+  EXPIRE_NO_HANDLER("expireNoHandler");
 
   private final String fileName;
   private final String source;

@@ -36,7 +36,7 @@ final class QueueScheduling {
     ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis(), redis::masterEpoch);
     Waiter waiter = new Waiter();
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
+        new Recoverer(broker, config.worker().poisonPillAfter(), config.queue().handlerWait()), new IdRetentionTrimmer(broker), waiter, shutdown,
         config.scheduler().recoverInterval().toNanos(), config.scheduler().standbyGrace().toMillis(), outages);
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;
