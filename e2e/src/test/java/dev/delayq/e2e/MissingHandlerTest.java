@@ -2,6 +2,7 @@ package dev.delayq.e2e;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.JobRequest;
 import dev.delayq.config.ConfigLoader;
@@ -55,7 +56,6 @@ class MissingHandlerTest {
     processes = q.processes("missingHandler-" + info.getTestMethod().orElseThrow().getName())
         .with("DELAYQ_WORKER_THREADS", "4")
         .with("DELAYQ_WORKER_HEARTBEAT_INTERVAL", "1s");
-    processes.scheduler("scheduler");
   }
 
   @AfterEach
@@ -65,6 +65,7 @@ class MissingHandlerTest {
 
   @Test
   void aRollingDeployThatAddsATypeRunsEachOfItsJobsOnceUnchargedOnTheNewWorker() throws IOException {
+    processes.scheduler("scheduler");
     processes.worker("old-1");
     processes.worker("old-2");
     List<JobRequest> jobs = new ArrayList<>();
@@ -107,6 +108,7 @@ class MissingHandlerTest {
 
   @Test
   void besideWorkerJvmsAnInAppWorkerThatAloneKnowsATypeRunsAllOfItsJobs() throws Exception {
+    processes.scheduler("scheduler");
     processes.worker("worker-1");
     processes.worker("worker-2");
     Map<String, List<Integer>> ranInApp = new ConcurrentHashMap<>();
@@ -152,6 +154,34 @@ class MissingHandlerTest {
         app.close();
       }
     }
+  }
+
+  @Test
+  void aJobOfATypeNoWorkerHasIsCountedAsWaitingThenGoesToDeadAfterTheHandlerWaitWithTheReason() {
+    processes.with("DELAYQ_QUEUE_HANDLER_WAIT", "3s").scheduler("scheduler");
+    processes.worker("worker-1");
+    List<JobRequest> jobs = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      jobs.add(JobRequest.delay(PROBE, q.payload(), Duration.ZERO));
+    }
+    Set<String> ids = new HashSet<>();
+    q.producer.enqueueAll(jobs).forEach(r -> ids.add(r.id()));
+    long enqueuedAt = System.currentTimeMillis();
+
+    await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50)).until(() -> waiting() == 5);
+    assertEquals(Map.of(PROBE, 5L), q.inspector.flow().waitingForHandler(), "counted as waiting, per type");
+    assertEquals(0, q.inspector.depths().dead(), "not dead before queue.handlerWait");
+
+    await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100))
+        .until(() -> q.inspector.depths().dead() == 5);
+    assertTrue(System.currentTimeMillis() - enqueuedAt >= 3000, "not before queue.handlerWait");
+    for (String id : ids) {
+      assertEquals("no live worker had a handler for type 'test_probe' for 3s", q.recordField(id, "lastError"));
+      assertEquals("1", q.recordField(id, "attempt"), id + ": never charged");
+    }
+    assertEquals(Map.of(), q.inspector.flow().waitingForHandler());
+    assertEquals(0, q.log.size(), "nothing ran");
+    assertEquals(List.of(), q.inspector.check());
   }
 
   private long waiting() {
