@@ -28,8 +28,8 @@ class WebWaitingForHandlerTest {
     assertTrue(scrape(redis, keys).contains("delayq_jobs_waiting_for_handler" + q + " 0.0"));
 
     HandlerWait wait = HandlerWait.of(broker);
-    wait.leave("c1", probe.seedInFlight("c1", "j1"), "probe");
-    wait.leave("c1", probe.seedInFlight("c1", "j2"), "probe");
+    wait.leave("c1", probe.seedInFlight("c1", "j1"), QueueProbe.TYPE);
+    wait.leave("c1", probe.seedInFlight("c1", "j2"), QueueProbe.TYPE);
 
     String m = scrape(redis, keys);
     assertTrue(m.contains("delayq_jobs_waiting_for_handler" + q + " 2.0"), m);
