@@ -76,7 +76,7 @@ public final class HandlerWait {
   public int expire(int shard, Duration wait, int most) {
     Keys keys = this.keys.shard(shard);
     return ((Long) scripts.eval(Script.EXPIRE_NO_HANDLER,
-        List.of(keys.handlers(), keys.noHandlerIndex(), keys.jobs(), keys.dead()),
+        List.of(keys.handlers(), keys.noHandlerIndex(), keys.jobs(), keys.dead(), keys.stats()),
         List.of(Long.toString(wait.toMillis()), Integer.toString(most), keys.flowBase(),
             Durations.format(wait)))).intValue();
   }

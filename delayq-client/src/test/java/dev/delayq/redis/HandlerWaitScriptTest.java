@@ -83,6 +83,7 @@ class HandlerWaitScriptTest {
     JsonNode r = probe.record("j1");
     assertEquals("no live worker had a handler for type '" + TYPE + "' for 50ms", r.get("lastError").asText());
     assertEquals(1, r.get("attempt").asInt(), "never charged");
+    assertEquals("1", broker.redis().hget(broker.keys().stats(), "count:dead:" + TYPE), "counted as dead");
     assertEquals(Map.of(), inspector.flow().waitingForHandler());
     assertEquals(List.of(), inspector.check());
   }
