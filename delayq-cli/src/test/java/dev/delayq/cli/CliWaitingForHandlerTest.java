@@ -26,6 +26,11 @@ class CliWaitingForHandlerTest {
     assertEquals(2, new ObjectMapper().readTree(json.out()).path("flow").path("waitingForHandler").path(QueueProbe.TYPE).asLong(),
         json.out());
 
+    Cli.Result jobs = cli.run("jobs", "--waiting-for-handler");
+    assertEquals(0, jobs.exit(), jobs.toString());
+    assertTrue(jobs.out().contains("w1") && jobs.out().contains("w2"), jobs.out());
+    assertEquals(2, cli.run("jobs", "--waiting-for-handler", "--ready").exit(), "one list at a time");
+
     Cli.Result inspect = cli.run("inspect", "w1");
     assertTrue(inspect.out().contains("state       WAITING_FOR_HANDLER"), inspect.out());
 
