@@ -46,6 +46,7 @@ public enum Script {
   SCAN_FIELDS("scanFields"),
   RESUME("resume"),
   READ_DELAYED("readDelayed"),
+  PREVIEW_RECORDS("previewRecords"),
   AWAIT_HANDLER("awaitHandler"),
   HANDLERS_BEAT("handlersBeat"),
   EXPIRE_NO_HANDLER("expireNoHandler");
