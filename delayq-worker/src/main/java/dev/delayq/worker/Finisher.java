@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Applies a retry, reschedule, dead-letter or the leaving of a job to a worker with its handler with one script call, retrying through Redis
- * outages until it lands: the result of a finished job is never dropped. (Acknowledgements need
+ * Applies a retry, reschedule or dead-letter, or leaves a job to a worker that has its handler,
+ * with one script call, retrying through Redis outages until it lands: the result of a finished job is never dropped. (Acknowledgements need
  * no call of their own: each rides on the consumer's next start, claim or release.) A call
  * refused because the delivery was taken back from its consumer (fenced) is logged once and
  * changes nothing; the job runs again elsewhere. A retry refused because its own earlier attempt
