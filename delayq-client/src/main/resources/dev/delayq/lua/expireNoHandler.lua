@@ -5,8 +5,8 @@
   KEYS[2] nohandler (SET)  job types whose nohandler:<type> holds jobs
   KEYS[3] jobs      (HASH) id -> record
   KEYS[4] dead      (ZSET) id -> time it was dead-lettered, epoch ms
-  KEYS[5] stats     (HASH) counters: count:dead:<type> grows by the jobs dead-lettered here (a
-                           field that is not an integer is left as it is: the moves stand)
+  KEYS[5] stats     (HASH) counters: count:dead:<type> grows by the jobs dead-lettered here,
+                           after their moves (include/stats: a bad field never fails them)
   ARGV[1] queue.handlerWait, ms
   ARGV[2] the most ids to dead-letter in this call
   ARGV[3] the queue's key base '<prefix>:{<queue>}:' (nohandler:<type> is named from it)
@@ -17,6 +17,7 @@
 ]]
 --@include now
 --@include record
+--@include stats
 local handlersKey, indexKey, jobsKey, deadKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local wait, room, base, waitText = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local now = nowMs()
@@ -37,7 +38,7 @@ for _, jobType in ipairs(redis.call('SMEMBERS', indexKey)) do
       redis.call('ZREM', waitingKey, id)
     end
     dead, room = dead + #ids, room - #ids
-    if #ids > 0 then redis.pcall('HINCRBY', statsKey, 'count:dead:' .. jobType, #ids) end
+    if #ids > 0 then addCount(statsKey, 'count:dead:' .. jobType, #ids) end
   end
   if redis.call('ZCARD', waitingKey) == 0 then redis.call('SREM', indexKey, jobType) end
 end
