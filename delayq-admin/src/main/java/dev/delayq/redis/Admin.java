@@ -222,7 +222,7 @@ public final class Admin {
    * Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant).
    * ENDED: the job is gone, its caller-chosen id still taken (see {@link Ended}).
    */
-  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD }
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD, WAITING_FOR_HANDLER }
 
   /** How a job whose id is kept ended ("done", "cancelled", "purged"), when, and when the id is free. */
   public record Ended(String outcome, long endedAt, long freeAt) {}
@@ -287,6 +287,8 @@ public final class Admin {
     }
     if (state == State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
       state = State.HELD; // flow control holds it: paused, or its type at its concurrency cap
+    } else if (state == State.ORPHAN && r != null && HandlerWait.of(broker).isWaiting(id, r.type())) {
+      state = State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
     }
     String lastError = r != null ? r.lastError() : raw == null ? null : deadJob(id, 0, raw).lastError();
     long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;

@@ -13,7 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-    description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, HELD by a pause or cap, or ORPHAN), "
+    description = "Show a job: its state (DELAYED, READY, IN_FLIGHT on a consumer, DEAD, HELD by a pause or cap, WAITING_FOR_HANDLER, or ORPHAN), "
         + "due time, attempts, last error and raw record; for a job that ended whose id stays taken "
         + "(queue.idRetention), how it ended and when the id is free again.",
     exitCodeListHeading = ExitCodes.HEADING,
@@ -74,6 +74,8 @@ final class InspectCommand implements Callable<Integer> {
       case DEAD -> "DEAD (see delayq dead list; delayq dead retry " + job.id() + ")";
       case ORPHAN -> "ORPHAN (a record in no structure; delayq recover re-queues it)";
       case HELD -> "HELD (due; its type is paused or at its concurrency cap)";
+      case WAITING_FOR_HANDLER -> "WAITING_FOR_HANDLER (due; no worker it reached has a handler for its type: "
+          + "it runs when one announces it, or goes to dead after queue.handlerWait)";
       case ENDED -> "ENDED (" + job.ended().outcome() + "; its record is gone, its id stays taken)";
     };
   }

@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
         "  delayq jobs --type order_close --prefix order-10",
         "  delayq jobs --ready --limit 20",
         "  delayq jobs --in-flight                  claimed jobs: running, or waiting in a consumer's batch",
+        "  delayq jobs --waiting-for-handler        due jobs no worker they reached had a handler for",
         "See one with inspect; act on one with promote, reschedule, edit or cancel (a running one: cancel)."},
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {ExitCodes.OK_LINE, ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
@@ -35,6 +36,10 @@ final class JobsCommand implements Callable<Integer> {
 
   @Option(names = "--in-flight", description = "List in-flight jobs (claimed by a consumer) instead of delayed ones.")
   boolean inFlight;
+
+  @Option(names = "--waiting-for-handler",
+      description = "List due jobs that no worker they reached had a handler for, the longest-waiting first.")
+  boolean waitingForHandler;
 
   @Option(names = "--within", paramLabel = "DURATION", description = "Only delayed jobs due from now to now + this (default: any time).")
   Duration within;
@@ -60,8 +65,13 @@ final class JobsCommand implements Callable<Integer> {
     if (ready && inFlight) {
       throw CliException.badInput("--ready and --in-flight are two lists: give one of them");
     }
-    if ((ready || inFlight) && within != null) {
-      throw CliException.badInput("--within is for delayed jobs: drop it with " + (ready ? "--ready" : "--in-flight"));
+    if (waitingForHandler && (ready || inFlight)) {
+      throw CliException.badInput("--waiting-for-handler and " + (ready ? "--ready" : "--in-flight")
+          + " are two lists: give one of them");
+    }
+    if ((ready || inFlight || waitingForHandler) && within != null) {
+      throw CliException.badInput("--within is for delayed jobs: drop it with "
+          + (ready ? "--ready" : inFlight ? "--in-flight" : "--waiting-for-handler"));
     }
     if (within != null && within.isNegative()) {
       throw CliException.badInput("--within must not be negative");
@@ -71,6 +81,7 @@ final class JobsCommand implements Callable<Integer> {
       JobBrowser browser = new JobBrowser(s.broker.redis(), s.keys);
       long now = s.admin.redisNowMs();
       JobBrowser.Page page = ready ? browser.ready(q) : inFlight ? browser.inFlight(q)
+          : waitingForHandler ? browser.waitingForHandler(q)
           : browser.delayed(0, within == null ? Long.MAX_VALUE : now + within.toMillis(), q);
       PrintWriter out = spec.commandLine().getOut();
       if (json) {

@@ -63,6 +63,7 @@ final class StatsCommand implements Callable<Integer> {
           f.set("paused", JSON.valueToTree(flow.paused()));
           f.set("held", JSON.valueToTree(flow.held()));
           f.set("partlyPaused", JSON.valueToTree(flow.partlyPaused()));
+          f.set("waitingForHandler", JSON.valueToTree(flow.waitingForHandler()));
           out.println(node);
         } else {
           if (watch && terminal) {

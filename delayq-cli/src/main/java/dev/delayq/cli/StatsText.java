@@ -35,6 +35,13 @@ final class StatsText {
       b.setLength(b.length() - 1);
       b.append('\n');
     }
+    if (!flow.waitingForHandler().isEmpty()) {
+      // due jobs no worker they reached could run: they run once a worker with the type announces it
+      b.append("  waiting for a handler:");
+      flow.waitingForHandler().forEach((type, n) -> b.append(' ').append(LogText.escape(type)).append(' ').append(n).append(','));
+      b.setLength(b.length() - 1);
+      b.append(" (no live worker it reached runs the type; dead after queue.handlerWait)\n");
+    }
     b.append(String.format("  backlog %d due, not started", s.backlog()));
     if (s.oldestOverdueMs() > 0) {
       b.append("; oldest overdue by ").append(Formats.span(s.oldestOverdueMs()));

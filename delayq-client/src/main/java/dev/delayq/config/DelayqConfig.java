@@ -117,12 +117,24 @@ public record DelayqConfig(
 
   /**
    * {@code shards}: the Redis Cluster slots the queue is spread over (1: one slot, the default);
-   * {@code limits}: flow control's rate limits and concurrency caps per type.
+   * {@code limits}: flow control's rate limits and concurrency caps per type;
+   * {@code handlerWait}: how long a due job whose type no live worker runs waits for one before it
+   * goes to dead.
    */
   public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
-      List<Limit> limits) {
+      List<Limit> limits, Duration handlerWait) {
+    /** handlerWait's default: long enough for a rolling deploy that adds a type to finish. */
+    public static final Duration DEFAULT_HANDLER_WAIT = Duration.ofHours(1);
+
+    public Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
+        List<Limit> limits) {
+      this(name, keyPrefix, maxPayloadBytes, idRetention, shards, limits, DEFAULT_HANDLER_WAIT);
+    }
+
     public Queue {
       limits = limits == null ? List.of() : List.copyOf(limits);
+      handlerWait = handlerWait == null ? DEFAULT_HANDLER_WAIT : handlerWait;
+      Check.positive("handlerWait", handlerWait);
       java.util.Set<String> seen = new java.util.HashSet<>();
       for (Limit l : limits) {
         if (!seen.add(l.type())) {
@@ -388,7 +400,7 @@ public record DelayqConfig(
     Check.matches("queue", name, QUEUE_NAME);
     QueueSettings own = queues.getOrDefault(name, new QueueSettings(null, null));
     Queue q = new Queue(name, queue.keyPrefix(), queue.maxPayloadBytes(), queue.idRetention(), queue.shards(),
-        queue.limits());
+        queue.limits(), queue.handlerWait());
     Worker w = worker;
     Worker one = new Worker(w.processes(), w.threads(), w.pollTimeout(), w.prefetch(), w.heartbeatInterval(),
         w.heartbeatTtl(), own.jobTimeout() == null ? w.jobTimeout() : own.jobTimeout(), w.interruptGrace(),

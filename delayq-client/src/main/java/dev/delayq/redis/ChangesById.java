@@ -31,7 +31,7 @@ final class ChangesById {
   boolean cancel(String id) {
     Keys keys = this.keys.shardOf(id);
     Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
-        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs));
+        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs, keys.flowBase()));
     return ((Long) r) == 1L;
   }
 

@@ -21,7 +21,8 @@ import redis.clients.jedis.resps.Tuple;
 
 /**
  * The read and admin side of the Redis contract: queue depths, flow control's state and the
- * consistency check (which counts a type's held list as a place, like ready).
+ * consistency check (which counts a type's held list, and its set of jobs waiting for a handler,
+ * as a place, like ready).
  * Kept apart from {@link RedisBroker}, which is the hot path. A sharded queue is read shard by
  * shard, each in one transaction on the master of its slot; the invariant holds per shard (an id
  * lives only in its own shard), so the check is the union of the shards' checks.
@@ -165,11 +166,23 @@ public final class Inspector {
    * summed over the shards. On a sharded queue a scope is in {@code paused} only when every shard
    * has it; one that only some shards have (a pause or resume that failed part way, see
    * {@link ShardsPaused}) is in {@code partlyPaused} instead, and its jobs still start elsewhere.
+   * {@code waitingForHandler}: due jobs per type that a worker without the type's handler left for
+   * one that has it ({@link HandlerWait}).
    */
-  public record Flow(Map<String, Long> paused, Map<String, Long> held, Map<String, ShardsPaused> partlyPaused) {
+  public record Flow(Map<String, Long> paused, Map<String, Long> held, Map<String, ShardsPaused> partlyPaused,
+      Map<String, Long> waitingForHandler) {
     /** A queue of one shard, or one with nothing partly paused. */
     public Flow(Map<String, Long> paused, Map<String, Long> held) {
       this(paused, held, Map.of());
+    }
+
+    /** With no job waiting for a handler. */
+    public Flow(Map<String, Long> paused, Map<String, Long> held, Map<String, ShardsPaused> partlyPaused) {
+      this(paused, held, partlyPaused, Map.of());
+    }
+
+    public long waitingForHandlerTotal() {
+      return waitingForHandler.values().stream().mapToLong(Long::longValue).sum();
     }
 
     public boolean queuePaused() {
@@ -228,7 +241,7 @@ public final class Inspector {
         partly.put(scope, new ShardsPaused(on, keys.shards(), at));
       }
     });
-    return new Flow(paused, held, partly);
+    return new Flow(paused, held, partly, new HandlerWait(redis, keys, scripts).waiting());
   }
 
   private static long parseLong(String s) {
@@ -359,6 +372,10 @@ public final class Inspector {
     for (String list : heldKeys(keys)) {
       noteRanges(places, "held:" + keys.typeOfHeld(list) + shardName, from -> redis.lrange(list, from, from + CHUNK - 1));
     }
+    for (String set : noHandlerKeys(keys)) {
+      noteRanges(places, "nohandler:" + keys.typeOfNoHandler(set) + shardName,
+          from -> redis.zrange(set, from, from + CHUNK - 1));
+    }
     Set<String> records = fields(keys.jobs());
     Set<String> ended = fields(keys.ended());
     Set<String> expiring = new HashSet<>();
@@ -480,6 +497,16 @@ public final class Inspector {
       found.add(keys.held(type));
     }
     scanInto(found, keys.heldPattern());
+    return new ArrayList<>(found);
+  }
+
+  /** Every type's set of jobs waiting for a handler, of one shard, found by SCAN as the held lists are. */
+  List<String> noHandlerKeys(Keys keys) {
+    Set<String> found = new LinkedHashSet<>();
+    for (String type : redis.smembers(keys.noHandlerIndex())) {
+      found.add(keys.noHandler(type));
+    }
+    scanInto(found, keys.noHandlerPattern());
     return new ArrayList<>(found);
   }
 

@@ -151,6 +151,32 @@ public final class JobBrowser {
     return page(walk.ids, null, walk.holders, walk.running, q);
   }
 
+  /**
+   * Jobs waiting for a handler ({@link HandlerWait}): type by type (only {@code q.type()}'s when
+   * given), the longest-waiting first, shard by shard; each set read in one bounded range.
+   */
+  public Page waitingForHandler(Query q) {
+    long toSkip = q.offset();
+    int budget = lookAt(q);
+    List<String> idList = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      List<String> types = new ArrayList<>(redis.smembers(shard.noHandlerIndex()));
+      types.sort(null);
+      for (String type : types) {
+        if (idList.size() == budget) {
+          break;
+        }
+        if (q.type() != null && !q.type().equals(type)) {
+          continue;
+        }
+        List<String> ids = redis.zrange(shard.noHandler(type), toSkip, toSkip + budget - idList.size() - 1);
+        toSkip = ids.isEmpty() ? Math.max(0, toSkip - redis.zcard(shard.noHandler(type))) : 0;
+        idList.addAll(ids);
+      }
+    }
+    return page(idList, null, null, null, q);
+  }
+
   /** Walks the in-flight lists of one shard after another, skipping and collecting deliveries. */
   private final class InFlightWalk {
     private long toSkip;

@@ -244,6 +244,33 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return heldKey.substring(key("held:").length());
   }
 
+  // ---- handlers: which job types a live worker runs, and the jobs waiting for one ----------
+
+  /** ZSET: job type -> when the latest announcement of a worker that runs it expires, epoch ms. */
+  public String handlers() {
+    return key("handlers");
+  }
+
+  /** SET: the job types whose {@link #noHandler} set holds jobs. */
+  public String noHandlerIndex() {
+    return key("nohandler");
+  }
+
+  /** ZSET: due jobs of {@code type} that a worker without its handler left, id -> waiting since, epoch ms. */
+  public String noHandler(String type) {
+    return key("nohandler:" + type);
+  }
+
+  /** The SCAN pattern that matches every type's {@link #noHandler} set. */
+  public String noHandlerPattern() {
+    return key("nohandler:*");
+  }
+
+  /** The job type of a {@link #noHandler} set's key. */
+  public String typeOfNoHandler(String noHandlerKey) {
+    return noHandlerKey.substring(key("nohandler:").length());
+  }
+
   /**
    * ZSET: the starts a rate limit admitted within its last period, delivery -> epoch ms; for a
    * type, or ({@code limitKey} not null) one value of the payload field it is keyed by.

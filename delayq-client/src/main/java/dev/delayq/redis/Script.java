@@ -46,7 +46,10 @@ public enum Script {
   SCAN_FIELDS("scanFields"),
   RESUME("resume"),
   READ_DELAYED("readDelayed"),
-  PREVIEW_RECORDS("previewRecords");
+  PREVIEW_RECORDS("previewRecords"),
+  AWAIT_HANDLER("awaitHandler"),
+  HANDLERS_BEAT("handlersBeat"),
+  EXPIRE_NO_HANDLER("expireNoHandler");
 
   private final String fileName;
   private final String source;

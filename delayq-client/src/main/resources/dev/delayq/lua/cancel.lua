@@ -6,8 +6,10 @@
   KEYS[5] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   ARGV[1] job id
   ARGV[2] queue.idRetention in ms (0: off)
-  Returns 1 when the job was delayed or ready and is now gone; 0 otherwise (unknown, running,
-  dead or done: nothing is changed).
+  ARGV[3] the queue's key base '<prefix>:{<queue>}:' (absent: ''): a job waiting for a handler is
+          in nohandler:<type>, named from it and its record's type
+  Returns 1 when the job was delayed, ready or waiting for a handler and is now gone; 0 otherwise
+  (unknown, running, dead or done: nothing is changed).
   Invariant: the id and its record leave together; a kept id enters ended in that step.
 ]]
 --@include now
@@ -19,7 +21,17 @@ local id = ARGV[1]
 local retain = retention(KEYS[4], KEYS[5], ARGV[2])
 
 local raw = redis.call('HGET', jobsKey, id)
-if wheelRemove(delayedKey, recordDue(raw), id) or redis.call('LREM', readyKey, 1, id) == 1 then
+-- waiting for a handler: its type's set, and the index when that set empties
+local function leftWaiting()
+  local base = ARGV[3] or ''
+  if base == '' or not raw then return false end
+  local jobType = recordType(raw)
+  local waitingKey = base .. 'nohandler:' .. jobType
+  if redis.call('ZREM', waitingKey, id) == 0 then return false end
+  if redis.call('EXISTS', waitingKey) == 0 then redis.call('SREM', base .. 'nohandler', jobType) end
+  return true
+end
+if wheelRemove(delayedKey, recordDue(raw), id) or redis.call('LREM', readyKey, 1, id) == 1 or leftWaiting() then
   rememberEnded(retain, id, raw, 'cancelled')
   redis.call('HDEL', jobsKey, id)
   return 1

@@ -56,6 +56,7 @@ public class DelayqProperties {
     put(env, "QUEUE_MAX_PAYLOAD_BYTES", queue.maxPayloadBytes);
     put(env, "QUEUE_ID_RETENTION", queue.idRetention);
     put(env, "QUEUE_SHARDS", queue.shards);
+    put(env, "QUEUE_HANDLER_WAIT", queue.handlerWait);
     put(env, "WORKER_THREADS", worker.threads);
     put(env, "WORKER_POLL_TIMEOUT", worker.pollTimeout);
     put(env, "WORKER_PREFETCH", worker.prefetch);
@@ -238,6 +239,19 @@ public class DelayqProperties {
      * every process of the queue must use the same. Default 1.
      */
     private Integer shards;
+    /**
+     * How long a due job whose type no live worker has a handler for waits for one before it goes
+     * to dead. Default 1h.
+     */
+    private Duration handlerWait;
+
+    public Duration getHandlerWait() {
+      return handlerWait;
+    }
+
+    public void setHandlerWait(Duration handlerWait) {
+      this.handlerWait = handlerWait;
+    }
 
     public Integer getShards() {
       return shards;

@@ -4,6 +4,7 @@ import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RedisTrouble;
 import dev.delayq.redis.Delivery;
+import dev.delayq.redis.HandlerWait;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisErrors;
 import java.util.function.BooleanSupplier;
@@ -12,8 +13,8 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Applies a retry, reschedule or dead-letter with one script call, retrying through Redis
- * outages until it lands: the result of a finished job is never dropped. (Acknowledgements need
+ * Applies a retry, reschedule or dead-letter, or leaves a job to a worker that has its handler,
+ * with one script call, retrying through Redis outages until it lands: the result of a finished job is never dropped. (Acknowledgements need
  * no call of their own: each rides on the consumer's next start, claim or release.) A call
  * refused because the delivery was taken back from its consumer (fenced) is logged once and
  * changes nothing; the job runs again elsewhere. A retry refused because its own earlier attempt
@@ -28,6 +29,7 @@ final class Finisher {
   private final RedisOutage outage;
   private final BooleanSupplier abandon;
   private final Refusals refusals;
+  private final HandlerWait handlerWait;
 
   /** {@code abandon} says when to stop retrying (the worker is being killed anyway). */
   Finisher(RedisBroker broker, RedisOutage outage, BooleanSupplier abandon) {
@@ -40,6 +42,7 @@ final class Finisher {
     this.outage = outage;
     this.abandon = abandon;
     this.refusals = refusals;
+    this.handlerWait = HandlerWait.of(broker);
   }
 
   /**
@@ -111,6 +114,9 @@ final class Finisher {
     }
     if (outcome instanceof Outcome.DeadLetter d) {
       return broker.deadLetter(consumer, delivery, d.error());
+    }
+    if (outcome instanceof Outcome.NoHandler n) {
+      return handlerWait.leave(consumer, delivery, n.type());
     }
     throw new IllegalStateException("no script applies the outcome " + outcome
         + " on its own (acknowledgements ride on the next call)");

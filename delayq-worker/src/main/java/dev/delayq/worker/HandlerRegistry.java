@@ -110,6 +110,11 @@ final class HandlerRegistry {
     return Optional.ofNullable(byType.get(type));
   }
 
+  /** The known types, sorted. */
+  java.util.List<String> typeList() {
+    return java.util.List.copyOf(byType.keySet());
+  }
+
   /** The known types, sorted, for log lines and error messages. */
   String types() {
     return String.join(", ", byType.keySet());

@@ -34,6 +34,8 @@ final class JobRunner {
   private final RetryPolicy defaultPolicy;
   private final java.util.function.Consumer<String> cancelledEnded;
   private final Tracing tracing;
+  /** The types this worker met without a handler: each is logged once, not once per job. */
+  private final java.util.Set<String> missingTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy) {
     this(handlers, stats, defaultLimit, defaultPolicy, "default", id -> { });
@@ -96,11 +98,13 @@ final class JobRunner {
     }
     Optional<JobHandler> handler = handlers.find(job.type());
     if (handler.isEmpty()) {
-      String error = "no handler for job type '" + job.type() + "' in " + consumer
-          + " (known: " + handlers.types() + ")";
-      log.error("{}: job {}: {}; dead-lettered", consumer, LogText.escape(jobId), LogText.escape(error));
-      stats.also(job.type(), StatsRecorder.Event.DEAD);
-      return new Outcome.DeadLetter(error);
+      // another worker may have it (a rolling deploy that adds a type, an in-app worker beside
+      // supervised ones): the job is left to it, uncharged, never dead-lettered here
+      if (missingTypes.add(job.type())) {
+        log.warn("{}: no handler for job type '{}' here (known: {}); its jobs are left, uncharged, to a worker "
+            + "that has one", consumer, LogText.escape(job.type()), LogText.escape(handlers.types()));
+      }
+      return new Outcome.NoHandler(job.type());
     }
     JobHandler h = handler.get();
     long started = System.currentTimeMillis();

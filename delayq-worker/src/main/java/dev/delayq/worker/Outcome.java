@@ -30,6 +30,12 @@ sealed interface Outcome {
 
   record DeadLetter(String error) implements Outcome {}
 
+  /**
+   * This worker has no handler for the job's type: the job is left, uncharged, to a worker that
+   * has one (it waits for a handler until one announces the type, or queue.handlerWait passes).
+   */
+  record NoHandler(String type) implements Outcome {}
+
   int MAX_ERROR_CHARS = 2000;
 
   static Outcome decide(JobRecord job, RunResult run, RetryPolicy policy, double random) {

@@ -7,6 +7,7 @@ import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
+import dev.delayq.redis.HandlerWait;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import java.util.ArrayList;
@@ -60,6 +61,10 @@ public final class Worker implements AutoCloseable {
   /** Per slot, the thread's stuck test (one queue: its consumer's; several: any of them). */
   private final List<BooleanSupplier> stuck = new ArrayList<>();
   private final List<Thread> consumerThreads = new ArrayList<>();
+  /** Per lane, its announcement of the types this worker runs. */
+  private final List<HandlerAnnouncer> announcers = new ArrayList<>();
+  /** Every consumer of every lane, once all are made (read by the announcers' threads). */
+  private volatile List<Consumer> allConsumers = List.of();
   /** Its idle consumers' gate, on a worker of one queue of one shard; null otherwise. */
   private volatile IdleGate gate;
   private final OutageLog outages;
@@ -157,6 +162,11 @@ public final class Worker implements AutoCloseable {
     watchdog.start(this::cannotGoOn);
     for (QueueLane lane : lanes) {
       lane.start(consumerIds, watchdog, redis, drained::get, this::cannotGoOn);
+      // its types, so that jobs other workers left for want of a handler come back to run here
+      HandlerAnnouncer announcer = new HandlerAnnouncer(name, HandlerWait.of(lane.broker), handlers.typeList(),
+          config.worker().heartbeatTtl(), config.worker().heartbeatInterval(), this::roomForJobs);
+      announcer.start(new RedisOutage(name + "/handlers", outages), quiet);
+      announcers.add(announcer);
     }
     startConsumers();
   }
@@ -185,6 +195,7 @@ public final class Worker implements AutoCloseable {
     }
     awaitConsumers(System.nanoTime() + 2_000_000_000L);
     watchdog.close();
+    announcers.forEach(HandlerAnnouncer::close);
     lanes.forEach(QueueLane::closeCancels);
     // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
     // would run twice
@@ -252,6 +263,7 @@ public final class Worker implements AutoCloseable {
         handOffBehindSlowRuns(shared.gate(), ofLane);
       }
     }
+    allConsumers = consumers.stream().flatMap(List::stream).toList();
     List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
     for (int slot = 0; slot < consumerIds.size(); slot++) {
       String id = consumerIds.get(slot);
@@ -271,6 +283,17 @@ public final class Worker implements AutoCloseable {
       consumerThreads.add(loop.riding(new RedisOutage(threadName, outages))
           .onCannotGoOn(this::cannotGoOn, config.worker().heartbeatTtl()).build().start());
     }
+  }
+
+  /** How many jobs it could start now: its consumer threads running no handler, times the prefetch. */
+  private int roomForJobs() {
+    java.util.Set<String> busy = new java.util.HashSet<>();
+    for (Consumer c : allConsumers) {
+      if (c.runningNow().isPresent()) {
+        busy.add(c.id());
+      }
+    }
+    return (consumerIds.size() - busy.size()) * Math.max(1, config.worker().prefetch());
   }
 
   /**

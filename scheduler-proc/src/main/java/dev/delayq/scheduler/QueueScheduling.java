@@ -35,8 +35,9 @@ final class QueueScheduling {
     RedisBroker broker = new RedisBroker(redis, Keys.of(config)).withLimits(config);
     ShardLeases lease = new ShardLeases(broker, owner, config.scheduler().leaseTtl().toMillis(), redis::masterEpoch);
     Waiter waiter = new Waiter();
+    Recoverer recoverer = new Recoverer(broker, config.worker().poisonPillAfter(), config.queue().handlerWait());
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
-        new Recoverer(broker, config.worker().poisonPillAfter()), new IdRetentionTrimmer(broker), waiter, shutdown,
+        recoverer, new IdRetentionTrimmer(broker), waiter, shutdown,
         config.scheduler().recoverInterval().toNanos(), config.scheduler().standbyGrace().toMillis(), outages);
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;

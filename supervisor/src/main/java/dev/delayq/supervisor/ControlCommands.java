@@ -108,6 +108,7 @@ final class ControlCommands implements ControlServer.Handler {
     f.put("paused", flow.paused());
     f.put("held", flow.held());
     f.put("partlyPaused", flow.partlyPaused());
+    f.put("waitingForHandler", flow.waitingForHandler());
     return f;
   }
 

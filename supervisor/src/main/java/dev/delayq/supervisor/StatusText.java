@@ -28,6 +28,12 @@ final class StatusText {
     if (h.length() > 0) {
       out.append("held: ").append(h).append('\n');
     }
+    StringBuilder w = new StringBuilder();
+    flow.path("waitingForHandler").fields().forEachRemaining(e ->
+        w.append(w.length() == 0 ? "" : ", ").append(dev.delayq.process.LogText.escape(e.getKey())).append(' ').append(e.getValue().asLong()));
+    if (w.length() > 0) {
+      out.append("waiting for a handler: ").append(w).append('\n');
+    }
   }
 
   static String format(JsonNode answer) {

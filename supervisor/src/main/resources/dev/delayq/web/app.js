@@ -202,8 +202,9 @@
 
   function renderTypes(counters, flow) {
     const events = ['enqueued', 'started', 'succeeded', 'failed', 'retried', 'dead', 'rescheduled', 'cancelled', 'rate_limited'];
+    const waiting = flow.waitingForHandler || {};
     const types = new Set(Object.keys(counters).concat(Object.keys(flow.held), Object.keys(flow.paused),
-      Object.keys(flow.partlyPaused || {})));
+      Object.keys(flow.partlyPaused || {}), Object.keys(waiting)));
     types.delete('*');
     replaceRows($('type-rows'), Array.from(types).sort().map(type => {
       const tr = document.createElement('tr');
@@ -213,7 +214,10 @@
       const part = (flow.partlyPaused || {})[type];
       const held = flow.held[type] || 0;
       const state = paused ? 'paused' : part ? 'paused on ' + part.shards + ' of ' + part.of + ' shards' : '';
-      cell(tr, state + (held > 0 ? (state ? ', ' : '') + num(held) + ' held' : ''));
+      // due jobs no worker they reached had a handler for: they wait for one that announces the type
+      const noHandler = waiting[type] || 0;
+      const shown = state + (held > 0 ? (state ? ', ' : '') + num(held) + ' held' : '');
+      cell(tr, shown + (noHandler > 0 ? (shown ? ', ' : '') + num(noHandler) + ' waiting for a handler' : ''));
       cell(tr, button(paused ? 'Resume' : 'Pause', 'restart', btn =>
         act(btn, () => post(paused ? 'api/resume' : 'api/pause', { scope: type }))));
       return tr;

@@ -82,6 +82,7 @@ class SecretsAndLogLinesProcessTest {
     redis = RedisConnector.open(url, "secrets-test", 4, Duration.ofSeconds(2), Duration.ofSeconds(5));
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     env.put("DELAYQ_REDIS_URL", url);
+    env.put("DELAYQ_QUEUE_HANDLER_WAIT", "1s"); // the hostile type no worker has goes to dead after this
     keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env);
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))

@@ -21,4 +21,14 @@ class StatusTextTest {
     assertTrue(text.contains("partly paused: the whole queue on 2 of 3 shards (pause or resume it again to finish)\n"), text);
     assertTrue(text.contains("held: pay 3\n"), text);
   }
+
+  @Test
+  void jobsWaitingForAHandlerAreCountedPerType() throws Exception {
+    String text = StatusText.format(JSON.readTree("""
+        {"pid": 7, "status": {"children": [],
+          "queue": {"delayed": 0, "ready": 0, "inFlight": 0, "dead": 0},
+          "flow": {"paused": {}, "held": {}, "partlyPaused": {}, "waitingForHandler": {"probe": 200}}}}
+        """));
+    assertTrue(text.contains("waiting for a handler: probe 200\n"), text);
+  }
 }

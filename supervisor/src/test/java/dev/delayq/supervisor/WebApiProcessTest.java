@@ -54,6 +54,7 @@ class WebApiProcessTest {
     JobsJar.install(home);
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     env.put("DELAYQ_WEB_TOKEN", TOKEN);
+    env.put("DELAYQ_QUEUE_HANDLER_WAIT", "1s"); // a job of a type no worker has goes to dead after this
     queueName = env.get("DELAYQ_QUEUE");
     Keys keys = new Keys("delayq", queueName);
     queue = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
@@ -257,7 +258,7 @@ class WebApiProcessTest {
     assertEquals(400, web.post("/api/dead/purge", Map.of("olderThan", "soon")).status());
     WebClient.Answer all = web.post("/api/dead/retry-all", null);
     assertEquals(1, all.json().path("retried").asInt(), all.body());
-    await().atMost(Duration.ofSeconds(15)).until(() -> inspector.depths().dead() == 1); // no handler: dead again
+    await().atMost(Duration.ofSeconds(15)).until(() -> inspector.depths().dead() == 1); // no worker has its type: dead again
     WebClient.Answer purged = web.post("/api/dead/purge", Map.of());
     assertEquals(1, purged.json().path("purged").asInt(), purged.body());
     assertEquals(0, web.get("/api/dead").json().path("jobs").size());

@@ -126,6 +126,9 @@ final class QueueCollector implements MultiCollector {
             + "queue the share of its shards that have it (below 1: a pause or resume that failed part way).");
     GaugeSnapshot.Builder held = GaugeSnapshot.builder().name("delayq_held_jobs")
         .help("Due jobs held per type: taken from ready while paused or at its concurrency cap.");
+    GaugeSnapshot.Builder waitingForHandler = GaugeSnapshot.builder().name("delayq_jobs_waiting_for_handler")
+        .help("Due jobs that no worker they reached had a handler for: they run once a worker with their type "
+            + "announces it, or go to dead after queue.handlerWait.");
     HistogramSnapshot.Builder durations = HistogramSnapshot.builder().name("delayq_job_duration_seconds")
         .unit(Unit.SECONDS).help("How long handlers ran, per job type.");
     GaugeSnapshot.Builder depths = GaugeSnapshot.builder().name("delayq_queue_jobs")
@@ -145,6 +148,7 @@ final class QueueCollector implements MultiCollector {
       r.flow().partlyPaused().forEach((scope, p) ->
           paused.dataPoint(point(queue.add("type", scope), (double) p.shards() / p.of())));
       r.flow().held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
+      waitingForHandler.dataPoint(point(queue, r.flow().waitingForHandlerTotal()));
       r.hash().durations().forEach((type, d) -> leftOut.add("delayq_job_duration_seconds", queue.add("type", type),
           r.unreadable().contains("duration:" + type), () -> histogram(queue.add("type", type), d),
           durations::dataPoint));
@@ -160,6 +164,7 @@ final class QueueCollector implements MultiCollector {
     out.metricSnapshot(heldLateness.build());
     out.metricSnapshot(paused.build());
     out.metricSnapshot(held.build());
+    out.metricSnapshot(waitingForHandler.build());
     out.metricSnapshot(durations.build());
     out.metricSnapshot(depths.build());
     out.metricSnapshot(backlog.build());

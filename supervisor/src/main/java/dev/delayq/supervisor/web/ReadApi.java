@@ -61,6 +61,7 @@ final class ReadApi {
       f.set("paused", Http.JSON.valueToTree(flow.paused()));
       f.set("held", Http.JSON.valueToTree(flow.held()));
       f.set("partlyPaused", Http.JSON.valueToTree(flow.partlyPaused()));
+      f.set("waitingForHandler", Http.JSON.valueToTree(flow.waitingForHandler()));
     } catch (RuntimeException e) {
       out.putNull("stats");
       out.put("redisError", "Redis unreachable: " + e.getMessage());
