@@ -147,6 +147,11 @@ public final class RedisErrors {
    * retried, which is also its cause), and a walk without that would never end.
    */
   private static <T extends Throwable> T find(Throwable e, Class<T> type) {
+    return find(e, type, t -> true);
+  }
+
+  /** As {@link #find(Throwable, Class)}, the first that also passes {@code test}. */
+  static <T extends Throwable> T find(Throwable e, Class<T> type, java.util.function.Predicate<T> test) {
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     Deque<Throwable> next = new ArrayDeque<>();
     if (e != null) {
@@ -157,7 +162,7 @@ public final class RedisErrors {
       if (!seen.add(t)) {
         continue;
       }
-      if (type.isInstance(t)) {
+      if (type.isInstance(t) && test.test(type.cast(t))) {
         return type.cast(t);
       }
       if (t.getCause() != null) {
