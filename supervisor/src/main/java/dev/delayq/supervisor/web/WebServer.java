@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -250,10 +251,20 @@ public final class WebServer implements AutoCloseable {
     Http.send(ex, 200, writer.getContentType(), body.toByteArray());
   }
 
-  /** Stops serving (running requests get a second to finish) and closes its Redis connections. */
+  /**
+   * Stops serving (running requests get a second to finish) and closes its Redis connections. The
+   * wait is on this server's own threads, not {@code HttpServer.stop(1)}: on JDK 17 that sleeps
+   * the whole second even with nothing running, and kept every stopped supervisor alive for it.
+   */
   @Override
   public void close() {
-    server.stop(1);
+    threads.shutdown(); // no new exchange starts; the running ones go on to their answer
+    try {
+      threads.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server.stop(0);
     threads.shutdownNow();
     queues.values().forEach(q -> q.producer().close());
     redis.close();
