@@ -76,6 +76,24 @@ class CliErrorsTest {
   }
 
   @Test
+  void tlsToAPlainPortFailsFastSayingThePortDoesNotSpeakTls() {
+    String plain = cli.env.get("DELAYQ_REDIS_URL");
+    String hostPort = plain.substring("redis://".length());
+    cli.env.put("DELAYQ_REDIS_URL", "rediss://" + hostPort);
+
+    long began = System.nanoTime();
+    Cli.Result r = cli.run("stats");
+    long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+
+    assertEquals(3, r.exit(), r.toString());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().contains("TLS connection to " + hostPort + " refused: " + hostPort + " gave no reply to "
+        + "the TLS handshake"), r.err());
+    assertTrue(r.err().contains("does not speak TLS (a plain port? then the url is redis://, not rediss://)"), r.err());
+    assertTrue(tookMs < 4_000, "refused after " + tookMs + " ms (one handshake of redis.connectTimeout, 2 s)");
+  }
+
+  @Test
   void anUnknownDelayqVariableIsWarnedAboutWithTheNearestKnownOne() {
     cli.env.put("DELAYQ_WORKER_THREADZ", "4");
 

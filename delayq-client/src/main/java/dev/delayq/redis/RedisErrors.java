@@ -120,6 +120,8 @@ public final class RedisErrors {
         || raw.contains("unknown_ca") || raw.contains("handshake_failure")) {
       why = "it refused this client (it requires a client certificate it trusts: "
           + "redis.tlsCertFile and redis.tlsKeyFile)";
+    } else if (raw.contains(HandshakeFirstSockets.NO_TLS)) {
+      return new TlsRefusedException("TLS connection to " + server + " refused: " + raw);
     } else if (raw.contains("Unsupported or unrecognized SSL message") || raw.contains("plaintext")) {
       why = "it does not speak TLS (a plain port? then the url is redis://, not rediss://)";
     } else {
