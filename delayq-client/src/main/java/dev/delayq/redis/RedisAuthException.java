@@ -10,11 +10,16 @@ import redis.clients.jedis.exceptions.JedisDataException;
 public final class RedisAuthException extends RuntimeException {
   /** What to do, for every message of this kind (the CLI's too). */
   public static final String HINT = "give the password in the URL, DELAYQ_REDIS_URL="
-      + "redis://[user]:PASSWORD@host:port (or redis.url in the config file); the embedded Redis of a "
-      + "supervisor takes the password it keeps in run/redis.password of its home (DELAYQ_HOME)";
+      + "redis://[user]:PASSWORD@host:port (redis.url in the config file, delayq.redis.url in a Spring "
+      + "app); the embedded Redis of a supervisor takes the password it keeps in run/redis.password of "
+      + "its home (DELAYQ_HOME)";
 
-  private RedisAuthException(String message, Throwable cause) {
-    super(message, cause);
+  /**
+   * Without Jedis's exception as its cause: the message holds Redis's reply, and a trace of
+   * Jedis's frames under it (what an app's start-up log used to show) says nothing more.
+   */
+  private RedisAuthException(String message) {
+    super(message);
   }
 
   /**
@@ -31,7 +36,7 @@ public final class RedisAuthException extends RuntimeException {
     }
     String what = reply.startsWith("NOAUTH") ? "asks for a password this process did not give"
         : "refused the password this process gave";
-    return new RedisAuthException(where + " " + what + " (" + reply + "): " + HINT, e);
+    return new RedisAuthException(where + " " + what + " (" + reply + "): " + HINT);
   }
 
   /** The NOAUTH or WRONGPASS reply under {@code e}, its first line; null when there is none. */
