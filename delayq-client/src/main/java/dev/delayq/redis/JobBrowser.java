@@ -3,8 +3,6 @@ package dev.delayq.redis;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -15,8 +13,9 @@ import redis.clients.jedis.resps.Tuple;
  * due time within a window, ready jobs in the order workers take them, in-flight jobs consumer by
  * consumer.
  * Every page is bounded: one ZRANGEBYSCORE with LIMIT (or one LRANGE) of a page of ids (at most
- * {@value #MOST_LOOKED_AT} when filtered by type or id prefix) and HMGETs of their records a page
- * at a time, never a read of the whole queue, so it stays quick with millions of jobs. (A deep
+ * {@value #MOST_LOOKED_AT} when filtered by type or id prefix) and their records' previews a page
+ * at a time ({@link RecordPreviews}: each payload cut in Redis, so a page of large payloads costs
+ * the previews), never a read of the whole queue, so it stays quick with millions of jobs. (A deep
  * offset costs what ZRANGEBYSCORE's LIMIT offset costs: it walks the ids before it.) Filters by type and id prefix apply to the ids looked
  * at; a page that looked at its most without filling says where to go on ({@code nextOffset}).
  * On a sharded queue a page spans the shards (see each view), its records read in their shards.
@@ -34,11 +33,19 @@ public final class JobBrowser {
   private final UnifiedJedis redis;
   private final Keys keys;
   private final DelayedReads delayed;
+  private final RecordPreviews previews;
 
+  /** Rows whose payloads are cut to {@value RecordPreviews#DEFAULT_PREVIEW_BYTES} bytes. */
   public JobBrowser(UnifiedJedis redis, Keys keys) {
+    this(redis, keys, RecordPreviews.DEFAULT_PREVIEW_BYTES);
+  }
+
+  /** Rows whose payloads are cut to {@code previewBytes} bytes (in Redis). */
+  public JobBrowser(UnifiedJedis redis, Keys keys, int previewBytes) {
     this.redis = redis;
     this.keys = keys;
     this.delayed = new DelayedReads(redis);
+    this.previews = new RecordPreviews(redis, keys, previewBytes);
   }
 
   /** Which jobs to list. Null type/idPrefix match all; offset counts ids looked at before. */
@@ -57,12 +64,14 @@ public final class JobBrowser {
 
   /**
    * One listed job; {@code type} "?" and {@code attempt} 0 when its record cannot be read or is
-   * missing (see {@code delayq check}). For an in-flight job, {@code consumer} holds it and
+   * missing (see {@code delayq check}). {@code payloadJson} is the payload's start, cut to the
+   * browser's preview (of an unreadable record: the record's text), and {@code payloadBytes} the
+   * size of the whole. For an in-flight job, {@code consumer} holds it and
    * {@code running} says its handler has started (else it is claimed, waiting in the consumer's
    * batch); null and false for the others.
    */
   public record Row(String id, long dueAt, String type, int attempt, int maxAttempts, String lastError,
-      String payloadJson, String consumer, boolean running) {}
+      String payloadJson, long payloadBytes, boolean payloadCut, String consumer, boolean running) {}
 
   /** A page: the rows, and the offset to ask for next, or -1 when the window holds no more. */
   public record Page(List<Row> rows, long nextOffset) {}
@@ -214,10 +223,10 @@ public final class JobBrowser {
     int step = q.type() == null ? q.limit() : Math.max(q.limit(), 500);
     for (int from = 0; from < candidates.size() && rows.size() < q.limit(); from += step) {
       List<String> chunk = candidates.subList(from, Math.min(candidates.size(), from + step));
-      List<String> records = records(chunk);
+      List<RecordPreviews.Preview> records = previews.of(chunk);
       for (int k = 0; k < chunk.size(); k++) {
         int i = at.get(from + k);
-        Row row = row(chunk.get(k), due == null ? -1 : due.get(i), records.get(k),
+        Row row = row(due == null ? -1 : due.get(i), records.get(k),
             holders == null ? null : holders.get(i), running != null && running.get(i));
         if (q.type() == null || q.type().equals(row.type())) {
           rows.add(row);
@@ -232,35 +241,14 @@ public final class JobBrowser {
     return new Page(rows, more ? q.offset() + lookedAt : -1);
   }
 
-  private static Row row(String id, long dueAt, String raw, String consumer, boolean running) {
-    if (raw == null) {
-      return new Row(id, dueAt, "?", 0, 0, "no record in jobs", null, consumer, running);
-    }
-    try {
-      JobRecord r = JobRecord.parse(id, raw);
-      return new Row(id, dueAt < 0 ? r.dueAt() : dueAt, r.type(), r.attempt(), r.maxAttempts(), r.lastError(),
-          r.payloadJson(), consumer, running);
-    } catch (JobRecord.MalformedRecordException e) {
-      return new Row(id, dueAt, "?", 0, 0, e.getMessage(), raw, consumer, running);
-    }
-  }
-
-  /** The records of {@code ids}, in order (null where missing): one HMGET per shard they live in. */
-  private List<String> records(List<String> ids) {
-    if (keys.shards() == 1) {
-      return redis.hmget(keys.jobs(), ids.toArray(String[]::new));
-    }
-    Map<Integer, List<Integer>> byShard = new TreeMap<>();
-    for (int i = 0; i < ids.size(); i++) {
-      byShard.computeIfAbsent(keys.shardIndexOf(ids.get(i)), k -> new ArrayList<>()).add(i);
-    }
-    List<String> out = new ArrayList<>(java.util.Collections.nCopies(ids.size(), (String) null));
-    byShard.forEach((shard, at) -> {
-      List<String> got = redis.hmget(keys.shard(shard).jobs(), at.stream().map(ids::get).toArray(String[]::new));
-      for (int k = 0; k < at.size(); k++) {
-        out.set(at.get(k), got.get(k));
-      }
-    });
-    return out;
+  private static Row row(long dueAt, RecordPreviews.Preview p, String consumer, boolean running) {
+    return switch (p.shape()) {
+      case MISSING -> new Row(p.id(), dueAt, "?", 0, 0, "no record in jobs", null, 0, false, consumer, running);
+      case MALFORMED -> new Row(p.id(), dueAt, "?", 0, 0, p.lastError() != null ? p.lastError()
+          : "record of " + p.id() + " is not a JSON object with a type and a payload", p.payload(), p.payloadBytes(),
+          p.cut(), consumer, running);
+      case OK -> new Row(p.id(), dueAt < 0 ? p.dueAt() : dueAt, p.type(), p.attempt(), p.maxAttempts(), p.lastError(),
+          p.payload(), p.payloadBytes(), p.cut(), consumer, running);
+    };
   }
 }

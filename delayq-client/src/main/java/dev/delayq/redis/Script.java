@@ -45,7 +45,8 @@ public enum Script {
   FORGET_ENDED("forgetEnded"),
   SCAN_FIELDS("scanFields"),
   RESUME("resume"),
-  READ_DELAYED("readDelayed");
+  READ_DELAYED("readDelayed"),
+  PREVIEW_RECORDS("previewRecords");
 
   private final String fileName;
   private final String source;

@@ -62,7 +62,8 @@ class ConfigLoaderTest {
     assertTrue(c.redis().requireNoeviction());
     assertEquals("default", c.queue().name());
     assertEquals("delayq", c.queue().keyPrefix());
-    assertEquals(List.of("-Xms32m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), c.jvm().schedulerOptions());
+    assertEquals(List.of("-Xms32m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError"),
+        c.jvm().schedulerOptions());
     assertEquals(List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError"), c.jvm().workerOptions(),
         "a worker out of memory exits, so its jobs are taken back and it is restarted");
   }

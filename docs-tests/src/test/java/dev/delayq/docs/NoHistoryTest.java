@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -22,19 +21,10 @@ class NoHistoryTest {
           + "|(?i:\\bissues? #?\\d+)"                            // issue 15, issue #15
           + "|\\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,12}\\b(?![-.])");   // d7cd9e5, a commit
 
-  /**
-   * Pages still being shortened on other branches; each leaves this list when that pass has
-   * removed its history (faults.md names a commit, redis-layout.md an issue).
-   */
-  private static final Set<String> BEING_SHORTENED = Set.of("docs/faults.md", "docs/redis-layout.md");
-
   @Test
   void theReadmeAndDocsCarryNoDateOfARunNoIssueNumberAndNoCommit() throws IOException {
     List<String> found = new ArrayList<>();
     for (MarkdownPage page : MarkdownPage.all()) {
-      if (BEING_SHORTENED.contains(page.name())) {
-        continue;
-      }
       List<String> lines = Files.readAllLines(page.file());
       for (int i = 0; i < lines.size(); i++) {
         Matcher m = HISTORY.matcher(lines.get(i));

@@ -17,6 +17,8 @@ import java.util.List;
 final class ChildSpecs {
   static final String SCHEDULER_MAIN = "dev.delayq.scheduler.SchedulerMain";
   static final String WORKER_MAIN = "dev.delayq.worker.WorkerMain";
+  /** Every child JVM ends on an OutOfMemoryError (exit 3), so the supervisor restarts it. */
+  static final String EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError";
   static final Duration START_GRACE = Duration.ofSeconds(1);
   /** The scheduler holds no jobs; it only has to release its lease. */
   static final Duration SCHEDULER_STOP_TIMEOUT = Duration.ofSeconds(10);
@@ -99,6 +101,12 @@ final class ChildSpecs {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // first, so an operator's own -Dlogback.configurationFile in jvm.* wins
     command.add("-Dlogback.configurationFile=" + home.logbackConfig());
+    // a child out of memory ends (exit 3) and is restarted, instead of running on with any of its
+    // threads lost: added when the role's options leave it out (an operator's own
+    // -XX:-ExitOnOutOfMemoryError is kept)
+    if (jvmOptions.stream().noneMatch(o -> o.contains("ExitOnOutOfMemoryError"))) {
+      command.add(EXIT_ON_OOM);
+    }
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classpath(module));

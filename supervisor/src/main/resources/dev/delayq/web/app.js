@@ -269,7 +269,7 @@
       if (j.payload != null) {
         const det = document.createElement('details');
         const sum = document.createElement('summary');
-        sum.textContent = 'payload' + (j.payloadTruncated ? ' (cut)' : '');
+        sum.textContent = 'payload' + (j.payloadTruncated ? ' (cut: ' + j.payloadBytes + ' bytes in all)' : '');
         const p = document.createElement('pre');
         p.textContent = j.payload;
         det.appendChild(sum);

@@ -121,7 +121,10 @@ final class SupervisorProcess implements AutoCloseable {
     return start(home, yaml, env, List.of(), List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
   }
 
-  /** A supervisor whose own JVM also gets {@code jvmOptions} (its children do not). */
+  /**
+   * A supervisor whose own JVM also gets {@code jvmOptions}, after the harness's own (its children
+   * do not).
+   */
   static SupervisorProcess start(Path home, String yaml, Map<String, String> env, List<String> jvmOptions,
       String... extraArgs) throws IOException {
     return start(home, yaml, env, jvmOptions, List.of(), extraArgs);
@@ -135,7 +138,8 @@ final class SupervisorProcess implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("start", "--config", config.toString()));
     args.addAll(List.of(extraArgs));
     ProcessBuilder builder = cli(home, env, args);
-    builder.command().addAll(1, jvmOptions);
+    // after this harness's own heap options, so that a test's override them
+    builder.command().addAll(builder.command().indexOf("-Ddelayq.install=" + INSTALL), jvmOptions);
     builder.command().addAll(0, wrapper);
     Process p = builder.redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("supervisor.out").toFile()))

@@ -10,6 +10,7 @@ import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.JobRecord;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -27,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 final class JobApi {
   private static final Logger log = LoggerFactory.getLogger(JobApi.class);
+  /** Bytes of its payload one job's detail view carries (a list carries its previews). */
+  static final int DETAIL_PAYLOAD_BYTES = 64 * 1024;
 
   private final DelayQueue queue;
   private final JobBrowser browser;
@@ -42,8 +45,9 @@ final class JobApi {
    * {@code GET /api/jobs?state=delayed|ready|inflight&within=MINUTES&type=T&prefix=P&limit=N&offset=K}:
    * one bounded page of jobs (delayed: due from now to now + within, or at any time without
    * within; ready: the next to run first; inflight: claimed, consumer by consumer, with the
-   * consumer and whether its handler runs), payloads cut to a preview, and
-   * the offset of the next page (-1: no more). {@code id=X} instead finds that one job.
+   * consumer and whether its handler runs), payloads cut to a preview in Redis (each with the
+   * payload's size), and the offset of the next page (-1: no more). {@code id=X} instead finds that
+   * one job, its payload cut to {@value #DETAIL_PAYLOAD_BYTES} bytes.
    */
   ObjectNode list(Map<String, String> q) {
     String id = q.get("id");
@@ -72,12 +76,16 @@ final class JobApi {
       if (r.consumer() != null) {
         o.put("consumer", r.consumer()).put("running", r.running());
       }
-      preview(o, r.payloadJson());
+      preview(o, r.payloadJson(), r.payloadBytes(), r.payloadCut());
     }
     return out;
   }
 
-  /** The one job with this id, in the shape of a page (empty when Redis knows nothing of it). */
+  /**
+   * The one job with this id, in the shape of a page (empty when Redis knows nothing of it). Its
+   * record is read whole (one at a time per request thread: at most the largest payload enqueue
+   * accepts), and the answer carries at most {@value #DETAIL_PAYLOAD_BYTES} bytes of its payload.
+   */
   private ObjectNode one(String id) {
     ObjectNode out = Http.ok().put("nowMs", admin.redisNowMs()).put("state", "id").put("nextOffset", -1);
     ArrayNode rows = out.putArray("jobs");
@@ -87,9 +95,11 @@ final class JobApi {
           .put("state", j.state().name()).put("consumer", j.consumer());
       String raw = j.rawRecord();
       String payload = raw == null ? null : JobRecord.payloadOf(raw);
-      preview(o, payload == null ? raw : payload);
+      detail(o, payload == null ? raw : payload);
       // what the dashboard's Inspect shows besides the row: the record's head and how it ended
-      o.put("recordHead", raw == null ? null : JobRecord.headOf(raw));
+      String head = raw == null ? null : JobRecord.headOf(raw);
+      o.put("recordHead", head == null || head.length() <= DETAIL_PAYLOAD_BYTES ? head
+          : head.substring(0, DETAIL_PAYLOAD_BYTES) + "…");
       if (j.ended() != null) {
         o.put("ended", j.ended().outcome()).put("endedAt", j.ended().endedAt()).put("idFreeAt", j.ended().freeAt());
       }
@@ -97,10 +107,30 @@ final class JobApi {
     return out;
   }
 
-  private static void preview(ObjectNode o, String payload) {
-    o.put("payload", payload == null || payload.length() <= ReadApi.PREVIEW_CHARS ? payload
-        : payload.substring(0, ReadApi.PREVIEW_CHARS) + "…");
-    o.put("payloadTruncated", payload != null && payload.length() > ReadApi.PREVIEW_CHARS);
+  /** A row's payload: the preview Redis cut, marked when cut, and the size of the whole. */
+  static void preview(ObjectNode o, String preview, long payloadBytes, boolean cut) {
+    o.put("payload", cut ? preview + "…" : preview);
+    o.put("payloadTruncated", cut);
+    o.put("payloadBytes", payloadBytes);
+  }
+
+  /** One job's whole payload, cut to {@value #DETAIL_PAYLOAD_BYTES} bytes for the answer. */
+  private static void detail(ObjectNode o, String payload) {
+    if (payload == null) {
+      preview(o, null, 0, false);
+      return;
+    }
+    byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length <= DETAIL_PAYLOAD_BYTES) {
+      preview(o, payload, bytes.length, false);
+      return;
+    }
+    // back to the start of a character (UTF-8 continuation bytes are 10xxxxxx)
+    int end = DETAIL_PAYLOAD_BYTES;
+    while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+      end--;
+    }
+    preview(o, new String(bytes, 0, end, StandardCharsets.UTF_8), bytes.length, true);
   }
 
   ObjectNode act(String id, String action, JsonNode body) {

@@ -3,6 +3,7 @@ package dev.delayq.supervisor.web;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.DeadBrowser;
 import dev.delayq.redis.Inspector;
 import java.time.Duration;
 import java.util.List;
@@ -14,25 +15,24 @@ import java.util.function.LongSupplier;
  * thread for its child table, never touching it.
  */
 final class ReadApi {
-  static final int PREVIEW_CHARS = 2000;
-
   private final Steering steering;
   private final Admin admin;
+  private final DeadBrowser deadJobs;
   private final Series series;
   private final DepthHistory depths;
   private final LongSupplier clockMs;
   private final List<String> queues;
 
-  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs) {
-    this(steering, admin, series, depths, clockMs, List.of(admin.keys().queue()));
-  }
-
-  /** {@code queues}: every queue the system serves, which the dashboard's picker offers. */
-  ReadApi(Steering steering, Admin admin, Series series, DepthHistory depths, LongSupplier clockMs,
-      List<String> queues) {
+  /**
+   * {@code deadJobs}: the dead list, its payloads cut in Redis; {@code queues}: every queue the
+   * system serves, which the dashboard's picker offers.
+   */
+  ReadApi(Steering steering, Admin admin, DeadBrowser deadJobs, Series series, DepthHistory depths,
+      LongSupplier clockMs, List<String> queues) {
     this.queues = List.copyOf(queues);
     this.steering = steering;
     this.admin = admin;
+    this.deadJobs = deadJobs;
     this.series = series;
     this.depths = depths;
     this.clockMs = clockMs;
@@ -77,18 +77,15 @@ final class ReadApi {
     return out;
   }
 
-  /** The newest dead jobs with their errors; payloads cut to a preview. */
+  /** The newest dead jobs with their errors; payloads cut to a preview in Redis, with their sizes. */
   ObjectNode dead(String type, int limit) {
-    List<Admin.DeadJob> jobs = admin.deadList(type, limit);
+    List<DeadBrowser.Row> jobs = deadJobs.newest(type, limit);
     ObjectNode out = Http.ok();
     ArrayNode list = out.putArray("jobs");
-    for (Admin.DeadJob j : jobs) {
+    for (DeadBrowser.Row j : jobs) {
       ObjectNode o = list.addObject().put("id", j.id()).put("type", j.type()).put("deadAt", j.deadAt())
           .put("attempt", j.attempt()).put("maxAttempts", j.maxAttempts()).put("lastError", j.lastError());
-      String payload = j.payloadJson();
-      o.put("payload", payload == null || payload.length() <= PREVIEW_CHARS ? payload
-          : payload.substring(0, PREVIEW_CHARS) + "…");
-      o.put("payloadTruncated", payload != null && payload.length() > PREVIEW_CHARS);
+      JobApi.preview(o, j.payload(), j.payloadBytes(), j.payloadCut());
     }
     return out;
   }

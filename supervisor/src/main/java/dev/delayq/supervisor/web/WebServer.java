@@ -6,8 +6,10 @@ import dev.delayq.DelayQueue;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.DeadBrowser;
 import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RecordPreviews;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
@@ -23,9 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
@@ -33,14 +33,16 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The supervisor's HTTP port: Prometheus metrics at {@code /metrics}, the dashboard at {@code /}
  * and its JSON API under {@code /api/}. Its own threads and its own Redis connections, so a slow
- * scrape never holds up the supervisor; every request passes the {@link Guard} first.
+ * scrape never holds up the supervisor; every request passes the {@link Guard} first. Slow clients
+ * get a deadline and threads of their own ({@link SlowClientLimits}); requests are answered a few
+ * at a time ({@link HandlerPermits}).
  */
 public final class WebServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WebServer.class);
-  private static final int THREADS = 4;
 
   private final HttpServer server;
   private final ExecutorService threads;
+  private final HandlerPermits permits = new HandlerPermits();
   private final RedisConnection redis;
   private final Guard guard;
   private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -53,7 +55,7 @@ public final class WebServer implements AutoCloseable {
 
   private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
     this.server = server;
-    this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", THREADS);
+    this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", HandlerPermits.PERMITS);
     this.guard = new Guard(token, config.web().loopback());
     this.mainQueue = config.queue().name();
     List<QueueCollector.Source> sources = new java.util.ArrayList<>();
@@ -63,8 +65,8 @@ public final class WebServer implements AutoCloseable {
       DelayQueue producer = new DelayQueue(new RedisBroker(redis, keys), queue.queue().maxPayloadBytes(),
           queue.retry().maxAttempts());
       queues.put(queue.queue().name(), new QueueApis(
-          new ReadApi(steering, admin, new Series(redis.client(), keys), new DepthHistory(), System::currentTimeMillis,
-              config.queueNames()),
+          new ReadApi(steering, admin, new DeadBrowser(redis.client(), keys, RecordPreviews.DEFAULT_PREVIEW_BYTES),
+              new Series(redis.client(), keys), new DepthHistory(), System::currentTimeMillis, config.queueNames()),
           new ActionApi(steering, admin), new JobApi(producer, new JobBrowser(redis.client(), keys), admin),
           new ScheduleApi(producer, queue.retry().maxAttempts()), producer));
       sources.add(new QueueCollector.Source(keys, admin, new TypeCap(config.web().maxMetricTypes())));
@@ -75,12 +77,7 @@ public final class WebServer implements AutoCloseable {
     registry.register(new QueueCollector(sources));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
-    AtomicInteger n = new AtomicInteger();
-    this.threads = Executors.newFixedThreadPool(THREADS, r -> {
-      Thread t = new Thread(r, "web-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads = SlowClientLimits.readers();
     server.setExecutor(threads);
     server.createContext("/", this::serve);
   }
@@ -104,6 +101,7 @@ public final class WebServer implements AutoCloseable {
     }
     HttpServer server;
     try {
+      SlowClientLimits.apply();
       server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(web.bind()), web.port()), 64);
     } catch (IOException e) {
       log.error("web: cannot listen on {}:{} ({}): no /metrics and no dashboard; set web.port "
@@ -123,6 +121,17 @@ public final class WebServer implements AutoCloseable {
   }
 
   private void serve(HttpExchange ex) throws IOException {
+    try {
+      if (!permits.run(() -> answer(ex))) {
+        Http.error(ex, 503, "busy: " + HandlerPermits.PERMITS + " requests were being answered for "
+            + HandlerPermits.WAIT_SECONDS + "s; try again");
+      }
+    } finally {
+      ex.close();
+    }
+  }
+
+  private void answer(HttpExchange ex) throws IOException {
     String method = ex.getRequestMethod();
     try {
       List<String> path = Http.segments(ex);
