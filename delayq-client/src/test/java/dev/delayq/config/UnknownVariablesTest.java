@@ -2,10 +2,16 @@ package dev.delayq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.delayq.testing.LogLines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** A DELAYQ_* variable that sets nothing is warned about by name, with the nearest known one. */
 class UnknownVariablesTest {
@@ -46,6 +52,24 @@ class UnknownVariablesTest {
         "DELAYQ_HOST", "h1", "DELAYQ_TEST_REDIS_URL", "redis://x:1"));
 
     assertEquals(List.of(), warned);
+  }
+
+  @Test
+  void inAnAppTheWarningIsAWarnLineOfTheConfigLoader() {
+    Logger logger = (Logger) LoggerFactory.getLogger(ConfigLoader.class);
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.start();
+    logger.addAppender(events);
+    try {
+      new ConfigLoader().load(null, Map.of("DELAYQ_QUEUE_SHARD", "4")); // no sink given: an app's loader
+    } finally {
+      logger.detachAppender(events);
+    }
+
+    List<String> warnings = LogLines.of(events).stream().filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage).toList();
+    assertEquals(List.of("DELAYQ_QUEUE_SHARD is not a delayq variable and is ignored; did you mean "
+        + "DELAYQ_QUEUE_SHARDS (queue.shards)?"), warnings);
   }
 
   @Test
