@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * the same names (so {@code DELAYQ_REDIS_URL} sets {@code delayq.redis.url} here as it sets
  * {@code redis.url} for the supervised processes). An unset key keeps the default of
  * conf/delayq.yml, and every value goes through the same checks, which name the key they refuse.
- * {@code delayq.worker.enabled} is the one key of its own: it runs the in-app worker.
+ * {@code delayq.worker.enabled} (it runs the in-app worker) and {@code delayq.health.max-overdue}
+ * (when the actuator health goes DOWN for late jobs) are the starter's own keys.
  */
 @ConfigurationProperties("delayq")
 public class DelayqProperties {

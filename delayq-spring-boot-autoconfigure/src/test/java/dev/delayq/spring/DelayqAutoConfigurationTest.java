@@ -194,6 +194,22 @@ class DelayqAutoConfigurationTest {
   }
 
   @Test
+  void aHealthReadRefusedForThePasswordSaysWhereThePasswordGoes() {
+    try (RedisServer locked = RedisServer.start("--requirepass", "health-secret")) {
+      DelayqConfig config = new dev.delayq.config.ConfigLoader().load(null, Map.of(
+          "DELAYQ_REDIS_URL", "redis://127.0.0.1:" + locked.port(), "DELAYQ_QUEUE", queue));
+      try (dev.delayq.redis.RedisConnection redis = dev.delayq.redis.RedisConnector.connect(config, "health-test", 2)) {
+        DelayqHealthCheck health = new DelayqHealthCheck(config, redis, () -> null, Duration.ofSeconds(60));
+
+        // the indicator turns what read() throws into DOWN with its message
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.delayq.redis.RedisAuthException.class, health::read))
+            .hasMessageContaining("NOAUTH").hasMessageContaining("delayq.redis.url")
+            .hasMessageContaining("run/redis.password").hasMessageNotContaining("health-secret");
+      }
+    }
+  }
+
+  @Test
   void theClusterSeedsAreAProperty() {
     DelayqProperties properties = new DelayqProperties();
     properties.getRedis().setCluster("10.0.0.1:6379,10.0.0.2:6379");
