@@ -42,6 +42,22 @@ public final class Schedules {
    */
   public record View(Schedule schedule, List<Instant> nextTicks, Instant lastTick) {}
 
+  /**
+   * A schedule whose stored definition cannot be read or computed (an unknown time zone, an
+   * undecodable cron, an id or JSON another client wrote): it does not tick, and is shown with
+   * {@code reason} beside the others instead of failing the list.
+   */
+  public record Broken(String id, String reason) {
+    /** What went wrong, in one line: the first line of the exception's message, else its kind. */
+    public static String reasonOf(RuntimeException e) {
+      String message = e.getMessage();
+      return message == null || message.isBlank() ? e.getClass().getSimpleName() : message.lines().findFirst().orElse("");
+    }
+  }
+
+  /** Every schedule, by id: those that can be read, and apart those that cannot. */
+  public record Listing(List<View> schedules, List<Broken> broken) {}
+
   /** How many next ticks a {@link View} shows. */
   static final int SHOWN_TICKS = 5;
 
@@ -54,13 +70,23 @@ public final class Schedules {
     return get(checked.id()).orElseThrow();
   }
 
-  /** Every schedule, by id. */
+  /** Every schedule that can be read, by id; {@link #listing()} names the broken ones too. */
   public List<View> list() {
+    return listing().schedules();
+  }
+
+  /** Every schedule, by id; one that cannot be read is listed as {@link Broken}, never failing the rest. */
+  public Listing listing() {
     List<View> out = new ArrayList<>();
+    List<Broken> broken = new ArrayList<>();
     for (RedisBroker.StoredSchedule stored : broker.schedules()) {
-      out.add(view(stored));
+      try {
+        out.add(view(stored));
+      } catch (RuntimeException e) {
+        broken.add(new Broken(stored.id(), Broken.reasonOf(e)));
+      }
     }
-    return out;
+    return new Listing(out, broken);
   }
 
   public Optional<View> get(String id) {
@@ -91,7 +117,7 @@ public final class Schedules {
     if (stored.isEmpty()) {
       return Optional.empty();
     }
-    save(id, Schedule.fromJson(stored.get().definition()).paused(paused));
+    save(id, definitionOf(stored.get()).paused(paused));
     return get(id);
   }
 
@@ -101,7 +127,7 @@ public final class Schedules {
    */
   public Optional<EnqueueResult> runNow(DelayQueue queue, String id) {
     return broker.schedule(id).map(stored -> {
-      Schedule s = Schedule.fromJson(stored.definition());
+      Schedule s = definitionOf(stored);
       return queue.delay(s.type(), s.payloadJson(), Duration.ZERO,
           JobOptions.withId(s.id() + "@run-" + broker.redisNowMs()).maxAttempts(s.maxAttempts()));
     });
@@ -113,19 +139,10 @@ public final class Schedules {
       long now = broker.redisNowMs();
       Optional<RedisBroker.StoredSchedule> old = broker.schedule(id);
       long created = old.map(RedisBroker.StoredSchedule::lastTick).orElse(-1L);
-      List<String> withdraw = new ArrayList<>();
+      List<String> withdraw = List.of();
       long base = Math.max(now + KEEP_WITHIN_MS, created);
       if (created > now + KEEP_WITHIN_MS) {
-        Schedule before = Schedule.fromJson(old.get().definition());
-        long t = now + KEEP_WITHIN_MS;
-        while (true) {
-          Optional<Instant> n = before.cadence().next(Instant.ofEpochMilli(t));
-          if (n.isEmpty() || n.get().toEpochMilli() > created) {
-            break;
-          }
-          t = n.get().toEpochMilli();
-          withdraw.add(before.tickJobId(t));
-        }
+        withdraw = createdAhead(old.get(), now + KEEP_WITHIN_MS, created);
         base = now + KEEP_WITHIN_MS;
       }
       long next = s == null || s.paused() ? -1
@@ -135,6 +152,42 @@ public final class Schedules {
       }
     }
     throw new IllegalStateException("schedule " + id + " kept changing under " + RETRIES + " tries to save it");
+  }
+
+  /**
+   * The ids of the ticks the stored definition created after {@code from} up to {@code created}, to
+   * withdraw. A broken definition cannot say them: then none is withdrawn (they run as created),
+   * and the broken schedule can still be replaced or removed.
+   */
+  private static List<String> createdAhead(RedisBroker.StoredSchedule old, long from, long created) {
+    List<String> ids = new ArrayList<>();
+    try {
+      Schedule before = Schedule.fromJson(old.definition());
+      long t = from;
+      while (true) {
+        Optional<Instant> n = before.cadence().next(Instant.ofEpochMilli(t));
+        if (n.isEmpty() || n.get().toEpochMilli() > created) {
+          return ids;
+        }
+        t = n.get().toEpochMilli();
+        ids.add(before.tickJobId(t));
+      }
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  /**
+   * The stored definition, for a change of the schedule: a broken one (see {@link Broken}) is
+   * refused with an IllegalArgumentException that names it and its reason, whatever it threw.
+   */
+  private static Schedule definitionOf(RedisBroker.StoredSchedule stored) {
+    try {
+      return Schedule.fromJson(stored.definition());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("schedule " + stored.id() + " is broken (" + Broken.reasonOf(e)
+          + "): save it again with upsert, or remove it");
+    }
   }
 
   private static View view(RedisBroker.StoredSchedule stored) {

@@ -1,7 +1,9 @@
 package dev.delayq.metrics;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * One stats hash read back (the cumulative one or one second's; fields as
@@ -60,6 +62,39 @@ public record StatsHash(Map<String, Map<String, Long>> counts, Distribution late
     Map<String, Distribution> durations = new TreeMap<>();
     durationBuckets.forEach((type, b) -> durations.put(type, new Distribution(b, durationSums.getOrDefault(type, 0L))));
     return new StatsHash(counts, new Distribution(lateness, latenessSum), durations, new Distribution(held, heldSum));
+  }
+
+  /**
+   * The series whose fields hold no integer (written by another client): {@code count:<event>:<type>},
+   * {@code lateness}, {@code heldLateness} or {@code duration:<type>}. {@link #parse} reads such a
+   * field as 0; a reader that must not show a made-up figure ({@code /metrics}) leaves them out.
+   */
+  public static Set<String> unreadableSeries(Map<String, String> fields) {
+    Set<String> out = new TreeSet<>();
+    fields.forEach((f, value) -> {
+      if (isInteger(value)) {
+        return;
+      }
+      if (f.startsWith("count:")) {
+        out.add(f);
+      } else if (f.startsWith("lateness:")) {
+        out.add("lateness");
+      } else if (f.startsWith("heldLateness:")) {
+        out.add("heldLateness");
+      } else if (f.startsWith("duration:") && f.lastIndexOf(':') > 9) {
+        out.add("duration:" + f.substring(9, f.lastIndexOf(':')));
+      }
+    });
+    return out;
+  }
+
+  private static boolean isInteger(String value) {
+    try {
+      Long.parseLong(value);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** The count of {@code event} over every type. */

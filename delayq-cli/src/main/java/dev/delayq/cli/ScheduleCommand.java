@@ -58,6 +58,12 @@ final class ScheduleCommand implements Runnable {
         : String.join(", ", v.nextTicks().stream().map(Instant::toString).toList()));
   }
 
+  /** A schedule whose definition cannot be read: one line, so the others are listed as usual. */
+  static void print(PrintWriter out, Schedules.Broken b) {
+    out.printf("%s  BROKEN: %s (it does not tick; save it again or remove it)%n", LogText.escape(b.id()),
+        LogText.escape(b.reason()));
+  }
+
   private static CliException noSuch(String id) {
     return CliException.notFound("no schedule with id " + id);
   }
@@ -126,7 +132,8 @@ final class ScheduleCommand implements Runnable {
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the schedules with their next ticks.",
+  @Command(name = "list", mixinStandardHelpOptions = true, description = {"List the schedules with their next ticks.",
+      "A schedule whose stored definition cannot be read is listed as BROKEN with the reason."},
       exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.REDIS_LINE})
   static final class ListSchedules implements Callable<Integer> {
     @ParentCommand
@@ -140,16 +147,23 @@ final class ScheduleCommand implements Runnable {
 
     @Override
     public Integer call() {
-      List<Schedules.View> all = schedule.withSchedules(q -> q.schedules().list());
+      Schedules.Listing all = schedule.withSchedules(q -> q.schedules().listing());
       PrintWriter out = spec.commandLine().getOut();
-      for (Schedules.View v : all) {
+      for (Schedules.View v : all.schedules()) {
         if (json) {
           out.println(Formats.json(new Row(v)));
         } else {
           print(out, v);
         }
       }
-      if (all.isEmpty() && !json) {
+      for (Schedules.Broken b : all.broken()) {
+        if (json) {
+          out.println(Formats.json(new BrokenRow(b.id(), b.reason())));
+        } else {
+          print(out, b);
+        }
+      }
+      if (all.schedules().isEmpty() && all.broken().isEmpty() && !json) {
         out.println("(no schedules)");
       }
       return ExitCodes.OK;
@@ -165,6 +179,9 @@ final class ScheduleCommand implements Runnable {
           v.nextTicks().stream().map(Instant::toString).toList(), v.lastTick() == null ? null : v.lastTick().toString());
     }
   }
+
+  /** A broken schedule as {@code list --json} prints it. */
+  record BrokenRow(String id, String broken) {}
 
   /** A subcommand that acts on one schedule by its id; an unknown id exits 1. */
   abstract static class OnOneSchedule implements Callable<Integer> {

@@ -76,4 +76,35 @@ class CliScheduleTest {
     assertTrue(badId.err().contains("schedule id 'a@b' is not valid"), badId.err());
     assertEquals("(no schedules)\n", cli.run("schedule", "list").out());
   }
+
+  @Test
+  void aBrokenScheduleIsListedMarkedBesideTheOthers() throws Exception {
+    assertEquals(0, cli.run("schedule", "upsert", "ping", "--every", "30s", "--type", "ping").exit());
+    cli.broker.redis().hset(cli.keys.schedules(), "mars",
+        "{\"id\":\"mars\",\"cron\":\"0 9 * * *\",\"tz\":\"Mars/Olympus\\u001b[31m\",\"type\":\"ping\"}");
+
+    Cli.Result list = cli.run("schedule", "list");
+    Cli.Result json = cli.run("schedule", "list", "--json");
+
+    assertEquals(0, list.exit(), list.toString());
+    assertTrue(list.out().startsWith("ping  every 30s  type ping  active"), list.out());
+    assertTrue(list.out().contains("mars  BROKEN: Invalid ID for region-based ZoneId, invalid format: Mars/Olympus\\u001b[31m"
+        + " (it does not tick;"),
+        list.out());
+    assertEquals(0, json.exit(), json.toString());
+    List<String> rows = json.out().lines().toList();
+    assertEquals(2, rows.size(), json.out());
+    JsonNode broken = new ObjectMapper().readTree(rows.get(1));
+    assertEquals("mars", broken.get("id").asText());
+    assertTrue(broken.get("broken").asText().contains("Mars/Olympus"), rows.get(1));
+  }
+
+  @Test
+  void aCronThatNeverFiresIsRefused() {
+    Cli.Result r = cli.run("schedule", "upsert", "feb30", "--cron", "0 0 30 2 *", "--type", "t");
+
+    assertEquals(2, r.exit(), r.toString());
+    assertTrue(r.err().contains("cron expression '0 0 30 2 *' never fires"), r.err());
+    assertEquals("(no schedules)\n", cli.run("schedule", "list").out());
+  }
 }

@@ -1,13 +1,18 @@
 package dev.delayq.metrics;
 
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.Pipelines;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Counts what a worker's consumers do (outcomes per type, lateness, handler duration) in
@@ -21,6 +26,7 @@ import redis.clients.jedis.UnifiedJedis;
  * a few uncontended adds on the hot path, with no allocation.
  */
 public final class StatsRecorder {
+  private static final Logger log = LoggerFactory.getLogger(StatsRecorder.class);
   /** What became of a run. */
   public enum Event {
     STARTED, SUCCEEDED, FAILED, RETRIED, DEAD, RESCHEDULED,
@@ -94,9 +100,10 @@ public final class StatsRecorder {
       return 0;
     }
     String second = keys.statsSecond(epochSecond);
+    Map<String, Response<Long>> added = new HashMap<>();
     try (AbstractPipeline p = Pipelines.open(redis)) {
       delta.forEach((field, n) -> {
-        p.hincrBy(keys.stats(), field, n);
+        added.put(field, p.hincrBy(keys.stats(), field, n));
         p.hincrBy(second, field, n);
       });
       p.expire(second, SECONDS_KEPT);
@@ -104,7 +111,28 @@ public final class StatsRecorder {
     }
     // On failure the counts of this second are lost: metrics may undercount during a Redis
     // outage, which the outage log already tells; they never hold back the jobs themselves.
+    resetUnreadable(redis, added, delta);
     return delta.size();
+  }
+
+  /**
+   * Sets each cumulative counter whose add was refused (its field holds no integer: another client
+   * planted it) to this flush's count, so it counts again from here instead of never again.
+   */
+  private void resetUnreadable(UnifiedJedis redis, Map<String, Response<Long>> added, Map<String, Long> delta) {
+    Map<String, String> reset = new HashMap<>();
+    added.forEach((field, r) -> {
+      try {
+        r.get();
+      } catch (JedisDataException e) {
+        reset.put(field, Long.toString(delta.get(field)));
+      }
+    });
+    if (!reset.isEmpty()) {
+      log.warn("stats: {} counter(s) of {} held no integer and count again from now: {}", reset.size(), keys.stats(),
+          LogText.escape(reset.keySet()));
+      redis.hset(keys.stats(), reset);
+    }
   }
 
   /** The counters of one job type. */

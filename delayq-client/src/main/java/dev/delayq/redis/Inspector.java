@@ -257,7 +257,13 @@ public final class Inspector {
        * A delayed id in a bucket of the time wheel that its record's due time does not name:
        * cancel, inspect and changes by id would not find it there (docs/redis-layout.md).
        */
-      MISFILED
+      MISFILED,
+      /**
+       * A key of the queue that holds another Redis type than the layout's ({@code id} is the key,
+       * {@code places} what it holds and what it should): nothing moves through it, and the rest
+       * of the shard is not checked until it is deleted or renamed.
+       */
+      WRONG_TYPE
     }
 
     @Override
@@ -268,6 +274,8 @@ public final class Inspector {
         case SEVERAL_PLACES -> id + ": in several places at once: " + String.join(", ", places);
         case ENDED_MISMATCH -> id + ": ended, but " + String.join(", ", places);
         case MISFILED -> id + ": in a bucket of the time wheel its record's due time does not name";
+        case WRONG_TYPE -> "key " + id + " holds a " + places.get(0) + ", not a " + places.get(1)
+            + ": no job moves through it (due jobs wait in delayed); delete or rename it";
       };
     }
   }
@@ -315,6 +323,11 @@ public final class Inspector {
 
   /** One look at one shard: the invariant holds per shard, an id living only in its own. */
   private List<Breach> checkOnce(Keys keys) {
+    List<Breach> wrongTypes = KeyTypes.wrong(redis, keys).stream()
+        .map(w -> new Breach(w.key(), Breach.Kind.WRONG_TYPE, List.of(w.holds(), w.expected()))).toList();
+    if (!wrongTypes.isEmpty()) {
+      return wrongTypes; // its structures cannot be read as the layout says
+    }
     String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
     Map<String, List<String>> places = new HashMap<>();
     noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));

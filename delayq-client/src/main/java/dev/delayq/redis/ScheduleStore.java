@@ -38,7 +38,7 @@ final class ScheduleStore {
     List<StoredSchedule> out = new ArrayList<>();
     for (String id : new TreeSet<>(defs.keySet())) {
       out.add(new StoredSchedule(id, defs.get(id), next.getOrDefault(id, -1L),
-          last.containsKey(id) ? Long.parseLong(last.get(id)) : -1));
+          tickOrNone(last.get(id))));
     }
     return out;
   }
@@ -51,7 +51,22 @@ final class ScheduleStore {
     Double next = redis.zscore(keys.scheduleNext(), id);
     String last = redis.hget(keys.scheduleLast(), id);
     return Optional.of(new StoredSchedule(id, def, next == null ? -1 : next.longValue(),
-        last == null ? -1 : Long.parseLong(last)));
+        tickOrNone(last)));
+  }
+
+  /**
+   * A latest created tick as stored, -1 when none; a value no script writes (planted by another
+   * client) counts as none rather than failing every read of the schedules.
+   */
+  private static long tickOrNone(String stored) {
+    if (stored == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(stored);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   List<Tuple> schedulesDueBy(long untilMs, int limit) {

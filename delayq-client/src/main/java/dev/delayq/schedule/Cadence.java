@@ -36,6 +36,8 @@ public sealed interface Cadence {
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
     private static final CronParser WITH_SECONDS =
         new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
+    /** Where the never-fires check starts looking: any instant does, for the fields hold no year. */
+    private static final Instant NEVER_FIRES_PROBE = Instant.parse("2000-01-01T00:00:00Z");
 
     public Cron {
       if (expression == null || expression.isBlank()) {
@@ -45,7 +47,11 @@ public sealed interface Cadence {
       if (zone == null) {
         throw new IllegalArgumentException("a cron schedule needs a time zone");
       }
-      executionTime(expression);
+      if (executionTime(expression).nextExecution(NEVER_FIRES_PROBE.atZone(zone)).isEmpty()) {
+        // No year field: a cron that matches no date after one instant matches none after any.
+        throw new IllegalArgumentException("cron expression '" + expression + "' never fires: no date in the"
+            + " calendar matches it (such as day 30 of February): give one that names a day that exists");
+      }
     }
 
     private static ExecutionTime executionTime(String expression) {

@@ -51,11 +51,12 @@ local most = tonumber(ARGV[7] or '1')
 
 redis.call('ZADD', consumersKey, numberText(nowMs() + ttl), consumer)
 if redis.call('LREM', inflightKey, '1', id) == 0 then return {0} end
--- the record read once: its length is what HSTRLEN would say (a record is never empty, so 0 means
--- none), and one longer than ARGV[4] is read but answered by its length only
+-- the record read once: its length is what HSTRLEN would say, and one longer than ARGV[4] is read
+-- but answered by its length only. An empty record (another client wrote it) is answered as it
+-- is, so that the worker dead-letters it with the reason, rather than dropped as none.
 local raw = redis.call('HGET', jobsKey, id)
-local size = raw and #raw or 0
-if size == 0 then return {-1} end
+if not raw then return {-1} end
+local size = #raw
 -- flow control hook (include/flow.lua): nil, one EXISTS, when nothing is limited or paused
 local flow = flowOf({ paused = KEYS[7], heldIndex = KEYS[8], delayed = KEYS[9], wake = KEYS[10] },
   ARGV[5], ARGV[6], readyKey)
@@ -69,7 +70,7 @@ if waiting > 0 then
 end
 local token = redis.call('INCRBY', deliveriesKey, numberText(1 + more)) - more
 local delivery = deliveryOf(token, id)
-if flow and size <= recordMax then
+if flow and size > 0 and size <= recordMax then
   local verdict = admit(flow, jobsKey, id, raw, delivery, inflightKey, true)
   if verdict ~= 'run' then return {-2} end
 end

@@ -39,9 +39,10 @@
   the call (so a sharded worker's idle consumers can be sent to a shard that still holds jobs
   without looking again), -1 when flow control took the ids one by one; the i-th id's token is
   firstToken + i - 1; an id without a record is dropped (it was a breach: in ready with
-  nothing to run) and returned with false; a record longer than ARGV[9] (written by another
-  client, past enqueue.lua's limit) is claimed but answered by its length, a number, so the worker
-  dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
+  nothing to run) and returned with false; an empty record (written by another client) is claimed
+  and answered as it is, so the worker dead-letters it with the reason; a record longer than
+  ARGV[9] (written by another client, past enqueue.lua's limit) is claimed but answered by its
+  length, a number, so the worker dead-letters it without pulling it. Fewer than ARGV[3] come when the byte budget is spent, or
   when flow control held or deferred some of the ids it looked at (at most 100 more than ARGV[3])
   or stopped the batch before a limited job that would not be its first. With nothing limited
   or paused (flow control's fast path) the batch is read and taken in a few calls for all its
@@ -93,8 +94,10 @@ local claimed, passed = 0, 0
 while claimed < take and passed <= 100 do
   local id = redis.call('LINDEX', readyKey, '-1')
   if not id then break end
-  -- a record is never empty, so 0 means none
   local size = redis.call('HSTRLEN', jobsKey, id)
+  -- 0 is no record, or an empty one another client wrote: that one goes to the worker, which
+  -- dead-letters it with the reason (only then is HEXISTS asked)
+  local present = size > 0 or redis.call('HEXISTS', jobsKey, id) == 1
   if claimed > 0 and size <= recordMax and pulled + size > budget then break end
   local delivery = deliveryOf(firstToken + claimed, id)
   local verdict = 'run'
@@ -107,7 +110,7 @@ while claimed < take and passed <= 100 do
     passed = passed + 1
   else
     local answer = false
-    if size > 0 then
+    if present then
       redis.call('LPUSH', inflightKey, delivery)
       if not marked then
         redis.call('HSET', runningKey, consumer, delivery)

@@ -3,7 +3,8 @@
   KEYS[2] delayed  (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready    (LIST)  due ids, consumers take from the right
   KEYS[4] wake     (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
-  KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted
+  KEYS[5] stats    (HASH)  counters; count:enqueued:<type> grows by the jobs accepted (written last, and
+                           a field that holds no integer is reset: include/stats)
   KEYS[6] ended    (HASH)  caller-chosen id -> how its job ended (id retention)
   KEYS[7] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   KEYS[8] dead     (ZSET)  id -> time it was dead-lettered
@@ -25,6 +26,8 @@
     {-2, bytes}   the payload is longer than ARGV[1]
     {4, dueAt}    if-pending: the pending job was changed (its payload and/or due time)
     {5, -1}       if-pending: refused, the job is running; {6, -1} its record cannot be rewritten
+  Errors: "WRONGTYPE <ready key> holds a <type>, ..." when a job is due now and another client set
+  ready to another type; the jobs of that write are not written (nor any after it).
   Invariant: each record and its id's one place (delayed, or ready when already due and nothing
   older is waiting) are written together or not at all.
   Work: one ZMSCORE (ended:expiry) and one HMGET (jobs) for the call's ids; one HSET and one LPUSH
@@ -37,6 +40,7 @@
 --@include wake
 --@include pending
 --@include ifPending
+--@include stats
 local jobsKey, delayedKey, readyKey, wakeKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
 local maxPayload = tonumber(ARGV[1])
@@ -79,9 +83,22 @@ local seen = {}
 -- The writes of accepted jobs, gathered and made together by flush(): before anything reads a
 -- record or a place (an id's second job, the if-pending path) and before the call returns.
 local records, readyIds, adds = {}, {}, wheelAdds(delayedKey)
+local readyChecked = false
 local function flush()
+  if #readyIds > 0 then
+    if not readyChecked then
+      -- another client may have set ready to another type: fail before these jobs' records are
+      -- written, which would otherwise be in no place (one TYPE a call, and only for due jobs)
+      local t = redis.call('TYPE', readyKey).ok
+      if t ~= 'list' and t ~= 'none' then
+        error({ err = 'WRONGTYPE ' .. readyKey .. ' holds a ' .. t .. ', not a list: jobs due now cannot be'
+          .. ' enqueued until it is deleted or renamed (delayq check names it)' })
+      end
+      readyChecked = true
+    end
+    chunked('LPUSH', readyKey, readyIds)
+  end
   if #records > 0 then chunked('HSET', jobsKey, records) end
-  if #readyIds > 0 then chunked('LPUSH', readyKey, readyIds) end
   records, readyIds = {}, {}
   wheelFlush(adds)
 end
@@ -140,12 +157,13 @@ for i = 2, #ARGV, 5 do
 end
 flush()
 
-for jobType, n in pairs(acceptedPerType) do
-  redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, n)
-end
-
 -- A new earliest job: wake the scheduler (at most one token waits) and the hot standbys.
 if earliestAdded ~= nil and (headBefore == nil or earliestAdded < headBefore) then
   wakeOnNewHead(wakeKey, earliestAdded)
+end
+
+-- The counters last, after the jobs and the wake-up: a bad stats field cannot fail the call.
+for jobType, n in pairs(acceptedPerType) do
+  addCount(statsKey, 'count:enqueued:' .. jobType, n)
 end
 return out

@@ -10,6 +10,9 @@
   own clock (now lets it correct for the offset between its clock and Redis's; the microseconds
   let it wake at the due millisecond itself, not up to 1 ms after it as a now truncated to the ms
   would). With a grace, nextDueAt may be already past (due, but not yet overdue by the grace).
+  Errors, before any write: "WRONGTYPE <ready key> holds a <type>, not a list: ..." when another
+  client set ready to another type: the due ids stay in delayed (an LPUSH failing after the take
+  would leave them in no place), and the caller backs off as for any error reply.
   Invariant: each id leaves delayed and enters ready in the same call; its record is untouched.
   Any number of schedulers may call it at once: an id leaves delayed once, so none is moved twice.
 ]]
@@ -18,6 +21,11 @@
 local delayedKey, readyKey = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
 local grace = tonumber(ARGV[2] or '0')
+local readyType = redis.call('TYPE', readyKey).ok
+if readyType ~= 'list' and readyType ~= 'none' then
+  return redis.error_reply('WRONGTYPE ' .. readyKey .. ' holds a ' .. readyType .. ', not a list: due jobs'
+    .. ' stay in delayed until it is deleted or renamed (delayq check names it)')
+end
 local us = nowUs()
 local now = math.floor(us / 1000)
 

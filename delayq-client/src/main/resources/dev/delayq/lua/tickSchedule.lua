@@ -8,7 +8,8 @@
   KEYS[5] delayed        (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[6] ready          (LIST)  due ids
   KEYS[7] wake           (LIST)  the scheduler's wake-up token, and the name of the standbys' wake channel
-  KEYS[8] stats          (HASH)  count:enqueued:<type> grows by the jobs created
+  KEYS[8] stats          (HASH)  count:enqueued:<type> grows by the jobs created (written last, and
+                                 a field that holds no integer is reset: include/stats)
   ARGV[1] schedule id
   ARGV[2] the next tick the caller read from schedules:next (the compare of compare-and-set)
   ARGV[3] the definition the caller read from schedules (compared byte for byte)
@@ -26,6 +27,7 @@
 --@include now
 --@include recordFormat
 --@include wake
+--@include stats
 local schedulesKey, nextKey, lastKey, jobsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local delayedKey, readyKey, wakeKey, statsKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local sid, expectedNext, expectedDef = ARGV[1], ARGV[2], ARGV[3]
@@ -47,8 +49,6 @@ if tick ~= '' then
       wheelAdd(delayedKey, dueAt, jobId)
       wakeIfHead(delayedKey, wakeKey, jobId)
     end
-    local jobType = recordType(head)
-    redis.call('HINCRBY', statsKey, 'count:enqueued:' .. jobType, 1)
     code = 1
   end
   redis.call('HSET', lastKey, sid, tick)
@@ -57,5 +57,8 @@ if newNext == '' then
   redis.call('ZREM', nextKey, sid)
 else
   redis.call('ZADD', nextKey, newNext, sid)
+end
+if code == 1 then
+  addCount(statsKey, 'count:enqueued:' .. recordType(head), 1)
 end
 return {code, now}

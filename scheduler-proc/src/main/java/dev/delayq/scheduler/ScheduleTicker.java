@@ -9,11 +9,9 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -46,7 +44,7 @@ final class ScheduleTicker {
   private static final int MOST_MISSED_COUNTED = 100_000;
 
   private final RedisBroker broker;
-  private final Set<String> unreadable = new HashSet<>();
+  private final BrokenSchedules broken = new BrokenSchedules();
 
   ScheduleTicker(RedisBroker broker) {
     this.broker = broker;
@@ -59,39 +57,82 @@ final class ScheduleTicker {
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
 
-  /** One pass over the schedules whose next tick is within the lookahead; returns when to pass again. */
+  /**
+   * One pass over the schedules whose next tick is within the lookahead; returns when to pass
+   * again. A broken schedule is stepped over (its tick stays where it was), so it neither holds
+   * back the others nor counts toward a full pass or the next wake-up.
+   */
   long tick() {
     long now = broker.redisNowMs();
-    List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS);
+    List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS + broken.size());
+    int ticked = 0;
     for (Tuple t : due) {
-      broker.schedule(t.getElement()).ifPresent(stored -> tickOne(stored, broker.redisNowMs()));
+      Optional<RedisBroker.StoredSchedule> stored = broker.schedule(t.getElement());
+      if (stored.isPresent() && tickOne(stored.get(), broker.redisNowMs()) != Outcome.BROKEN) {
+        ticked++;
+      }
     }
     long received = System.nanoTime();
-    if (due.size() == PER_PASS) {
+    if (ticked >= PER_PASS) {
       return received;
     }
     long waitMs = POLL_MS;
-    OptionalLong earliest = broker.earliestScheduleTick();
+    OptionalLong earliest = earliestTickOfTheOthers();
     if (earliest.isPresent()) {
       waitMs = Math.max(0, Math.min(POLL_MS, earliest.getAsLong() - LOOKAHEAD_MS - now));
     }
     return received + waitMs * 1_000_000;
   }
 
+  /** The earliest next tick of a schedule that is not broken (a broken one's stays in the past). */
+  private OptionalLong earliestTickOfTheOthers() {
+    if (broken.size() == 0) {
+      return broker.earliestScheduleTick();
+    }
+    for (Tuple t : broker.schedulesDueBy(Long.MAX_VALUE, broken.size() + 1)) {
+      if (!broken.has(t.getElement())) {
+        return OptionalLong.of((long) t.getScore());
+      }
+    }
+    return OptionalLong.empty();
+  }
+
   /** What a pass did with one schedule: for tests. */
-  enum Outcome { CREATED, SKIPPED_MISSED, STALE, UNREADABLE, NONE }
+  enum Outcome { CREATED, SKIPPED_MISSED, STALE, BROKEN, NONE }
+
+  /** What one schedule's tick is to do, computed from its definition alone (no Redis). */
+  private record Plan(Schedule schedule, long tick, long create, int missed, long next, String jobId,
+      String recordHead) {}
 
   Outcome tickOne(RedisBroker.StoredSchedule stored, long now) {
-    Schedule s;
-    try {
-      s = Schedule.fromJson(stored.definition());
-    } catch (IllegalArgumentException e) {
-      if (unreadable.add(stored.id())) {
-        log.warn("schedule {}: its definition cannot be read, it does not tick: {}", LogText.escape(stored.id()),
-            LogText.escape(e.getMessage()));
-      }
-      return Outcome.UNREADABLE;
+    if (broken.stillBroken(stored)) {
+      return Outcome.BROKEN;
     }
+    Plan p;
+    try {
+      p = plan(stored, now);
+    } catch (RuntimeException e) {
+      // whatever a definition another client wrote throws (ZoneRulesException for "Mars/Olympus",
+      // a cron-utils error, an id Schedule refuses): this schedule stops, the others go on
+      broken.failed(stored, e);
+      return Outcome.BROKEN;
+    }
+    broken.computed(stored.id());
+    RedisBroker.Ticked r = broker.tickSchedule(stored, p.create(), p.jobId(), p.recordHead(),
+        p.schedule().payloadJson(), p.next());
+    if (r.stale()) {
+      return Outcome.STALE;
+    }
+    if (p.missed() > 0) {
+      log.warn("schedule {}: {} tick(s) from {} were missed (no scheduler ran): {}", LogText.escape(stored.id()),
+          p.missed(), Instant.ofEpochMilli(p.tick()), p.create() < 0 ? "skipped"
+              : "one job runs now for the tick of " + Instant.ofEpochMilli(p.create()));
+    }
+    return p.create() < 0 ? Outcome.SKIPPED_MISSED : r.code() == 1 ? Outcome.CREATED : Outcome.NONE;
+  }
+
+  private static Plan plan(RedisBroker.StoredSchedule stored, long now) {
+    Schedule s = Schedule.fromJson(stored.definition());
     long tick = stored.nextTick();
     long create = tick;
     long next;
@@ -110,16 +151,8 @@ final class ScheduleTicker {
       create = s.missed() == Schedule.Missed.RUN_ONCE ? latest : -1;
       next = after(s, Math.max(latest, now));
     }
-    RedisBroker.Ticked r = broker.tickSchedule(stored, create, create < 0 ? "" : s.tickJobId(create),
-        create < 0 ? "" : Schedules.tickRecordHead(s, create, missed), s.payloadJson(), next);
-    if (r.stale()) {
-      return Outcome.STALE;
-    }
-    if (missed > 0) {
-      log.warn("schedule {}: {} tick(s) from {} were missed (no scheduler ran): {}", LogText.escape(s.id()), missed,
-          Instant.ofEpochMilli(tick), create < 0 ? "skipped" : "one job runs now for the tick of " + Instant.ofEpochMilli(create));
-    }
-    return create < 0 ? Outcome.SKIPPED_MISSED : r.code() == 1 ? Outcome.CREATED : Outcome.NONE;
+    return new Plan(s, tick, create, missed, next, create < 0 ? "" : s.tickJobId(create),
+        create < 0 ? "" : Schedules.tickRecordHead(s, create, missed));
   }
 
   private static long after(Schedule s, long ms) {

@@ -196,4 +196,94 @@ class ScheduleTickerTest {
     assertTrue(json.getMessage().contains("not JSON"), json.getMessage());
     assertTrue(schedules.list().isEmpty());
   }
+
+  /** Writes a definition as another client could, past every check of upsert, with its next tick. */
+  private void plant(String id, String definition, long nextTick) {
+    broker.redis().hset(broker.keys().schedules(), id, definition);
+    broker.redis().zadd(broker.keys().scheduleNext(), nextTick, id);
+  }
+
+  @Test
+  void aBrokenScheduleIsSteppedOverAndAnEverySecondOneBesideItTicksOnTime() throws Exception {
+    long first = schedules.upsert(every("s1", Duration.ofSeconds(1), Schedule.Missed.SKIP, "{}"))
+        .nextTicks().get(0).toEpochMilli();
+    plant("mars", "{\"id\":\"mars\",\"cron\":\"* * * * *\",\"tz\":\"Mars/Olympus\",\"type\":\"report\"}",
+        probe.redisNowMs() - 60_000);
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ScheduleTicker.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
+        new ch.qos.logback.core.read.ListAppender<>();
+    events.start();
+    logger.addAppender(events);
+    try {
+      runTicker(3_500);
+    } finally {
+      logger.detachAppender(events);
+    }
+
+    List<String> warnings = events.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+        .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+    assertEquals(List.of("schedule mars is broken, it does not tick (the others do) until it is saved again or"
+        + " removed: Unknown time-zone ID: Mars/Olympus"), warnings, "said once, over every pass");
+
+    assertEquals(ScheduleTicker.Outcome.BROKEN, ticker.tickOne(stored("mars"), probe.redisNowMs()));
+    List<String> ticks = probe.delayedIds().stream().filter(id -> id.startsWith("s1@")).toList();
+    assertTrue(ticks.size() >= 3, "the healthy schedule ticked beside the broken one: " + ticks);
+    assertTrue(schedules.remove("mars"));
+    runTicker(1_200);
+    List<String> after = probe.delayedIds().stream().filter(id -> id.startsWith("s1@")).toList();
+    assertTrue(after.size() > ticks.size(), "it goes on once the broken one is removed: " + after);
+    for (int i = 0; i < after.size(); i++) {
+      assertEquals("s1@" + (first + i * 1_000L), after.get(i), "every tick once, none missed: " + after);
+    }
+    for (String id : after) {
+      assertNull(probe.record(id).get("missedTicks"), "no tick was missed: " + id);
+    }
+  }
+
+  /** Calls the ticker's passes on this thread for {@code ms}, waiting as its loop would. */
+  private void runTicker(long ms) throws InterruptedException {
+    long end = System.nanoTime() + ms * 1_000_000;
+    while (System.nanoTime() < end) {
+      long wait = ticker.tick() - System.nanoTime();
+      if (wait > 0) {
+        Thread.sleep(Math.min(wait, end - System.nanoTime() + 1_000_000) / 1_000_000);
+      }
+    }
+  }
+
+  @Test
+  void theListShowsTheOthersWithEachBrokenScheduleMarked() {
+    schedules.upsert(every("s1", Duration.ofSeconds(60), Schedule.Missed.SKIP, "{}"));
+    long later = probe.redisNowMs() + 60_000;
+    plant("mars", "{\"id\":\"mars\",\"cron\":\"0 9 * * *\",\"tz\":\"Mars/Olympus\",\"type\":\"report\"}", later);
+    plant("nocron", "{\"id\":\"nocron\",\"cron\":\"every tuesday\",\"type\":\"report\"}", later);
+    plant("badid", "{\"id\":\"bad id!\",\"everyMs\":1000,\"type\":\"report\"}", later);
+    plant("nojson", "{nope", later);
+    broker.redis().hset(broker.keys().scheduleLast(), "s1", "not a tick");
+
+    Schedules.Listing all = schedules.listing();
+
+    assertEquals(List.of("s1"), all.schedules().stream().map(v -> v.schedule().id()).toList());
+    assertEquals(List.of("badid", "mars", "nocron", "nojson"), all.broken().stream().map(Schedules.Broken::id).toList());
+    assertTrue(all.broken().get(1).reason().contains("Mars/Olympus"), all.broken().get(1).reason());
+    assertTrue(all.broken().get(2).reason().contains("every tuesday"), all.broken().get(2).reason());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> schedules.pause("mars"));
+    assertTrue(e.getMessage().startsWith("schedule mars is broken (Unknown time-zone ID: Mars/Olympus)"), e.getMessage());
+    assertTrue(schedules.remove("mars"));
+    assertEquals(3, schedules.listing().broken().size());
+  }
+
+  @Test
+  void aCronThatNeverFiresIsRefusedNamingIt() {
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> schedules.upsert(new Schedule("feb30", new Cadence.Cron("0 0 30 2 *", java.time.ZoneOffset.UTC),
+            "report", "{}", 3, false, null)));
+    assertTrue(e.getMessage().contains("'0 0 30 2 *' never fires"), e.getMessage());
+    assertTrue(schedules.list().isEmpty());
+    assertEquals("cron 0 0 29 2 * (UTC)", schedules.upsert(new Schedule("leap", new Cadence.Cron("0 0 29 2 *",
+        java.time.ZoneId.of("UTC")), "report", "{}", 3, false, null)).schedule().cadence().describe(),
+        "a leap day fires, every four years");
+  }
 }

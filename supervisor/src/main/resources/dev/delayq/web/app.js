@@ -290,6 +290,18 @@
       const tr = document.createElement('tr');
       tr.dataset.id = s.id;
       cell(tr, s.id, 'id');
+      if (s.broken != null) {
+        // its stored definition cannot be read: it does not tick; only removing it works
+        cell(tr, 'broken: ' + s.broken, 'broken');
+        cell(tr, '');
+        cell(tr, 'broken');
+        cell(tr, '–');
+        cell(tr, button('Remove', 'danger remove', b => {
+          if (confirm('Remove schedule ' + s.id + '?')) act(b, () => post('api/schedules/' + encodeURIComponent(s.id)
+            + '/remove')).then(refreshSchedules);
+        }));
+        return tr;
+      }
       cell(tr, s.cadence);
       cell(tr, s.type);
       cell(tr, s.paused ? 'paused' : 'active');

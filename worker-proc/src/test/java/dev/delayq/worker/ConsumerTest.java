@@ -241,6 +241,21 @@ class ConsumerTest {
   }
 
   @Test
+  void anEmptyRecordGoesToDeadSayingSoAndTheJobsBesideItRun() {
+    probe.seedReady(due("before", "noop"));
+    broker.redis().hset(broker.keys().jobs(), "blank", "");
+    broker.redis().lpush(broker.keys().ready(), "blank");
+    probe.seedReady(due("after", "noop"));
+
+    JsonNode record = deadRecord("blank");
+
+    assertTrue(record.get("lastError").asText().contains("malformed"), record.toString());
+    assertEquals("", record.get("malformed").asText(), "kept verbatim for inspection");
+    passUntil(() -> probe.recordCount() == 1);
+    assertEquals(List.of("dead"), probe.placesOf("blank"), "in dead once; the jobs beside it ran");
+  }
+
+  @Test
   void failingJobGoesBackToDelayedWithAttemptPlusOne() {
     probe.seedReady(due("fails", "boom"));
 

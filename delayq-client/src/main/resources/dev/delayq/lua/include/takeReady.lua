@@ -49,7 +49,7 @@ local function takeReady(readyKey, inflightKey, jobsKey, take, firstToken, budge
     count = count + 1
     out[at + 1] = id
     at = at + 2
-    if size == 0 then
+    if not raw then -- (an empty record, written by another client, goes to the worker to dead-letter)
       out[at] = false
     else
       pushed = pushed + 1

@@ -22,6 +22,16 @@ local WHEEL_MOST = 128
 -- delete the bucket whole instead of ZREM of each: below it, the ZREM is cheaper than the question.
 local WHEEL_WHOLE_AT = 16
 
+-- Moves the depth (<delayed>:count) by n, after the ids themselves moved. A count that holds no
+-- integer (another client wrote it) is reset to max(n, 0) rather than failing a call whose ids are
+-- already in or out of their buckets: an error now would leave them half-moved.
+local function wheelCount(delayedKey, n)
+  local counted = redis.pcall('INCRBY', delayedKey .. ':count', numberText(n))
+  if type(counted) == 'table' and counted.err then
+    redis.pcall('SET', delayedKey .. ':count', numberText(math.max(n, 0)))
+  end
+end
+
 -- a < b byte by byte, as Redis orders lex ranges (Lua's < follows the locale)
 local function wheelBefore(a, b)
   for i = 1, math.min(#a, #b) do
@@ -115,7 +125,7 @@ end
 -- Puts id, due at due, in the wheel. The caller has taken it out of every other place.
 local function wheelAdd(delayedKey, due, id)
   if wheelPut(delayedKey, due, id) == 1 then
-    redis.call('INCR', delayedKey .. ':count')
+    wheelCount(delayedKey, 1)
   end
 end
 
@@ -210,7 +220,7 @@ local function wheelFlush(adds)
     if #args > 0 then added = added + redis.call('ZADD', bucket, unpack(args)) end
   end
   for _, i in ipairs(rest) do added = added + wheelPut(key, dues[i], ids[i]) end
-  if added > 0 then redis.call('INCRBY', key .. ':count', added) end
+  if added > 0 then wheelCount(key, added) end
 end
 
 -- Gathers one add for wheelFlush. An id gathered twice flushes the first add before it (the
@@ -227,7 +237,7 @@ end
 local function wheelRemove(delayedKey, due, id)
   local at = wheelFind(delayedKey, due, id)
   if at and redis.call('ZREM', delayedKey .. ':' .. at, id) == 1 then
-    redis.call('DECR', delayedKey .. ':count')
+    wheelCount(delayedKey, -1)
     if redis.call('EXISTS', delayedKey .. ':' .. at) == 0 then
       redis.call('ZREM', delayedKey .. ':index', at)
     end
@@ -302,7 +312,7 @@ local function wheelTakeDue(delayedKey, cutoff, most)
     -- the bucket is gone (emptied by this take): drop it from the index and go on
     redis.call('ZREM', indexKey, first)
   end
-  if taken > 0 then redis.call('DECRBY', delayedKey .. ':count', numberText(taken)) end
+  if taken > 0 then wheelCount(delayedKey, -taken) end
   if not known then
     -- the batch filled before the wheel's head was looked at (the caller calls again at once)
     local _, due = wheelHead(delayedKey)

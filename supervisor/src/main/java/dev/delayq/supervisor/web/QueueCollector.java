@@ -19,6 +19,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -29,7 +30,9 @@ import redis.clients.jedis.UnifiedJedis;
  * and duration histograms from the stats hash every worker adds to once a second, and the
  * depths of the queue's structures. One scrape covers every worker on every host. Per-type
  * series are bounded by {@link TypeCap}, and every type's counters are there from its first
- * event on, 0 until their own.
+ * event on, 0 until their own. A series whose stored value cannot be read (a negative count or
+ * a non-integer another client planted) is left out and said once ({@link LeftOutSeries}), never
+ * failing the scrape.
  */
 final class QueueCollector implements MultiCollector {
   private static final Logger log = LoggerFactory.getLogger(QueueCollector.class);
@@ -52,10 +55,12 @@ final class QueueCollector implements MultiCollector {
   record Source(Keys keys, Admin admin, TypeCap typeCap) {}
 
   /** What one scrape read of one queue. */
-  private record Reading(Labels queue, Admin.Stats stats, Inspector.Flow flow, StatsHash hash) {}
+  private record Reading(Labels queue, Admin.Stats stats, Inspector.Flow flow, StatsHash hash,
+      Set<String> unreadable) {}
 
   private final List<Source> sources;
   private final double[] bounds;
+  private final LeftOutSeries leftOut = new LeftOutSeries();
   private volatile boolean redisDown;
 
   QueueCollector(UnifiedJedis redis, Keys keys, Admin admin, TypeCap typeCap) {
@@ -81,8 +86,9 @@ final class QueueCollector implements MultiCollector {
     for (Source source : sources) {
       Labels queue = Labels.of("queue", source.keys().queue());
       try {
+        Map<String, String> fields = source.admin().statsFields();
         readings.add(new Reading(queue, source.admin().stats(), source.admin().flow(),
-            source.typeCap().apply(StatsHash.parse(source.admin().statsFields()), EVENT_ORDER)));
+            source.typeCap().apply(StatsHash.parse(fields), EVENT_ORDER), StatsHash.unreadableSeries(fields)));
         up.dataPoint(point(queue, 1));
       } catch (RuntimeException e) {
         failure = e;
@@ -104,8 +110,10 @@ final class QueueCollector implements MultiCollector {
     for (String event : EVENT_ORDER) {
       CounterSnapshot.Builder c = CounterSnapshot.builder().name("delayq_jobs_" + event).help(EVENTS.get(event));
       for (Reading r : readings) {
-        r.hash().counts().getOrDefault(event, Map.of()).forEach((type, n) ->
-            c.dataPoint(CounterDataPointSnapshot.builder().labels(r.queue().add("type", type)).value(n).build()));
+        r.hash().counts().getOrDefault(event, Map.of()).forEach((type, n) -> leftOut.add("delayq_jobs_" + event,
+            r.queue().add("type", type), r.unreadable().contains("count:" + event + ":" + type),
+            () -> CounterDataPointSnapshot.builder().labels(r.queue().add("type", type))
+                .value(n).build(), c::dataPoint));
       }
       out.metricSnapshot(c.build());
     }
@@ -129,13 +137,17 @@ final class QueueCollector implements MultiCollector {
         .unit(Unit.SECONDS).help("How long the longest-waiting due job has been due; 0 when none waits.");
     for (Reading r : readings) {
       Labels queue = r.queue();
-      lateness.dataPoint(histogram(queue, r.hash().lateness()));
-      heldLateness.dataPoint(histogram(queue, r.hash().heldLateness()));
+      leftOut.add("delayq_job_lateness_seconds", queue, r.unreadable().contains("lateness"),
+          () -> histogram(queue, r.hash().lateness()), lateness::dataPoint);
+      leftOut.add("delayq_job_held_lateness_seconds", queue, r.unreadable().contains("heldLateness"),
+          () -> histogram(queue, r.hash().heldLateness()), heldLateness::dataPoint);
       r.flow().paused().keySet().forEach(scope -> paused.dataPoint(point(queue.add("type", scope), 1)));
       r.flow().partlyPaused().forEach((scope, p) ->
           paused.dataPoint(point(queue.add("type", scope), (double) p.shards() / p.of())));
       r.flow().held().forEach((type, n) -> held.dataPoint(point(queue.add("type", type), n)));
-      r.hash().durations().forEach((type, d) -> durations.dataPoint(histogram(queue.add("type", type), d)));
+      r.hash().durations().forEach((type, d) -> leftOut.add("delayq_job_duration_seconds", queue.add("type", type),
+          r.unreadable().contains("duration:" + type), () -> histogram(queue.add("type", type), d),
+          durations::dataPoint));
       Inspector.Depths d = r.stats().depths();
       depths.dataPoint(point(queue.add("state", "delayed"), d.delayed()));
       depths.dataPoint(point(queue.add("state", "ready"), d.ready()));

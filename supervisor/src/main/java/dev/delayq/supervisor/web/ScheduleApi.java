@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dashboard's recurring schedules: {@code GET /api/schedules} lists them with their next
- * ticks; {@code POST /api/schedules} upserts one; {@code POST /api/schedules/<id>/pause|resume|run|remove}
+ * ticks (one whose stored definition cannot be read as {@code {"id", "broken": reason}}); {@code POST /api/schedules} upserts one; {@code POST /api/schedules/<id>/pause|resume|run|remove}
  * acts on one. Each change is logged with what it did.
  */
 final class ScheduleApi {
@@ -33,8 +33,13 @@ final class ScheduleApi {
   ObjectNode list() {
     ObjectNode out = Http.ok();
     ArrayNode rows = out.putArray("schedules");
-    for (Schedules.View v : queue.schedules().list()) {
+    Schedules.Listing all = queue.schedules().listing();
+    for (Schedules.View v : all.schedules()) {
       row(rows.addObject(), v);
+    }
+    for (Schedules.Broken b : all.broken()) {
+      // a definition that cannot be read is shown, marked, instead of failing the others' list
+      rows.addObject().put("id", b.id()).put("broken", b.reason()).putArray("nextTicks");
     }
     return out;
   }

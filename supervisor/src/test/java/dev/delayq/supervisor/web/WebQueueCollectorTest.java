@@ -166,4 +166,32 @@ class WebQueueCollectorTest {
       assertEquals(-1, m.indexOf("delayq_queue_jobs"), m);
     }
   }
+
+  @Test
+  void aSeriesWithANegativeValueIsLeftOutAndTheScrapeServesTheRest() throws Exception {
+    UnifiedJedis redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    StatsRecorder recorder = new StatsRecorder(keys);
+    recorder.started("mail", 3);
+    recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
+    recorder.flush(redis, System.currentTimeMillis() / 1000);
+    redis.hset(keys.stats(), "lateness:3", "-5");            // planted by another client
+    redis.hset(keys.stats(), "duration:mail:2", "-1");
+    redis.hset(keys.stats(), "count:failed:mail", "-2");
+    redis.hset(keys.stats(), "count:retried:mail", "abc");
+    redis.hset(keys.stats(), "heldLateness:sum", "1e3");
+
+    String m = scrape(redis, keys);
+
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertFalse(m.contains("delayq_job_lateness_seconds_bucket{" + q), m);
+    assertFalse(m.contains("delayq_job_duration_seconds_bucket{" + q + ",type=\"mail\""), m);
+    assertFalse(m.contains("delayq_jobs_failed_total{" + q + ",type=\"mail\"}"), m);
+    assertTrue(m.contains("delayq_jobs_succeeded_total{" + q + ",type=\"mail\"} 1.0"), m);
+    assertFalse(m.contains("delayq_jobs_retried_total{" + q + ",type=\"mail\"}"), "no made-up 0: " + m);
+    assertFalse(m.contains("delayq_job_held_lateness_seconds_count{" + q), m);
+    assertTrue(m.contains("delayq_jobs_started_total{" + q + ",type=\"mail\"} 1.0"), m);
+    assertTrue(m.contains("delayq_queue_jobs{" + q + ",state=\"delayed\"} 0.0"), m);
+    assertTrue(m.contains("delayq_redis_up{" + q + "} 1.0"), m);
+  }
 }
