@@ -40,6 +40,9 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class WebServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WebServer.class);
 
+  /** After the last running request was answered, before the sockets close. */
+  private static final long ANSWER_GRACE_MS = 500;
+
   private final HttpServer server;
   private final ExecutorService threads;
   private final HandlerPermits permits = new HandlerPermits();
@@ -261,15 +264,20 @@ public final class WebServer implements AutoCloseable {
   }
 
   /**
-   * Stops serving (running requests get a second to finish) and closes its Redis connections. The
-   * wait is on this server's own threads, not {@code HttpServer.stop(1)}: on JDK 17 that sleeps
-   * the whole second even with nothing running, and kept every stopped supervisor alive for it.
+   * Stops serving (running requests get a second to finish, and their answers half a second to
+   * reach their clients) and closes its Redis connections. The wait is on this server's own
+   * threads, not {@code HttpServer.stop(1)}: on JDK 17 that sleeps the whole second even with
+   * nothing running, and kept every stopped supervisor alive for it. Idle, it closes at once.
    */
   @Override
   public void close() {
     threads.shutdown(); // no new exchange starts; the running ones go on to their answer
     try {
-      threads.awaitTermination(1, TimeUnit.SECONDS);
+      if (!threads.awaitTermination(100, TimeUnit.MILLISECONDS)) {
+        threads.awaitTermination(1, TimeUnit.SECONDS);
+        // an answer just written may still be on its way: closing its socket at once could cut it
+        Thread.sleep(ANSWER_GRACE_MS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
