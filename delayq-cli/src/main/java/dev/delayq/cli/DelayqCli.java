@@ -129,7 +129,7 @@ public final class DelayqCli implements Runnable {
     if (redisUrl != null) {
       effective.put("DELAYQ_REDIS_URL", redisUrl);
     }
-    return new ConfigLoader().load(configFile(), effective);
+    return new ConfigLoader().warningsTo(this::warn).load(configFile(), effective);
   }
 
   /**
@@ -155,6 +155,13 @@ public final class DelayqCli implements Runnable {
   String redisUrl(DelayqConfig c) {
     warnOfPasswordOnCommandLine();
     return EmbeddedRedisPassword.connectUrl(c, home());
+  }
+
+  /** A warning on stderr, before what the command prints. */
+  private void warn(String warning) {
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("delayq: warning: " + warning);
+    err.flush();
   }
 
   /** A password in --redis-url is in every user's {@code ps}: say so, and where it belongs. */

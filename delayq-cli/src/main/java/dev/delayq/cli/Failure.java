@@ -1,6 +1,7 @@
 package dev.delayq.cli;
 
 import dev.delayq.config.ConfigException;
+import dev.delayq.redis.RedisAuthException;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
 import dev.delayq.redis.ShardsNotDoneException;
@@ -18,6 +19,11 @@ record Failure(int exitCode, String message) {
       // done on some shards only: Redis failing there, and the message says how to finish
       return new Failure(ExitCodes.REDIS, e.getMessage());
     }
+    RedisAuthException auth = RedisAuthException.of(e, "Redis" + at(cli));
+    if (auth != null) {
+      // NOAUTH or WRONGPASS, however Jedis wrapped it: where the password goes, never the password
+      return new Failure(ExitCodes.REDIS, auth.getMessage());
+    }
     if (e instanceof ConfigException) {
       return new Failure(ExitCodes.USAGE, e.getMessage());
     }
@@ -31,11 +37,7 @@ record Failure(int exitCode, String message) {
       return new Failure(ExitCodes.REDIS, e.getMessage());
     }
     if (e instanceof JedisException) {
-      String message = rootMessage(e);
-      boolean noAuth = message.startsWith("NOAUTH") || message.startsWith("WRONGPASS");
-      return new Failure(ExitCodes.REDIS, "Redis failed: " + message + (noAuth && embedded(cli)
-          ? " (the embedded Redis takes the password its supervisor keeps in run/redis.password of "
-              + "DELAYQ_HOME; is this the home it runs in?)" : ""));
+      return new Failure(ExitCodes.REDIS, "Redis failed: " + rootMessage(e));
     }
     return new Failure(ExitCodes.FAILED, e.getClass().getSimpleName() + ": " + rootMessage(e));
   }
@@ -55,11 +57,12 @@ record Failure(int exitCode, String message) {
     return "cannot reach Redis" + where + ": " + rootMessage(e) + hint;
   }
 
-  private static boolean embedded(DelayqCli cli) {
+  /** " at <url without its password>", or "" when the config cannot be read now. */
+  private static String at(DelayqCli cli) {
     try {
-      return cli.loadConfig().redis().embedded();
+      return " at " + RedisConnector.redact(cli.loadConfig().redisUrl());
     } catch (RuntimeException e) {
-      return false;
+      return "";
     }
   }
 

@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.testing.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,6 +56,53 @@ class CliErrorsTest {
 
     assertEquals(3, r.exit());
     assertTrue(r.err().endsWith("(is bin/delayq-supervisor running?)\n"), r.err());
+  }
+
+  @Test
+  void aRedisThatAsksForAPasswordNamesThePasswordFileAndTheVariable() {
+    try (RedisServer locked = RedisServer.start("--requirepass", "s3cret-pass")) {
+      for (String url : List.of("redis://127.0.0.1:" + locked.port(), "redis://:wrong-pass@127.0.0.1:" + locked.port())) {
+        cli.env.put("DELAYQ_REDIS_URL", url);
+
+        Cli.Result r = cli.run("stats");
+
+        assertEquals(3, r.exit(), r.toString());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains(url.startsWith("redis://:") ? "WRONGPASS" : "NOAUTH"), r.err());
+        assertTrue(r.err().contains("run/redis.password") && r.err().contains("DELAYQ_REDIS_URL"), r.err());
+        assertTrue(!r.err().contains("s3cret-pass") && !r.err().contains("wrong-pass"), r.err());
+      }
+    }
+  }
+
+  @Test
+  void tlsToAPlainPortFailsFastSayingThePortDoesNotSpeakTls() {
+    String plain = cli.env.get("DELAYQ_REDIS_URL");
+    String hostPort = plain.substring("redis://".length());
+    cli.env.put("DELAYQ_REDIS_URL", "rediss://" + hostPort);
+
+    long began = System.nanoTime();
+    Cli.Result r = cli.run("stats");
+    long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+
+    assertEquals(3, r.exit(), r.toString());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().contains("TLS connection to " + hostPort + " refused: " + hostPort + " gave no reply to "
+        + "the TLS handshake"), r.err());
+    assertTrue(r.err().contains("does not speak TLS (a plain port? then the url is redis://, not rediss://)"), r.err());
+    assertTrue(tookMs < 4_000, "refused after " + tookMs + " ms (one handshake of redis.connectTimeout, 2 s)");
+  }
+
+  @Test
+  void anUnknownDelayqVariableIsWarnedAboutWithTheNearestKnownOne() {
+    cli.env.put("DELAYQ_WORKER_THREADZ", "4");
+
+    Cli.Result r = cli.run("stats");
+
+    assertEquals(0, r.exit(), r.toString());
+    assertTrue(r.err().startsWith("delayq: warning: DELAYQ_WORKER_THREADZ is not a delayq variable and is "
+        + "ignored; did you mean DELAYQ_WORKER_THREADS (worker.threads)?\n"), r.err());
+    assertEquals(1, r.err().lines().count(), "once: " + r.err());
   }
 
   @Test

@@ -23,19 +23,25 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads the configuration: the defaults shipped in the jar (a copy of conf/delayq.yml), then
  * the operator's file, then DELAYQ_* environment variables, each over the one before.
  */
 public final class ConfigLoader {
+  private static final Logger log = LoggerFactory.getLogger(ConfigLoader.class);
   private static final String DEFAULTS = "/dev/delayq/config/delayq.yml";
   private static final Map<String, String> ALIASES = Map.of(
       "DELAYQ_REDIS_URL", "redis.url",
       "DELAYQ_QUEUE", "queue.name");
 
   private final ObjectMapper yaml;
+  private Consumer<String> warnings = w -> log.warn("{}", w);
 
   public ConfigLoader() {
     SimpleModule durations = new SimpleModule().addDeserializer(Duration.class, new DurationReader());
@@ -43,6 +49,15 @@ public final class ConfigLoader {
         .registerModule(durations)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+  }
+
+  /**
+   * Where warnings go (a DELAYQ_* variable that sets nothing): by default this class's log; the
+   * supervisor and the CLI say them on the terminal. Each is given once in a JVM.
+   */
+  public ConfigLoader warningsTo(Consumer<String> sink) {
+    this.warnings = sink;
+    return this;
   }
 
   /** The defaults with the process environment applied (no file). */
@@ -56,6 +71,7 @@ public final class ConfigLoader {
     if (file != null) {
       merge(tree, readFile(file), "");
     }
+    UnknownVariables.reportOnce(UnknownVariables.warnings(env, knownVariables(tree)), warnings);
     applyEnvironment(tree, env);
     return convert(tree, file);
   }
@@ -84,8 +100,10 @@ public final class ConfigLoader {
         throw new ConfigException("config file " + file + ": must be a YAML mapping of sections");
       }
       return node;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw YamlSyntaxError.of(file, e);
     } catch (IOException e) {
-      throw new ConfigException("config file " + file + ": not valid YAML: " + e.getMessage().split("\n")[0]);
+      throw new ConfigException("config file " + file + ": cannot be read: " + e.getMessage());
     }
   }
 
@@ -154,6 +172,19 @@ public final class ConfigLoader {
       out.set(kv[0], new TextNode(kv[1]));
     }
     return out;
+  }
+
+  /** Every variable that sets a key (DELAYQ_WORKER_THREADS), with the key it sets (worker.threads). */
+  private static Map<String, String> knownVariables(JsonNode tree) {
+    Map<String, String> known = new TreeMap<>(ALIASES);
+    for (Iterator<String> sections = tree.fieldNames(); sections.hasNext(); ) {
+      String section = sections.next();
+      for (Iterator<String> keys = tree.get(section).fieldNames(); keys.hasNext(); ) {
+        String key = keys.next();
+        known.put("DELAYQ_" + snake(section) + "_" + snake(key), section + "." + key);
+      }
+    }
+    return known;
   }
 
   /** worker.drainTimeout for DELAYQ_WORKER_DRAIN_TIMEOUT; null when no key has that name. */

@@ -70,23 +70,42 @@ public final class RedisConnection implements AutoCloseable {
     return master.masterLost(reason);
   }
 
-  /** Refuses a server delayq cannot keep jobs on ({@link ServerCheck}), naming it. */
+  /**
+   * Refuses a server delayq cannot keep jobs on ({@link ServerCheck}), naming it. The first call
+   * of every process: a password refused here is a {@link RedisAuthException} saying where the
+   * password goes.
+   */
   public void checkServer(boolean requireNoeviction) {
-    if (master instanceof ClusterTopology cluster) {
-      cluster.onEachMaster((at, node) -> {
-        ServerCheck.verifyClusterMaster(node, requireNoeviction, "Redis Cluster master " + at);
-        return null;
-      });
-      return;
+    try {
+      if (master instanceof ClusterTopology cluster) {
+        cluster.onEachMaster((at, node) -> {
+          ServerCheck.verifyClusterMaster(node, requireNoeviction, "Redis Cluster master " + at);
+          return null;
+        });
+        return;
+      }
+      ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
+    } catch (RuntimeException e) {
+      throw explained(e);
     }
-    ServerCheck.verify(client, requireNoeviction, "Redis at " + master.master());
   }
 
   /** Refuses a Cluster node reached as a plain URL (redis.url instead of redis.cluster), naming redis.cluster. */
   public void checkNotClusterNode() {
     if (!(master instanceof ClusterTopology)) {
-      ServerCheck.verifyNotClusterNode(client, "Redis at " + master.master());
+      try {
+        ServerCheck.verifyNotClusterNode(client, "Redis at " + master.master());
+      } catch (RuntimeException e) {
+        throw explained(e);
+      }
     }
+  }
+
+  /** {@code e}, or the {@link RedisAuthException} that says what a NOAUTH or WRONGPASS under it means. */
+  public RuntimeException explained(RuntimeException e) {
+    RedisAuthException auth = RedisAuthException.of(e, master instanceof ClusterTopology
+        ? describe() : "Redis at " + master.master());
+    return auth != null ? auth : e;
   }
 
   /**

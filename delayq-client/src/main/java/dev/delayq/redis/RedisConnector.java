@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.function.BiFunction;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slf4j.Logger;
@@ -155,10 +156,11 @@ public final class RedisConnector {
         .blockingSocketTimeoutMillis(toMaster ? (int) config.socketTimeout().toMillis() : 0)
         .ssl(tls);
     if (tls) {
-      b.sslParameters(TlsFiles.parameters(config.tlsVerifyHostname()));
-      if (sockets != null) {
-        b.sslSocketFactory(sockets);
-      }
+      SSLParameters parameters = TlsFiles.parameters(config.tlsVerifyHostname());
+      b.sslParameters(parameters);
+      b.sslSocketFactory(new HandshakeFirstSockets(
+          sockets != null ? sockets : (SSLSocketFactory) SSLSocketFactory.getDefault(), parameters,
+          config.connectTimeout()));
     }
     if (toMaster) {
       b.clientName(clientName);

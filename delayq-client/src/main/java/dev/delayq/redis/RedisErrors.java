@@ -120,6 +120,8 @@ public final class RedisErrors {
         || raw.contains("unknown_ca") || raw.contains("handshake_failure")) {
       why = "it refused this client (it requires a client certificate it trusts: "
           + "redis.tlsCertFile and redis.tlsKeyFile)";
+    } else if (raw.contains(HandshakeFirstSockets.NO_TLS)) {
+      return new TlsRefusedException("TLS connection to " + server + " refused: " + raw);
     } else if (raw.contains("Unsupported or unrecognized SSL message") || raw.contains("plaintext")) {
       why = "it does not speak TLS (a plain port? then the url is redis://, not rediss://)";
     } else {
@@ -147,6 +149,11 @@ public final class RedisErrors {
    * retried, which is also its cause), and a walk without that would never end.
    */
   private static <T extends Throwable> T find(Throwable e, Class<T> type) {
+    return find(e, type, t -> true);
+  }
+
+  /** As {@link #find(Throwable, Class)}, the first that also passes {@code test}. */
+  static <T extends Throwable> T find(Throwable e, Class<T> type, java.util.function.Predicate<T> test) {
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     Deque<Throwable> next = new ArrayDeque<>();
     if (e != null) {
@@ -157,7 +164,7 @@ public final class RedisErrors {
       if (!seen.add(t)) {
         continue;
       }
-      if (type.isInstance(t)) {
+      if (type.isInstance(t) && test.test(type.cast(t))) {
         return type.cast(t);
       }
       if (t.getCause() != null) {

@@ -261,6 +261,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aYamlSyntaxErrorNamesTheFileLineAndColumn() throws IOException {
+    Path file = yaml("""
+        worker:
+          threads: 4
+         drainTimeout: 10s
+        """);
+
+    ConfigException e = refused(file, Map.of(), file.toString(), "not valid YAML at line 3, column 2",
+        "block mapping that starts at line 1, column 1");
+    assertFalse(e.getMessage().contains("\n"), e.getMessage());
+  }
+
+  @Test
   void missingFileIsRefused() {
     Path missing = dir.resolve("nope.yml");
 

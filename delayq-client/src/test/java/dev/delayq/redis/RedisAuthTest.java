@@ -75,6 +75,35 @@ class RedisAuthTest {
   }
 
   @Test
+  void aProducerWithoutThePasswordIsToldWhereThePasswordGoes() {
+    DelayqConfig config = new ConfigLoader().load(null, Map.of(
+        "DELAYQ_REDIS_URL", "redis://127.0.0.1:" + port, "DELAYQ_QUEUE", "auth"));
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> DelayQueue.connect(config));
+
+    assertEquals(RedisAuthException.class, e.getClass(), "a delayq exception, not Jedis's: " + e);
+    assertTrue(e.getMessage().startsWith("Redis at 127.0.0.1:" + port + " asks for a password"), e.getMessage());
+    assertTrue(e.getMessage().contains("NOAUTH"), e.getMessage());
+    assertTrue(e.getMessage().contains("DELAYQ_REDIS_URL"), e.getMessage());
+    assertTrue(e.getMessage().contains("run/redis.password"), e.getMessage());
+  }
+
+  @Test
+  void aProducerWithAWrongPasswordIsToldWhereThePasswordGoesWithoutSeeingIt() {
+    DelayqConfig config = new ConfigLoader().load(null, Map.of(
+        "DELAYQ_REDIS_URL", "redis://app:not-the-pass@127.0.0.1:" + port, "DELAYQ_QUEUE", "auth"));
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> DelayQueue.connect(config));
+
+    assertEquals(RedisAuthException.class, e.getClass(), "a delayq exception, not Jedis's: " + e);
+    assertTrue(e.getMessage().contains("refused the password"), e.getMessage());
+    assertTrue(e.getMessage().contains("WRONGPASS"), e.getMessage());
+    assertTrue(e.getMessage().contains("DELAYQ_REDIS_URL") && e.getMessage().contains("run/redis.password"),
+        e.getMessage());
+    assertTrue(!e.getMessage().contains("not-the-pass"), "never the password: " + e.getMessage());
+  }
+
+  @Test
   void redactedUrlHidesThePassword() {
     assertEquals("redis://app:***@host:6379", RedisConnector.redact("redis://app:app-pass@host:6379"));
   }

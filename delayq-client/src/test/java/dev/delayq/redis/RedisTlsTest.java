@@ -80,6 +80,25 @@ class RedisTlsTest {
   }
 
   @Test
+  void aPlainPortFailsFastSayingItDoesNotSpeakTls() {
+    try (RedisServer plain = RedisServer.start()) {
+      Map<String, String> env = new HashMap<>(trusting(ca));
+      env.put("DELAYQ_REDIS_URL", "rediss://:hidden-pass@127.0.0.1:" + plain.port());
+      DelayqConfig config = new ConfigLoader().load(null, env); // connectTimeout and socketTimeout as shipped
+
+      long began = System.nanoTime();
+      RuntimeException e = assertThrows(RuntimeException.class, () -> DelayQueue.connect(config));
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+
+      assertTrue(e.getMessage().contains("TLS connection to 127.0.0.1:" + plain.port() + " refused"), e.toString());
+      assertTrue(e.getMessage().contains("does not speak TLS (a plain port? then the url is redis://"), e.toString());
+      assertTrue(!e.getMessage().contains("hidden-pass"), e.getMessage());
+      // one handshake of redis.connectTimeout (2 s as shipped), where it used to be the read timeout over and over
+      assertTrue(tookMs < 4_000, "refused after " + tookMs + " ms");
+    }
+  }
+
+  @Test
   void producerEnqueuesOverTlsWithTheConfiguredCa() {
     try (DelayQueue queue = DelayQueue.connect(config(server, trusting(ca)))) {
       assertTrue(queue.delay("noop", "{}", Duration.ofMinutes(1)).accepted());

@@ -65,11 +65,11 @@ public class DelayqAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public DelayqHealthCheck delayqHealthCheck(DelayqConfig config, RedisConnection redis,
-      ObjectProvider<DelayqWorkerLifecycle> worker) {
+      ObjectProvider<DelayqWorkerLifecycle> worker, DelayqProperties properties) {
     return new DelayqHealthCheck(config, redis, () -> {
       DelayqWorkerLifecycle w = worker.getIfAvailable();
       return w == null || w.worker() == null ? null : w.worker().failure();
-    });
+    }, properties.getHealth().getMaxOverdue());
   }
 
   /** The in-app worker: the app's JobHandler beans on the supervised workers' engine. */

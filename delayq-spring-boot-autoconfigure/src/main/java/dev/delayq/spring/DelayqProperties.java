@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * the same names (so {@code DELAYQ_REDIS_URL} sets {@code delayq.redis.url} here as it sets
  * {@code redis.url} for the supervised processes). An unset key keeps the default of
  * conf/delayq.yml, and every value goes through the same checks, which name the key they refuse.
- * {@code delayq.worker.enabled} is the one key of its own: it runs the in-app worker.
+ * {@code delayq.worker.enabled} (it runs the in-app worker) and {@code delayq.health.max-overdue}
+ * (when the actuator health goes DOWN for late jobs) are the starter's own keys.
  */
 @ConfigurationProperties("delayq")
 public class DelayqProperties {
@@ -18,6 +19,7 @@ public class DelayqProperties {
   private final Queue queue = new Queue();
   private final Worker worker = new Worker();
   private final Retry retry = new Retry();
+  private final Health health = new Health();
 
   public Redis getRedis() {
     return redis;
@@ -33,6 +35,10 @@ public class DelayqProperties {
 
   public Retry getRetry() {
     return retry;
+  }
+
+  public Health getHealth() {
+    return health;
   }
 
   /** The set keys as the DELAYQ_* variables conf/delayq.yml documents, for ConfigLoader. */
@@ -476,6 +482,29 @@ public class DelayqProperties {
 
     public void setJitter(Double jitter) {
       this.jitter = jitter;
+    }
+  }
+
+  /**
+   * The actuator's {@code delayq} health (the starter's own keys: no conf/delayq.yml section, as
+   * no supervised process has an actuator).
+   */
+  public static class Health {
+    /**
+     * DOWN once the oldest due job has waited longer than this past its due time (nothing serves
+     * the queue, or too little); 0 turns the check off. Default 60s.
+     */
+    private Duration maxOverdue = Duration.ofSeconds(60);
+
+    public Duration getMaxOverdue() {
+      return maxOverdue;
+    }
+
+    public void setMaxOverdue(Duration maxOverdue) {
+      if (maxOverdue == null || maxOverdue.isNegative()) {
+        throw new IllegalArgumentException("delayq.health.max-overdue must be 0 (off) or more, got " + maxOverdue);
+      }
+      this.maxOverdue = maxOverdue;
     }
   }
 }

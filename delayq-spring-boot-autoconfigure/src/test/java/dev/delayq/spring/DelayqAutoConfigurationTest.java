@@ -150,6 +150,66 @@ class DelayqAutoConfigurationTest {
   }
 
   @Test
+  void aDueJobWaitingPastMaxOverdueMakesTheHealthDownNamingItsAgeAndQueue() {
+    runner.withPropertyValues("delayq.health.max-overdue=1s").run(context -> {
+      DelayqHealthCheck health = context.getBean(DelayqHealthCheck.class);
+      // due in 100 ms on a queue that no scheduler or worker serves
+      context.getBean(DelayQueue.class).delay("order_close", Map.of(), Duration.ofMillis(100));
+      assertThat(health.read().up()).as("due, but not yet a second late").isTrue();
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> !health.read().up());
+
+      DelayqHealthCheck.Reading reading = health.read();
+      assertThat((Long) reading.details().get("oldestOverdueMs")).isGreaterThan(1000L);
+      assertThat(reading.details()).containsEntry("maxOverdueMs", 1000L);
+      assertThat((String) reading.details().get("overdue"))
+          .startsWith("the oldest due job of queue " + queue + " has waited ")
+          .contains("past its due time, more than delayq.health.max-overdue (1.0 s)");
+    });
+  }
+
+  @Test
+  void aDueJobWaitingLessThanMaxOverdueLeavesTheHealthUp() {
+    runner.run(context -> { // max-overdue as shipped: 60 s
+      DelayqHealthCheck health = context.getBean(DelayqHealthCheck.class);
+      context.getBean(DelayQueue.class).delay("order_close", Map.of(), Duration.ofMillis(100));
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> (Long) health.read().details().get("oldestOverdueMs") > 1000L);
+
+      DelayqHealthCheck.Reading reading = health.read();
+      assertThat(reading.up()).as(reading.details().toString()).isTrue();
+      assertThat(reading.details()).containsEntry("maxOverdueMs", 60_000L).doesNotContainKey("overdue");
+    });
+  }
+
+  @Test
+  void aRedisThatWantsAPasswordStopsStartUpSayingWhereThePasswordGoes() {
+    try (RedisServer locked = RedisServer.start("--requirepass", "spring-secret")) {
+      runner.withPropertyValues("delayq.redis.url=redis://127.0.0.1:" + locked.port()).run(context ->
+          assertThat(context).hasFailed().getFailure().rootCause()
+              .isInstanceOf(dev.delayq.redis.RedisAuthException.class)
+              .hasMessageContaining("NOAUTH").hasMessageContaining("delayq.redis.url")
+              .hasMessageContaining("run/redis.password").hasMessageNotContaining("spring-secret"));
+    }
+  }
+
+  @Test
+  void aHealthReadRefusedForThePasswordSaysWhereThePasswordGoes() {
+    try (RedisServer locked = RedisServer.start("--requirepass", "health-secret")) {
+      DelayqConfig config = new dev.delayq.config.ConfigLoader().load(null, Map.of(
+          "DELAYQ_REDIS_URL", "redis://127.0.0.1:" + locked.port(), "DELAYQ_QUEUE", queue));
+      try (dev.delayq.redis.RedisConnection redis = dev.delayq.redis.RedisConnector.connect(config, "health-test", 2)) {
+        DelayqHealthCheck health = new DelayqHealthCheck(config, redis, () -> null, Duration.ofSeconds(60));
+
+        // the indicator turns what read() throws into DOWN with its message
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.delayq.redis.RedisAuthException.class, health::read))
+            .hasMessageContaining("NOAUTH").hasMessageContaining("delayq.redis.url")
+            .hasMessageContaining("run/redis.password").hasMessageNotContaining("health-secret");
+      }
+    }
+  }
+
+  @Test
   void theClusterSeedsAreAProperty() {
     DelayqProperties properties = new DelayqProperties();
     properties.getRedis().setCluster("10.0.0.1:6379,10.0.0.2:6379");

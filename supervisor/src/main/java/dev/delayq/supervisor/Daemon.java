@@ -5,6 +5,7 @@ import dev.delayq.config.DelayqConfig;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -47,6 +48,7 @@ final class Daemon {
       System.err.println("delayq: " + e.getMessage());
       return 1;
     }
+    long logStart = Files.size(log);
     Process process = new ProcessBuilder(ChildLauncher.command(command()))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectErrorStream(true)
@@ -57,6 +59,8 @@ final class Daemon {
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
+        // why, as the supervisor said it (a refused start: Redis unreachable, a port taken)
+        reasons(log, logStart).forEach(System.err::println);
         System.err.println("delayq supervisor exited with code " + process.exitValue() + "; see " + log);
         return 1;
       }
@@ -90,6 +94,22 @@ final class Daemon {
     System.err.println("delayq supervisor (pid " + process.pid() + ") did not get every child RUNNING within "
         + READY_TIMEOUT.toSeconds() + "s; see " + log);
     return 1;
+  }
+
+  /**
+   * The lines the launched supervisor wrote for the operator ({@code delayq: ...}) to its log
+   * since {@code from}; not its warnings, which this launcher said already.
+   */
+  private static List<String> reasons(Path log, long from) {
+    try (java.io.RandomAccessFile in = new java.io.RandomAccessFile(log.toFile(), "r")) {
+      in.seek(Math.min(from, in.length()));
+      byte[] bytes = new byte[(int) Math.min(in.length() - in.getFilePointer(), 1 << 20)];
+      in.readFully(bytes);
+      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8).lines()
+          .filter(l -> l.startsWith("delayq: ") && !l.startsWith("delayq: warning: ")).toList();
+    } catch (IOException e) {
+      return List.of();
+    }
   }
 
   private List<String> command() {

@@ -29,6 +29,11 @@ final class EmbeddedRedis {
     RuntimeException last = null;
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
+        if (portTaken(log)) {
+          throw new StartRefusedException("cannot start: the embedded Redis cannot listen on 127.0.0.1:"
+              + port + ", another process holds that port: set redis.embeddedPort "
+              + "(DELAYQ_REDIS_EMBEDDED_PORT) to a free port, or stop what holds it");
+        }
         throw new IllegalStateException("embedded redis-server exited with code " + process.exitValue()
             + " before answering on port " + port + tail(log));
       }
@@ -61,6 +66,27 @@ final class EmbeddedRedis {
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();
+  }
+
+  /**
+   * redis-server said "Address already in use" in the last lines of its log before it exited.
+   * Its last output may still be on its way to the file (the launcher copies it on a thread of
+   * its own): looks again for up to a second.
+   */
+  private static boolean portTaken(Path log) throws InterruptedException {
+    for (int look = 0; look < 20; look++) {
+      try {
+        List<String> lines = Files.readAllLines(log);
+        if (lines.subList(Math.max(0, lines.size() - 8), lines.size()).stream()
+            .anyMatch(l -> l.contains("Address already in use"))) {
+          return true;
+        }
+      } catch (IOException e) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return false;
   }
 
   private static String tail(Path log) {

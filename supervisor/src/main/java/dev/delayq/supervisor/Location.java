@@ -21,6 +21,8 @@ final class Location {
 
   /** Loads the config; a ConfigException carries the message for the operator. */
   DelayqConfig load(Home where) {
-    return new ConfigLoader().load(where.configFile(config), System.getenv());
+    // said on the terminal, before the log starts (once: the config is read again by reload)
+    return new ConfigLoader().warningsTo(w -> System.err.println("delayq: warning: " + w))
+        .load(where.configFile(config), System.getenv());
   }
 }

@@ -117,7 +117,8 @@ final class StartCommand implements Callable<Integer> {
       }
       InstantRecovery recovery = new InstantRecovery(perQueue, host, home.runDir(config));
       Supervisor supervisor = new Supervisor(specs, launcher, recovery,
-          new QueueInspectors(config.queue().name(), inspectors), count, Ticker.SYSTEM);
+          new QueueInspectors(config.queue().name(), inspectors), count, Ticker.SYSTEM,
+          () -> RedisPreflight.check(redis, config));
       Path tokenFile = home.runDir(config).resolve(WEB_TOKEN_FILE);
       Optional<WebServer> web = WebServer.startIfEnabled(config, redisUrl, webToken, new WebSteering(supervisor));
       if (web.isPresent()) {
@@ -135,6 +136,11 @@ final class StartCommand implements Callable<Integer> {
         supervisor.run();
         log.info("delayq supervisor {} stopped", self);
         return 0;
+      } catch (StartRefusedException e) {
+        // once, on the terminal (with --daemon: in supervisor.log, which the launcher shows)
+        System.err.println("delayq: " + e.getMessage());
+        supervisor.abort();
+        return 1;
       } catch (InterruptedException | RuntimeException e) {
         log.error("delayq supervisor failed: {}", e.getMessage(), e);
         supervisor.abort();

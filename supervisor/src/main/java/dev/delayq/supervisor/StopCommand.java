@@ -9,8 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -59,14 +57,10 @@ final class StopCommand implements Callable<Integer> {
       return 1;
     }
     Optional<ProcessHandle> supervisor = ProcessHandle.of(answer.path("pid").asLong());
-    if (supervisor.isPresent()) {
-      try {
-        supervisor.get().onExit().get(30, TimeUnit.SECONDS);
-      } catch (TimeoutException e) {
-        System.err.println("delayq: every child is down but the supervisor (pid " + answer.path("pid").asLong()
-            + ") has not exited yet");
-        return 1;
-      }
+    if (supervisor.isPresent() && !ProcessExit.await(supervisor.get(), Duration.ofSeconds(30))) {
+      System.err.println("delayq: every child is down but the supervisor (pid " + answer.path("pid").asLong()
+          + ") has not exited yet");
+      return 1;
     }
     System.out.println("stopped");
     return 0;

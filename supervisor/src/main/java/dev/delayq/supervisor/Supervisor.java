@@ -41,6 +41,7 @@ final class Supervisor {
   private final ChildLauncher launcher;
   private final InstantRecovery recovery;
   private final QueueInspectors queues;
+  private final Runnable redisCheck;
   private final long selfPid = ProcessHandle.current().pid();
 
   // owned by the control thread
@@ -59,8 +60,13 @@ final class Supervisor {
   private final List<Consumer<String>> progressSinks = new CopyOnWriteArrayList<>();
   private volatile boolean draining;
 
+  /**
+   * {@code redisCheck} runs once Redis answers (the embedded one is up), before the scheduler
+   * and the workers start; what it throws ends {@link #run}.
+   */
   Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
-      int workers, Ticker ticker) {
+      int workers, Ticker ticker, Runnable redisCheck) {
+    this.redisCheck = redisCheck;
     this.specs = specs;
     this.launcher = launcher;
     this.recovery = recovery;
@@ -168,6 +174,7 @@ final class Supervisor {
           REDIS_START_TIMEOUT, redis.spec().logFile());
       log.info("embedded Redis answers on 127.0.0.1:{}", specs.config().redis().embeddedPort());
     }
+    redisCheck.run();
     scheduler = newChild(specs.scheduler());
     launch(scheduler);
     for (int i = 1; i <= initialWorkers; i++) {
@@ -325,6 +332,10 @@ final class Supervisor {
     // added
     for (int i = before; i < target; i++) {
       addWorker();
+    }
+    if (target == 0) {
+      notes.add("no job will run until workers are added again (reload --workers N); the scheduler "
+          + "keeps moving due jobs to ready, where they wait");
     }
     String summary = (before == target ? "workers: " + target : "workers: " + before + " -> " + target)
         + (notes.isEmpty() ? "" : "; " + String.join(", ", notes));

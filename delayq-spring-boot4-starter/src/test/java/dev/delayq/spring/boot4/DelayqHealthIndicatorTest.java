@@ -50,7 +50,8 @@ class DelayqHealthIndicatorTest {
 
   @Test
   void healthIsUpWithTheBacklogAndHowLongTheOldestOverdueJobHasWaited() {
-    runner.run(context -> {
+    // an hour overdue, under a limit of two: UP (past the limit it is DOWN, see the autoconfigure tests)
+    runner.withPropertyValues("delayq.health.max-overdue=2h").run(context -> {
       DelayQueue producer = context.getBean(DelayQueue.class);
       producer.schedule("order_close", Map.of("order", 1), Instant.now().minus(Duration.ofHours(1)));
       producer.delay("order_close", Map.of("order", 2), Duration.ofHours(1));
