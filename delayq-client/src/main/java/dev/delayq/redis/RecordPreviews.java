@@ -1,5 +1,6 @@
 package dev.delayq.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -47,7 +48,8 @@ public final class RecordPreviews {
       String lastError, String payload, long payloadBytes) {
     /** Whether {@code payload} is only the start of the payload. */
     public boolean cut() {
-      return payload != null && payloadBytes > Utf8.length(payload);
+      // a preview is at most a few KB, decoded from Redis: no lone surrogate, encoding it is cheap
+      return payload != null && payloadBytes > payload.getBytes(StandardCharsets.UTF_8).length;
     }
   }
 
@@ -112,26 +114,5 @@ public final class RecordPreviews {
           (Long) flat.get(at + 4), (String) flat.get(at + 5), (String) flat.get(at + 6), (Long) flat.get(at + 7)));
     }
     return out;
-  }
-
-  /** UTF-8 sizes without encoding the text. */
-  private static final class Utf8 {
-    static long length(String s) {
-      long n = 0;
-      for (int i = 0; i < s.length(); i++) {
-        char c = s.charAt(i);
-        if (c < 0x80) {
-          n++;
-        } else if (c < 0x800) {
-          n += 2;
-        } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-          n += 4;
-          i++;
-        } else {
-          n += 3;
-        }
-      }
-      return n;
-    }
   }
 }

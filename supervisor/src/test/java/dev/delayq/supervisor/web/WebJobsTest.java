@@ -5,21 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.delayq.config.ConfigLoader;
-import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,33 +32,11 @@ class WebJobsTest {
   private WebServer server;
   private String base;
 
-  private final Steering steering = new Steering() {
-    @Override
-    public CompletableFuture<Processes> processes() {
-      return CompletableFuture.completedFuture(new Processes(1, 0, List.of()));
-    }
-
-    @Override
-    public CompletableFuture<String> resize(int workers) {
-      return CompletableFuture.completedFuture("");
-    }
-
-    @Override
-    public CompletableFuture<String> restart(String child) {
-      return CompletableFuture.completedFuture("");
-    }
-  };
-
   @BeforeEach
   void start() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
-    DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_URL", RedisFixture.get().url(),
-        "DELAYQ_QUEUE", queue, "DELAYQ_WEB_PORT", Integer.toString(port)));
-    server = WebServer.startIfEnabled(config, RedisFixture.get().url(), TOKEN, steering).orElseThrow();
-    base = "http://127.0.0.1:" + port;
+    LocalWebServer web = LocalWebServer.start(queue, TOKEN, LocalWebServer.ONE_WORKER);
+    server = web.server();
+    base = web.base();
   }
 
   @AfterEach

@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.testing.RedisFixture;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,12 +49,6 @@ class WebServerCloseTest {
     }
   };
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
   private WebServer start(int port) {
     DelayqConfig config = new ConfigLoader().load(null, Map.of("DELAYQ_REDIS_URL", RedisFixture.get().url(),
         "DELAYQ_QUEUE", RedisFixture.freshQueue(), "DELAYQ_WEB_PORT", Integer.toString(port)));
@@ -66,7 +57,7 @@ class WebServerCloseTest {
 
   @Test
   void anIdleServerClosesAtOnce() throws Exception {
-    WebServer server = start(freePort());
+    WebServer server = start(LocalWebServer.freePort());
 
     long began = System.nanoTime();
     server.close();
@@ -80,7 +71,7 @@ class WebServerCloseTest {
 
   @Test
   void aRequestRunningWhenTheServerClosesIsStillAnswered() throws Exception {
-    int port = freePort();
+    int port = LocalWebServer.freePort();
     WebServer server = start(port);
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     CompletableFuture<HttpResponse<String>> status = http.sendAsync(HttpRequest.newBuilder(
