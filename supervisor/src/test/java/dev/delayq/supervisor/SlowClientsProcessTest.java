@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Clients that open a connection to a real supervisor's web port, send half a request (or nothing)
  * and stall: with 100 of them holding connections, /metrics and the dashboard's page still answer
- * at once, and the stalled connections are closed once their request's deadline has passed.
+ * at once, and the stalled connections are closed once their request's deadline has passed. Bound
+ * for other hosts, one peer holds at most its share of the port's connections.
  */
 class SlowClientsProcessTest {
   private static final int SLOW = 100;
@@ -88,6 +90,52 @@ class SlowClientsProcessTest {
       assertTrue(closedByServer(s), "a stalled connection was not closed");
     }
   }
+
+  @Test
+  void boundForOtherHostsEachPeerHoldsItsShareAndTheOthersStillGetAnswers() throws Exception {
+    SupervisorProcess.requireChildJars();
+    Map<String, String> env = SupervisorProcess.testRedisEnv();
+    env.put("DELAYQ_WEB_TOKEN", "slow-test-token");
+    env.put("DELAYQ_WEB_BIND", "0.0.0.0");
+    sup = SupervisorProcess.start(home, SupervisorProcess.ONE_QUICK_WORKER, env);
+    WebClient web = new WebClient(sup.webUrl(), "slow-test-token");
+    await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(web::up);
+    int port = Integer.parseInt(env.get("DELAYQ_WEB_PORT"));
+    assertEquals(200, web.get("/metrics").status());
+
+    // one peer, 127.0.0.2, opens 100 connections and stalls them all
+    InetAddress greedy = InetAddress.getByName("127.0.0.2");
+    for (int i = 0; i < SLOW; i++) {
+      Socket s = new Socket();
+      s.bind(new InetSocketAddress(greedy, 0));
+      s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+      s.getOutputStream().write("GET /metr".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      slow.add(s);
+    }
+    // those past its share are closed at once; its share stays open until the request deadline (5 s)
+    Thread.sleep(1_000);
+    int closedAtOnce = 0;
+    for (Socket s : slow) {
+      s.setSoTimeout(20);
+      if (closedByServer(s)) {
+        closedAtOnce++;
+      }
+    }
+    assertEquals(SLOW - PEER_SHARE, closedAtOnce, "connections of one peer closed at once");
+
+    // another peer (127.0.0.1) is answered beside them, the API included, through the gate
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    for (String path : List.of("/metrics", "/")) {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(sup.webUrl() + path))
+          .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), path);
+    }
+    assertEquals(200, web.get("/api/status").status(), "the API answers through the gate");
+  }
+
+  /** The connections one peer may hold when the port is bound for other hosts (PeerGate). */
+  private static final int PEER_SHARE = 32;
 
   /** True once the server closed the connection (end of stream or reset); false on a read timeout. */
   private static boolean closedByServer(Socket s) throws IOException {

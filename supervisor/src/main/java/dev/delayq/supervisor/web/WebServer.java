@@ -34,8 +34,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * The supervisor's HTTP port: Prometheus metrics at {@code /metrics}, the dashboard at {@code /}
  * and its JSON API under {@code /api/}. Its own threads and its own Redis connections, so a slow
  * scrape never holds up the supervisor; every request passes the {@link Guard} first. Slow clients
- * get a deadline and threads of their own ({@link SlowClientLimits}); requests are answered a few
- * at a time ({@link HandlerPermits}).
+ * get a deadline and threads of their own ({@link SlowClientLimits}), and each peer a share of the
+ * connections when the port is reachable from other hosts ({@link PeerGate}); requests are
+ * answered a few at a time ({@link HandlerPermits}).
  */
 public final class WebServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WebServer.class);
@@ -43,7 +44,12 @@ public final class WebServer implements AutoCloseable {
   /** After the last running request was answered, before the sockets close. */
   private static final long ANSWER_GRACE_MS = 500;
 
+  /** Pending connections the port's listen queue holds. */
+  private static final int BACKLOG = 64;
+
   private final HttpServer server;
+  /** In front of the server when the port is reachable from other hosts; else null. */
+  private final PeerGate gate;
   private final ExecutorService threads;
   private final HandlerPermits permits = new HandlerPermits();
   private final RedisConnection redis;
@@ -56,8 +62,10 @@ public final class WebServer implements AutoCloseable {
   private final String mainQueue;
   private final String url;
 
-  private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server) {
+  private WebServer(DelayqConfig config, String redisUrl, String token, Steering steering, HttpServer server,
+      PeerGate gate) {
     this.server = server;
+    this.gate = gate;
     this.redis = RedisConnector.connect(config, redisUrl, "delayq-web", HandlerPermits.PERMITS);
     this.guard = new Guard(token, config.web().loopback());
     this.mainQueue = config.queue().name();
@@ -76,7 +84,7 @@ public final class WebServer implements AutoCloseable {
     }
     String host = config.web().bind().contains(":") && !config.web().bind().startsWith("[")
         ? "[" + config.web().bind() + "]" : config.web().bind();
-    this.url = "http://" + host + ":" + server.getAddress().getPort() + "/";
+    this.url = "http://" + host + ":" + (gate != null ? gate.port() : server.getAddress().getPort()) + "/";
     registry.register(new QueueCollector(sources));
     registry.register(new ChildCollector(steering));
     JvmMetrics.builder().register(registry);
@@ -103,15 +111,37 @@ public final class WebServer implements AutoCloseable {
       return Optional.empty();
     }
     HttpServer server;
+    PeerGate gate = null;
     try {
       SlowClientLimits.apply();
-      server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(web.bind()), web.port()), 64);
+      InetSocketAddress front = new InetSocketAddress(InetAddress.getByName(web.bind()), web.port());
+      if (web.loopback()) {
+        server = HttpServer.create(front, BACKLOG);
+      } else {
+        // reachable from other hosts: each peer gets a share of the port (PeerGate says why)
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), BACKLOG);
+        try {
+          gate = PeerGate.open(front, BACKLOG, server.getAddress());
+        } catch (IOException e) {
+          server.stop(0);
+          throw e;
+        }
+      }
     } catch (IOException e) {
       log.error("web: cannot listen on {}:{} ({}): no /metrics and no dashboard; set web.port "
           + "(DELAYQ_WEB_PORT) to a free port, or web.enabled: false", web.bind(), web.port(), e.toString());
       return Optional.empty();
     }
-    WebServer w = new WebServer(config, redisUrl, token, steering, server);
+    WebServer w;
+    try {
+      w = new WebServer(config, redisUrl, token, steering, server, gate);
+    } catch (RuntimeException e) {
+      if (gate != null) {
+        gate.close();
+      }
+      server.stop(0);
+      throw e;
+    }
     server.start();
     log.info("web: dashboard {} (its API needs the token of run/web.token; `bin/delayq-supervisor status` "
         + "prints the URL with it) and metrics {}metrics", w.url, w.url);
@@ -271,6 +301,9 @@ public final class WebServer implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (gate != null) {
+      gate.close(); // no new connection; those under way end as the server closes them
+    }
     threads.shutdown(); // no new exchange starts; the running ones go on to their answer
     try {
       if (!threads.awaitTermination(100, TimeUnit.MILLISECONDS)) {
