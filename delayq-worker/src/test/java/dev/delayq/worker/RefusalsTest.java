@@ -77,6 +77,7 @@ class RefusalsTest {
         "DELAYQ_REDIS_REPLICA_ACKS", "1", "DELAYQ_REDIS_REPLICA_ACKS_TIMEOUT", "200ms")), "refusals-test", 8);
     Keys keys = RedisFixture.freshKeys();
     broker = new RedisBroker(redis, keys);
+    replicaCaughtUp();
     broker.prepare();
     probe = new QueueProbe(broker);
     lease = new Lease(60_000_000_000L, 1_000_000_000L);
@@ -136,6 +137,18 @@ class RefusalsTest {
         .map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("cannot tell by whom")).toList();
     assertEquals(1, unsure.size(), LogLines.of(warnings).toString());
     assertTrue(unsure.get(0).contains("the ack of job j1"), unsure.toString());
+  }
+
+  /**
+   * Waits until the replica has every write of the master: after its first sync, or after a test
+   * before stopped and resumed it, it may still be catching up, and the prepare's own WAIT gives
+   * it only the test's 200 ms (under load, CI met three set-ups refused so).
+   */
+  private static void replicaCaughtUp() {
+    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
+      m.set("refusals-test:caught-up", "1");
+      assertEquals(1L, m.waitReplicas(1, 10_000), "the replica did not catch up within 10 s");
+    }
   }
 
   private static void signalReplica(String signal) throws IOException, InterruptedException {
