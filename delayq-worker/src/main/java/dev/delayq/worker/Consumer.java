@@ -190,7 +190,12 @@ final class Consumer {
     return 0;
   }
 
-  /** The gates between a claim and the handler, in the order a job passes them. */
+  /**
+   * The gates between a claim and the handler, in the order a job passes them: told to be quiet,
+   * or unsure of its list, it gives back ({@link GiveBack}); between batches, it gives back what a
+   * failover or a failed shard left owed, then claims ({@link ClaimScheduler}); before each job,
+   * room in the crash record, the commit against a hand-off, and the start (below).
+   */
   private void step() {
     if (quiet.getAsBoolean()) {
       giveBack.giveBackAll();
