@@ -86,8 +86,11 @@ final class AckLane {
     }
   }
 
-  /** One call with everything reported in this shard, or a short wait for a report or a retry. */
-  long send() {
+  /**
+   * A pass of the lane's loop: one call with everything reported in this shard, or a short wait
+   * for a report or a retry.
+   */
+  long pass() {
     if (!retrying.isEmpty() && !health.mayCall(shard)) {
       long wait = Math.min(RETRY_LOOK_NANOS, health.retryAt(shard) - System.nanoTime());
       if (wait > 0 && !health.masterChangedSinceFailure(shard)) {

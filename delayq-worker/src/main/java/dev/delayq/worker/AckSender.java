@@ -194,7 +194,7 @@ final class AckSender implements AutoCloseable {
   void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
     for (AckLane lane : lanes) {
       String name = lanes.length == 1 ? "ack-sender" : "ack-sender-" + lane.shard();
-      lane.runOn(RunUntilShutdown.of(name, lane::send).until(() -> closed)
+      lane.runOn(RunUntilShutdown.of(name, lane::pass).until(() -> closed)
           .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start());
     }
   }
