@@ -1,5 +1,6 @@
 package dev.delayq;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,7 +68,7 @@ class DebounceTest {
     assertTrue(run.record().endsWith(",\"p\":{\"comment\":50}}"), run.record());
     long after = run.redisMs() - (lastDue - 1_000);
     assertTrue(after >= 1_000 && after < 1_300, "ran " + after + " ms after the last enqueue");
-    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
+    assertEquals(List.of(), new Inspector(GatewayAccess.redis(broker), broker.keys()).check());
   }
 
   @Test

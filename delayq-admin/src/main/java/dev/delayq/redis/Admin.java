@@ -30,7 +30,6 @@ public final class Admin {
   private final UnifiedJedis redis;
   private final Keys keys;
   private final int poisonPillAfter;
-  private final Scripts scripts;
   private final RedisBroker broker;
   private final Inspector inspector;
   private final StatsReader statsReader;
@@ -50,7 +49,6 @@ public final class Admin {
     this.keys = broker.keys();
     this.poisonPillAfter = poisonPillAfter;
     this.broker = broker;
-    this.scripts = broker.scripts();
     this.inspector = new Inspector(redis, keys);
     this.statsReader = new StatsReader(redis, keys, inspector);
   }
@@ -128,12 +126,12 @@ public final class Admin {
    * not dead. Throws IllegalStateException when its record is unreadable (it stays dead).
    */
   public boolean retryDead(String id) {
-    long code = retryDead(keys.shardOf(id), List.of(id)).get(0);
-    if (code == -2) {
+    DeadRetry answer = broker.retryDead(keys.shardOf(id), List.of(id)).get(0);
+    if (answer == DeadRetry.UNREADABLE) {
       throw new IllegalStateException("dead job " + id + " has an unreadable record: it cannot run; "
           + "it stays dead (look at it with inspect, remove it with purge)");
     }
-    return code == 1;
+    return answer == DeadRetry.RETRIED;
   }
 
   /**
@@ -167,24 +165,14 @@ public final class Admin {
       if (ids.isEmpty()) {
         return retried;
       }
-      for (long code : retryDead(keys, ids)) {
-        if (code == 1) {
+      for (DeadRetry answer : broker.retryDead(keys, ids)) {
+        if (answer == DeadRetry.RETRIED) {
           retried++;
-        } else if (code == -2) {
+        } else if (answer == DeadRetry.UNREADABLE) {
           skipped++;
         }
       }
     }
-  }
-
-  private List<Long> retryDead(Keys keys, List<String> ids) {
-    List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD,
-        List.of(keys.dead(), keys.jobs(), keys.ready()), ids);
-    List<Long> codes = new ArrayList<>(r.size());
-    for (Object o : r) {
-      codes.add((Long) o);
-    }
-    return codes;
   }
 
   /**
@@ -206,10 +194,8 @@ public final class Admin {
   private int purgeDead(Keys keys, String age) {
     int purged = 0;
     while (true) {
-      long n = (Long) scripts.eval(Script.PURGE_DEAD,
-          List.of(keys.dead(), keys.jobs(), keys.ended(), keys.endedExpiry()),
-          List.of(age, Integer.toString(BATCH), broker.idRetentionMs()));
-      purged += (int) n;
+      int n = broker.purgeDead(keys, age, BATCH);
+      purged += n;
       if (n < BATCH) {
         return purged;
       }
@@ -238,40 +224,12 @@ public final class Admin {
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
     Keys keys = this.keys.shardOf(id);
-    List<String> lists = inspector.inFlightKeys(keys);
-    String raw;
-    Double delayedAt;
-    Long readyPos;
-    Double deadAt;
-    String consumer = null;
-    // readDelayed.lua on the shard's master, so that the transaction can call it by SHA
-    scripts.load(Script.READ_DELAYED, keys.delayed());
-    Scripts.Call wheel = DelayedReads.scoreCall(keys, id);
-    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
-      Response<String> rawR = tx.hget(keys.jobs(), id);
-      Response<Object> delayedR = tx.evalsha(Script.READ_DELAYED.sha(), wheel.keys(), wheel.args());
-      Response<Long> readyR = tx.lpos(keys.ready(), id);
-      Response<Double> deadR = tx.zscore(keys.dead(), id);
-      // in-flight lists hold deliveries, <token>|<id>, and are short: read them whole
-      List<Response<List<String>>> inFlight = new ArrayList<>(lists.size());
-      for (String l : lists) {
-        inFlight.add(tx.lrange(l, 0, -1));
-      }
-      tx.exec();
-      raw = rawR.get();
-      delayedAt = delayedR.get() == null ? null : ((Long) delayedR.get()).doubleValue();
-      readyPos = readyR.get();
-      deadAt = deadR.get();
-      String listPrefix = keys.inFlight("");
-      for (int i = 0; i < lists.size() && consumer == null; i++) {
-        for (String delivery : inFlight.get(i).get()) {
-          if (Delivery.idOf(delivery).equals(id)) {
-            consumer = lists.get(i).substring(listPrefix.length());
-            break;
-          }
-        }
-      }
-    }
+    JobPlaces places = broker.jobPlaces(id, inspector.inFlightKeys(keys));
+    String raw = places.rawRecord();
+    Double delayedAt = places.delayedAt();
+    Long readyPos = places.readyPosition();
+    Double deadAt = places.deadAt();
+    String consumer = places.consumer();
     State state = delayedAt != null ? State.DELAYED : readyPos != null ? State.READY
         : consumer != null ? State.IN_FLIGHT : deadAt != null ? State.DEAD : raw != null ? State.ORPHAN : null;
     if (state == null) {
@@ -423,10 +381,10 @@ public final class Admin {
     int orphansDead = 0;
     for (Inspector.Breach b : inspector.check()) {
       if (b.kind() == Inspector.Breach.Kind.ORPHAN_RECORD) {
-        long code = requeueOrphan(b.id());
-        if (code == 1) {
+        OrphanRequeue done = requeueOrphan(b.id());
+        if (done == OrphanRequeue.REQUEUED) {
           orphansRequeued++;
-        } else if (code == 2) {
+        } else if (done == OrphanRequeue.DEAD_LETTERED) {
           orphansDead++;
         }
       }
@@ -441,12 +399,9 @@ public final class Admin {
     return all;
   }
 
-  /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */
-  long requeueOrphan(String id) {
-    Keys keys = this.keys.shardOf(id);
-    List<String> keyList = new ArrayList<>(List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead()));
-    keyList.addAll(inspector.inFlightKeys(keys));
-    return (Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, "orphan record (delayq recover)"));
+  /** Puts an orphan record back on ready, re-checked atomically by requeueOrphan.lua. */
+  OrphanRequeue requeueOrphan(String id) {
+    return broker.requeueOrphan(id, inspector.inFlightKeys(keys.shardOf(id)), "orphan record (delayq recover)");
   }
 
   // ---- statistics --------------------------------------------------------------------------

@@ -46,7 +46,7 @@ class ClusterModeTest {
   @Test
   void jobsLiveTheirWholeLifeOnAClusterMasterThatIsNotTheSeed() throws Exception {
     redis.checkServer(true);
-    broker.scripts().loadAll();
+    broker.loadScripts();
     assertTrue(redis.cluster());
     try (DelayQueue producer = DelayQueue.connect(config)) {
       producer.delay("t", Map.of("n", 2), Duration.ofMillis(300), JobOptions.withId("second"));
@@ -89,7 +89,7 @@ class ClusterModeTest {
 
   @Test
   void checkFindsAnOrphanInTheQueueSlotWithoutAKeyspaceScan() {
-    broker.scripts().loadAll();
+    broker.loadScripts();
     redis.client().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
     // an in-flight list of a consumer nobody registered: found among the slot's keys
     redis.client().lpush(keys.inFlight("ghost"), "7|lost");

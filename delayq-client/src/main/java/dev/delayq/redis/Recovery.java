@@ -26,6 +26,11 @@ public final class Recovery {
   /** Per shard, the consumers whose in-flight list there was unregistered at the last sweep. */
   private final Map<Integer, Set<String>> unregisteredLastSweep = new ConcurrentHashMap<>();
 
+  /** The policy over {@code broker}'s queue, finding in-flight lists with its own {@link Inspector}. */
+  public Recovery(RedisBroker broker, int poisonPillAfter) {
+    this(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+  }
+
   public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
     this.broker = broker;
     this.inspector = inspector;

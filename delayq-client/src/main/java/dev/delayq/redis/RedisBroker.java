@@ -3,6 +3,7 @@ package dev.delayq.redis;
 import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
+import dev.delayq.metrics.StatsRecorder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -67,6 +68,7 @@ public final class RedisBroker {
   private final Starter starter;
   private final Claimer claimer;
   private final FlowControl flow;
+  private final DeadJobs deadJobs;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -101,6 +103,7 @@ public final class RedisBroker {
     this.claimer = new Claimer(redis, keys, scripts, acks, this.idRetentionMs, this.claimMaxBytes, this.recordMaxBytes,
         limitsSpec);
     this.flow = new FlowControl(redis, keys, scripts);
+    this.deadJobs = new DeadJobs(scripts);
   }
 
   /**
@@ -127,11 +130,6 @@ public final class RedisBroker {
   public RedisBroker withLimits(DelayqConfig config) {
     return withLimits(config.queue().idRetention(), config.queue().maxPayloadBytes(), config.worker().claimMaxBytes())
         .withFlowLimits(config.queue().limits());
-  }
-
-  /** queue.idRetention in ms, as the scripts take it. */
-  String idRetentionMs() {
-    return idRetentionMs;
   }
 
   /** The queue's keys (shard 0's; {@link Keys#allShards()} gives every shard's). */
@@ -178,12 +176,50 @@ public final class RedisBroker {
     }
   }
 
-  public UnifiedJedis redis() {
+  /** Loads every script on every master, for a caller that evaluates none itself (a test kit). */
+  public void loadScripts() {
+    scripts.loadAll();
+  }
+
+  /** Sends {@code stats}' counts gathered since its last flush (see {@link StatsRecorder#flush}). */
+  public int flushStats(StatsRecorder stats, long epochSecond) {
+    return stats.flush(redis, epochSecond);
+  }
+
+  /** The client, for the gateway's own helpers and the tests beside them. */
+  UnifiedJedis redis() {
     return redis;
   }
 
-  public Scripts scripts() {
+  /** The script loader, for the gateway's own helpers and the tests beside them. */
+  Scripts scripts() {
     return scripts;
+  }
+
+  // ---- operator --------------------------------------------------------------------------
+
+  /** retryDead.lua on {@code ids}, all of {@code shard} (one of {@link Keys#allShards()}): one answer per id, in order. */
+  public List<DeadRetry> retryDead(Keys shard, List<String> ids) {
+    return deadJobs.retry(shard, ids);
+  }
+
+  /**
+   * purgeDead.lua on {@code shard}: removes at most {@code most} dead jobs dead-lettered at least
+   * {@code ageMsOrAll} ms ago ("all": every one), their ids kept taken for the id retention.
+   * Returns how many went.
+   */
+  public int purgeDead(Keys shard, String ageMsOrAll, int most) {
+    return deadJobs.purge(shard, ageMsOrAll, most, idRetentionMs);
+  }
+
+  /** requeueOrphan.lua: puts the record of {@code id}, found in none of its places, back on ready. */
+  public OrphanRequeue requeueOrphan(String id, List<String> inFlightLists, String reason) {
+    return deadJobs.requeueOrphan(keys.shardOf(id), id, inFlightLists, reason);
+  }
+
+  /** Where {@code id} is now, read at once in its shard (the in-flight lists given are looked through). */
+  public JobPlaces jobPlaces(String id, List<String> inFlightLists) {
+    return JobPlaces.read(redis, scripts, keys.shardOf(id), id, inFlightLists);
   }
 
   // ---- producers ------------------------------------------------------------------------

@@ -90,7 +90,7 @@ public final class Scripts {
     Slots.scriptLoad(redis, sampleKey, script.source());
   }
 
-  public Object eval(Script script, List<String> keys, List<String> args) {
+  Object eval(Script script, List<String> keys, List<String> args) {
     if (!waited(script)) {
       try {
         return evalOnce(script, keys, args);

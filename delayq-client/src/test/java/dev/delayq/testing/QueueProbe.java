@@ -1,5 +1,6 @@
 package dev.delayq.testing;
 
+import dev.delayq.redis.GatewayAccess;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -38,7 +39,7 @@ public final class QueueProbe {
 
   public QueueProbe(RedisBroker broker) {
     this.broker = broker;
-    this.redis = broker.redis();
+    this.redis = GatewayAccess.redis(broker);
     this.keys = broker.keys();
   }
 

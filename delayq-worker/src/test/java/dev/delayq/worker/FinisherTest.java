@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -80,8 +81,8 @@ class FinisherTest {
 
   @Test
   void retryOfAMalformedRecordDeadLettersIt() throws InterruptedException {
-    broker.redis().hset(broker.keys().jobs(), "bad", "not json");
-    broker.redis().lpush(broker.keys().inFlight("c1"), "7|bad");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "bad", "not json");
+    GatewayAccess.redis(broker).lpush(broker.keys().inFlight("c1"), "7|bad");
 
     assertTrue(finisher.finish("c1", new Delivery(7, "bad"), new Outcome.Retry(1_000, "attempt 1/5: x")));
 

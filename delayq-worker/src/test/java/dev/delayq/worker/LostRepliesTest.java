@@ -84,7 +84,7 @@ class LostRepliesTest {
     broker = new RedisBroker(workerRedis, keys);
     broker.prepare();
     direct = new RedisBroker(redisServer.client(), keys);
-    direct.scripts().loadAll();
+    direct.loadScripts();
     probe = new QueueProbe(direct);
     lease = new Lease(60_000_000_000L, 1_000_000_000L);
     lease.renewed(System.nanoTime()); // as under a beating heartbeat

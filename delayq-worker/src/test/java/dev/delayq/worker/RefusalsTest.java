@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -331,7 +332,7 @@ class RefusalsTest {
   @Test
   void aRetryWhoseFirstTrySentTheJobToDeadUnconfirmedStillSaysItWentToDead() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
     CompletableFuture<Boolean> applied = new CompletableFuture<>();
 

@@ -4,7 +4,6 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.HandlerWait;
-import dev.delayq.redis.Inspector;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.Recovery;
 import java.time.Duration;
@@ -46,7 +45,7 @@ final class Recoverer {
     this.broker = broker;
     this.handlerWait = HandlerWait.of(broker);
     this.handlerWaitLimit = handlerWait;
-    this.recovery = new Recovery(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+    this.recovery = new Recovery(broker, poisonPillAfter);
     this.ticks = new AtomicIntegerArray(broker.shards());
   }
 

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,7 +94,7 @@ class ScheduleTickerTest {
       assertEquals("s1@" + (first + i * 1_000L), ids.get(i), "every tick once, in order: " + ids);
     }
     assertEquals(ids.size(), probe.recordCount());
-    assertEquals(String.valueOf(ids.size()), broker.redis().hget(broker.keys().stats(), "count:enqueued:report"));
+    assertEquals(String.valueOf(ids.size()), GatewayAccess.redis(broker).hget(broker.keys().stats(), "count:enqueued:report"));
   }
 
   private static void race(ScheduleTicker t, AtomicBoolean stop) {
@@ -199,8 +200,8 @@ class ScheduleTickerTest {
 
   /** Writes a definition as another client could, past every check of upsert, with its next tick. */
   private void plant(String id, String definition, long nextTick) {
-    broker.redis().hset(broker.keys().schedules(), id, definition);
-    broker.redis().zadd(broker.keys().scheduleNext(), nextTick, id);
+    GatewayAccess.redis(broker).hset(broker.keys().schedules(), id, definition);
+    GatewayAccess.redis(broker).zadd(broker.keys().scheduleNext(), nextTick, id);
   }
 
   @Test
@@ -260,7 +261,7 @@ class ScheduleTickerTest {
     plant("nocron", "{\"id\":\"nocron\",\"cron\":\"every tuesday\",\"type\":\"report\"}", later);
     plant("badid", "{\"id\":\"bad id!\",\"everyMs\":1000,\"type\":\"report\"}", later);
     plant("nojson", "{nope", later);
-    broker.redis().hset(broker.keys().scheduleLast(), "s1", "not a tick");
+    GatewayAccess.redis(broker).hset(broker.keys().scheduleLast(), "s1", "not a tick");
 
     Schedules.Listing all = schedules.listing();
 

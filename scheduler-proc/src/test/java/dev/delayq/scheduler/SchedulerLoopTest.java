@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,7 +110,7 @@ class SchedulerLoopTest {
     assertEquals(List.of(), probe.readyIds());
     assertTrue(wakeAt - before > 9_000_000_000L && wakeAt - before <= 10_100_000_000L,
         "looks again when the first is overdue by the grace, in " + (wakeAt - before) / 1_000_000 + " ms");
-    assertEquals("other", broker.redis().get(broker.keys().leader()));
+    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
   }
 
   @Test
@@ -132,7 +133,7 @@ class SchedulerLoopTest {
         "looks again when 'later' is overdue by the grace: in " + (wakeAt - before) / 1_000_000 + " ms, expected "
             + untilOverdue / 1_000_000);
     assertEquals(List.of("inflight:silent"), probe.placesOf("j1"), "recovery stays with the lease holder");
-    assertEquals("other", broker.redis().get(broker.keys().leader()));
+    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
   }
 
   @Test

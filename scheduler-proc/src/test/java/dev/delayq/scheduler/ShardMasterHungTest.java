@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -129,7 +130,7 @@ class ShardMasterHungTest {
             for (int i = 0; i < 10_000; i++) {
               expired.put("silent-" + chunk + "-" + i, 1.0);
             }
-            broker.redis().zadd(keys.shard(0).consumers(), expired);
+            GatewayAccess.redis(broker).zadd(keys.shard(0).consumers(), expired);
           }
         });
     Keys keys = run.keys;

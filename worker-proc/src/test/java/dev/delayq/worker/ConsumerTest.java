@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -231,8 +232,8 @@ class ConsumerTest {
 
   @Test
   void malformedRecordGoesToDeadSayingSo() {
-    broker.redis().hset(broker.keys().jobs(), "garbled", "{this is not a record");
-    broker.redis().lpush(broker.keys().ready(), "garbled");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "{this is not a record");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
 
     JsonNode record = deadRecord("garbled");
 
@@ -243,8 +244,8 @@ class ConsumerTest {
   @Test
   void anEmptyRecordGoesToDeadSayingSoAndTheJobsBesideItRun() {
     probe.seedReady(due("before", "noop"));
-    broker.redis().hset(broker.keys().jobs(), "blank", "");
-    broker.redis().lpush(broker.keys().ready(), "blank");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "blank", "");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "blank");
     probe.seedReady(due("after", "noop"));
 
     JsonNode record = deadRecord("blank");
@@ -308,8 +309,8 @@ class ConsumerTest {
   @Test
   void goodJobsBehindABadOneStillRun() {
     probe.seedReady(due("mystery", "nobody_handles_this"));
-    broker.redis().hset(broker.keys().jobs(), "garbled", "]");
-    broker.redis().lpush(broker.keys().ready(), "garbled");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "]");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
     broker.enqueueAll(List.of(due("ok-1", "noop"), due("ok-2", "order_close")));
 
     // the garbled one dead, the one of a type no handler here runs left waiting for one
@@ -415,8 +416,8 @@ class ConsumerTest {
     broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
     consumer().pass(); // claims a, b, c on the old master
     // the new master never got that claim: the three are still in ready there
-    broker.redis().del(broker.keys().inFlight(CONSUMER));
-    broker.redis().rpush(broker.keys().ready(), "c", "b", "a");
+    GatewayAccess.redis(broker).del(broker.keys().inFlight(CONSUMER));
+    GatewayAccess.redis(broker).rpush(broker.keys().ready(), "c", "b", "a");
     masterEpoch.incrementAndGet();
 
     consumer().pass(); // runs a, the job in hand
