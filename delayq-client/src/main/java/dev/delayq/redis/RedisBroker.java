@@ -465,7 +465,7 @@ public final class RedisBroker {
 
   /**
    * One call of a not-waited {@code script} per shard of {@code shards}, in one pipeline
-   * ({@link Scripts#evalEach}), each decoded by {@code decode} or failed alone.
+   * ({@link NodeFanOut#evalEach}), each decoded by {@code decode} or failed alone.
    */
   private <T> List<ShardReply<T>> eachShard(Script script, List<Integer> shards,
       IntFunction<Scripts.Call> call, Function<Object, T> decode) {
@@ -477,10 +477,10 @@ public final class RedisBroker {
       calls.add(call.apply(shard));
     }
     // several shards: each node's calls apart, so that a hung node holds up only its own shards
-    List<Scripts.Outcome> outcomes = keys.shards() > 1 ? scripts.evalEachApart(script, calls) : scripts.evalEach(script, calls);
+    List<NodeFanOut.Outcome> outcomes = keys.shards() > 1 ? scripts.fanOut().evalEachApart(script, calls) : scripts.fanOut().evalEach(script, calls);
     List<ShardReply<T>> out = new ArrayList<>(shards.size());
     for (int i = 0; i < shards.size(); i++) {
-      Scripts.Outcome o = outcomes.get(i);
+      NodeFanOut.Outcome o = outcomes.get(i);
       out.add(o.failure() != null ? new ShardReply<>(shards.get(i), null, o.failure())
           : new ShardReply<>(shards.get(i), decode.apply(o.reply()), null));
     }
@@ -490,14 +490,14 @@ public final class RedisBroker {
   /**
    * Runs {@code work} (several calls that wait on one another, such as one shard's recovery) for
    * each of {@code shards}, each answered alone. On a Redis Cluster, for a queue of several
-   * shards, each master's shards go on that master's own thread ({@link Scripts#runEachApart}): a
+   * shards, each master's shards go on that master's own thread ({@link NodeFanOut#runEachApart}): a
    * master that does not answer within 200 ms leaves its shards' work running, answered
    * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
    * shard, or one server) the work runs here, shard after shard, as it always did.
    */
   @SuppressWarnings("unchecked")
   public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
-    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.runEachApart(
+    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.fanOut().runEachApart(
         shards.stream().map(s -> keys.shard(s).consumers()).toList(),
         i -> new ShardReply<>(shards.get(i), work.apply(shards.get(i)), null), ShardReply[]::new,
         inFlight -> new ShardReply<>(-1, null, inFlight), failed -> new ShardReply<>(-1, null, failed)) : null;
@@ -620,7 +620,7 @@ public final class RedisBroker {
   public int schedulersAlive(String owner, long ttlMs) {
     // sent as one shard's call is (no retries with backoff by the client while its node is lost)
     // (only a queue of several shards beats; its node may hang like any shard's: see evalEachApart)
-    Scripts.Outcome o = scripts.evalEachApart(Script.SCHEDULER_BEAT,
+    NodeFanOut.Outcome o = scripts.fanOut().evalEachApart(Script.SCHEDULER_BEAT,
         List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
     if (o.failure() != null) {
       throw o.failure();
@@ -635,7 +635,7 @@ public final class RedisBroker {
    * {@code redis.socketTimeout} and the client's retries.
    */
   public void schedulerGone(String owner) {
-    List<Long> gone = scripts.runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
+    List<Long> gone = scripts.fanOut().runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
         Long[]::new, inFlight -> 0L, failed -> 0L);
     if (gone == null) {
       redis.zrem(keys.schedulers(), owner);
@@ -940,7 +940,7 @@ public final class RedisBroker {
 
   /**
    * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
-   * for longer than the per-shard calls wait (see {@link Scripts#evalEachApart}); a claim there
+   * for longer than the per-shard calls wait (see {@link NodeFanOut#evalEachApart}); a claim there
    * would wait for it too. Costs no call; false off a cluster.
    */
   public boolean shardHangs(int shard) {
@@ -1160,7 +1160,7 @@ public final class RedisBroker {
     args.add(Long.toString(ttlMs));
     args.addAll(consumerIds);
     // a consumer may hold deliveries in any shard: it is alive in every one
-    if (keys.shards() == 1 || !scripts.readsApart()) {
+    if (keys.shards() == 1 || !scripts.fanOut().readsApart()) {
       for (Keys shard : keys.allShards()) {
         scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
       }
@@ -1175,7 +1175,7 @@ public final class RedisBroker {
       calls.add(new Scripts.Call(List.of(shard.consumers()), args));
     }
     JedisException failed = null;
-    for (Scripts.Outcome o : scripts.evalEachApart(Script.HEARTBEAT, calls, true)) {
+    for (NodeFanOut.Outcome o : scripts.fanOut().evalEachApart(Script.HEARTBEAT, calls, true)) {
       if (o.failure() != null && (failed == null || failed instanceof NodeInFlightException)) {
         failed = o.failure();
       }
