@@ -1,5 +1,6 @@
 package dev.delayq;
 
+import dev.delayq.redis.Report;
 import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,7 +40,7 @@ class DebounceTest {
       while (!stop.get()) {
         broker.claim("c1", 0.05, 30_000).ifPresent(c -> {
           runs.add(new Run(c.id(), c.rawRecord(), probe.redisNowMs()));
-          broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(c.delivery()))));
+          broker.ackAll(List.of(new Report("c1", null, List.of(c.delivery()))));
         });
       }
     });

@@ -139,7 +139,7 @@ public final class Admin {
    * Lifts the pause of {@code scope} and gives back to ready every job held meanwhile. Returns
    * {was paused, jobs given back}; shard by shard, as {@link PauseControl#resume} tells.
    */
-  public RedisBroker.Resumed resume(String scope) {
+  public Resumed resume(String scope) {
     return pauses.resume(scope);
   }
 

@@ -41,22 +41,22 @@ final class PauseControl {
    * whose master fails keeps its pause and its held jobs, the call throws
    * {@link ShardsNotDoneException} naming it, and calling again resumes it.
    */
-  RedisBroker.Resumed resume(String scope) {
+  Resumed resume(String scope) {
     checkScope(scope);
-    List<RedisBroker.Resumed> shards = EachShard.apply(keys, "resume of " + shown(scope), shard -> resume(shard, scope));
-    boolean was = shards.stream().anyMatch(RedisBroker.Resumed::wasPaused);
-    return new RedisBroker.Resumed(was, shards.stream().mapToInt(RedisBroker.Resumed::givenBack).sum());
+    List<Resumed> shards = EachShard.apply(keys, "resume of " + shown(scope), shard -> resume(shard, scope));
+    boolean was = shards.stream().anyMatch(Resumed::wasPaused);
+    return new Resumed(was, shards.stream().mapToInt(Resumed::givenBack).sum());
   }
 
-  private RedisBroker.Resumed resume(int shard, String scope) {
+  private Resumed resume(int shard, String scope) {
     boolean was = false;
     int given = 0;
     while (true) {
-      RedisBroker.Resumed r = broker.resume(shard, scope, Admin.BATCH);
+      Resumed r = broker.resume(shard, scope, Admin.BATCH);
       was |= r.wasPaused();
       given += r.givenBack();
       if (r.givenBack() < Admin.BATCH) {
-        return new RedisBroker.Resumed(was, given);
+        return new Resumed(was, given);
       }
     }
   }

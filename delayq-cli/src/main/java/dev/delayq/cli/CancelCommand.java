@@ -1,5 +1,6 @@
 package dev.delayq.cli;
 
+import dev.delayq.redis.CancelAsk;
 import dev.delayq.redis.Admin;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -34,7 +35,7 @@ final class CancelCommand implements Callable<Integer> {
         spec.commandLine().getOut().println("cancelled " + id);
         return ExitCodes.OK;
       }
-      if (s.broker.requestCancel(id) == dev.delayq.redis.RedisBroker.CancelAsk.ASKED) {
+      if (s.broker.requestCancel(id) == CancelAsk.ASKED) {
         spec.commandLine().getOut().println("cancelling " + id + ": it is running; its worker interrupts it "
             + "and it ends as cancelled, not retried");
         return ExitCodes.OK;

@@ -1,10 +1,10 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Ack;
-import dev.delayq.redis.RedisBroker.Batch;
-import dev.delayq.redis.RedisBroker.Claimed;
-import dev.delayq.redis.RedisBroker.ShardFailed;
-import dev.delayq.redis.RedisBroker.Woken;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.ShardFailed;
+import dev.delayq.redis.Woken;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -141,13 +141,6 @@ public final class RedisBroker {
     return keys.shards();
   }
 
-  /** Thrown at start when queue.shards differs from the shard count the queue was created with. */
-  public static final class ShardCountMismatch extends IllegalArgumentException {
-    ShardCountMismatch(String message) {
-      super(message);
-    }
-  }
-
   /**
    * Loads the scripts and makes sure the queue is laid out in as many shards as configured: the
    * first process of a sharded queue records the count ({@link Keys#layout()}); a process that
@@ -224,61 +217,6 @@ public final class RedisBroker {
 
   // ---- producers ------------------------------------------------------------------------
 
-  /** What enqueue.lua answered for one job. */
-  public enum EnqueueCode {
-    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE,
-    /** The if-pending option changed the pending job; the value is its due time now. */
-    CHANGED,
-    /** The if-pending option was refused: the job is running. */
-    REFUSED_RUNNING,
-    /** The if-pending option was refused: the job's record cannot be rewritten. */
-    REFUSED_MALFORMED;
-
-    static EnqueueCode of(long code) {
-      return switch ((int) code) {
-        case 1 -> ACCEPTED;
-        case 0 -> PENDING;
-        case 3 -> DEAD;
-        case 2 -> ENDED;
-        case -2 -> TOO_LARGE;
-        case 4 -> CHANGED;
-        case 5 -> REFUSED_RUNNING;
-        case 6 -> REFUSED_MALFORMED;
-        default -> throw new IllegalStateException("enqueue.lua answered " + code);
-      };
-    }
-  }
-
-  /**
-   * One job's answer: {@code value} is its due time when accepted, when it was dead-lettered for
-   * DEAD, when its id is free again for ENDED, the payload's length for TOO_LARGE, else -1.
-   */
-  public record Enqueued(EnqueueCode code, long value) {
-    public boolean accepted() {
-      return code == EnqueueCode.ACCEPTED;
-    }
-
-    public boolean duplicate() {
-      return !accepted();
-    }
-
-    /** The due time of an accepted job, else -1. */
-    public long dueAt() {
-      return accepted() ? value : -1;
-    }
-  }
-
-  /**
-   * One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time;
-   * {@code ifPending} what to do when the id exists and is pending.
-   */
-  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute,
-      IfPending ifPending) {
-    public NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {
-      this(id, recordHead, payloadJson, when, absolute, IfPending.KEEP);
-    }
-  }
-
   public Enqueued enqueue(NewJob job) {
     return enqueuer.enqueue(job);
   }
@@ -297,41 +235,12 @@ public final class RedisBroker {
   }
 
   /**
-   * What {@link #changePending} answered: {@code place} is where the job is now ("delayed" or
-   * "ready", with its due time), or why nothing changed ("running", "dead", "unknown",
-   * "malformed: why"; {@code dueAt} -1).
-   */
-  public record PendingChange(String place, long dueAt) {}
-
-  /** How {@link #changePending} sets the due time. */
-  public enum DueChange {
-    /** Due now, at the end of ready consumers take next (promote). */
-    NOW("now"),
-    /** Due {@code amount} ms after Redis's now. */
-    DELAY("delay"),
-    /** Due at {@code amount}, epoch ms. */
-    AT("at"),
-    /** The due time stays (an edit of the payload only). */
-    KEEP("keep");
-
-    /** As changePending.lua takes it. */
-    final String arg;
-
-    DueChange(String arg) {
-      this.arg = arg;
-    }
-  }
-
-  /**
    * Changes a job that has not started, in one script (changePending.lua): its due time and/or
    * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
    */
   public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
     return changes.changePending(id, due, amount, payloadJsonOrNull);
   }
-
-  /** What asking to cancel a running job found. */
-  public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
 
   /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
   public CancelAsk requestCancel(String id) {
@@ -355,9 +264,6 @@ public final class RedisBroker {
     return RedisTime.nowMs(redis, keys.jobs());
   }
 
-  /** A schedule as stored: its definition's text, next tick (or -1), latest created tick (or -1). */
-  public record StoredSchedule(String id, String definition, long nextTick, long lastTick) {}
-
   /** Every schedule, in id order (few: one hash read and one ZSET read). */
   public List<StoredSchedule> schedules() {
     return scheduleStore.schedules();
@@ -376,13 +282,6 @@ public final class RedisBroker {
   /** The earliest next tick of any schedule, or empty when none is active. */
   public OptionalLong earliestScheduleTick() {
     return scheduleStore.earliestScheduleTick();
-  }
-
-  /** What {@link #tickSchedule} did; {@code redisNow} is Redis's clock at the call. */
-  public record Ticked(int code, long redisNow) {
-    public boolean stale() {
-      return code == 0;
-    }
   }
 
   /**
@@ -407,17 +306,6 @@ public final class RedisBroker {
   }
 
   // ---- scheduler -------------------------------------------------------------------------
-
-  /**
-   * What one forward call did; {@code nextDueAt} (epoch ms) is empty when nothing is delayed.
-   * {@code redisNowMicros} is the Redis clock of the call, to the microsecond.
-   */
-  public record Forwarded(int moved, OptionalLong nextDueAt, long redisNowMicros) {
-    /** The Redis clock of the call in epoch ms, as the script compared due times with it. */
-    public long redisNow() {
-      return Math.floorDiv(redisNowMicros, 1000);
-    }
-  }
 
   /** Forwards shard 0 (the whole queue when it has one shard). */
   public Forwarded moveDueToReady(int limit) {
@@ -447,12 +335,6 @@ public final class RedisBroker {
   public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
     return valuesOrThrow(moveDueToReadyEach(shards, limit, graceMs));
   }
-
-  /**
-   * One shard's answer to a call made on several shards in one round trip: its value, or (value
-   * null) the error its call met, which the other shards' answers do not share.
-   */
-  public record ShardReply<T>(int shard, T value, JedisException failure) {}
 
   /**
    * As {@link #moveDueToReady(List, int, long)}, each shard with its own reply: on a cluster whose
@@ -665,32 +547,6 @@ public final class RedisBroker {
   }
 
   /**
-   * What taking back a consumer's deliveries did: {@code uncharged} went back to ready as they
-   * were (never started, or finished before the running one); {@code charged} had its handler
-   * running and counted an attempt and a lost delivery, {@code deadLettered} of those went to dead.
-   */
-  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive, int acknowledged) {
-    public Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
-      this(uncharged, charged, deadLettered, consumerAlive, 0);
-    }
-
-    public int taken() {
-      return uncharged + charged;
-    }
-  }
-
-  /** Why a consumer's jobs are taken back: it went silent, or its process is known to be gone. */
-  public enum RequeueMode {
-    EXPIRED("expired"), GONE("gone");
-
-    private final String arg;
-
-    RequeueMode(String arg) {
-      this.arg = arg;
-    }
-  }
-
-  /**
    * Takes back every delivery of {@code consumerId} (in bounded batches): the one whose handler
    * was running is charged an attempt and a lost delivery (to dead past its attempts or the
    * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
@@ -771,35 +627,6 @@ public final class RedisBroker {
 
   // ---- workers ---------------------------------------------------------------------------
 
-  /** How an acknowledgement (alone, or folded into a claim, start or release) went. */
-  public enum Ack {
-    /** The job is forgotten. */
-    ACKED,
-    /**
-     * The delivery was no longer the consumer's and its job's record is still there (taken back:
-     * the job lives on elsewhere): nothing changed for it.
-     */
-    FENCED,
-    /**
-     * The delivery was no longer the consumer's and its job's record is gone: the job ended, by
-     * an earlier call of this same acknowledgement (one whose replicas did not confirm it, see
-     * {@link #unconfirmedAck}) or, after a take-back, by another delivery. Nothing changed.
-     */
-    ENDED,
-    /** None was asked for. */
-    NONE;
-
-    static Ack of(Object code) {
-      long c = (Long) code;
-      return c == 1 ? ACKED : c == 0 ? FENCED : c == 2 ? ENDED : NONE;
-    }
-
-    /** True when the delivery was no longer the consumer's (FENCED or ENDED). */
-    public boolean refused() {
-      return this == FENCED || this == ENDED;
-    }
-  }
-
   /**
    * What the acknowledgement folded into a call (claimReady, start, releaseClaimed, or an
    * acknowledgement of one delivery alone) answered, when that call ran on the master but fewer
@@ -831,40 +658,9 @@ public final class RedisBroker {
     return UnconfirmedReplies.move(e);
   }
 
-  /**
-   * A claimed job: its delivery and raw record (null when the id had no record and was dropped,
-   * or when the record is too long to read: then {@code tooLongBytes} is its length, else 0).
-   */
-  public record Claimed(Delivery delivery, String rawRecord, long tooLongBytes) {
-    public Claimed(Delivery delivery, String rawRecord) {
-      this(delivery, rawRecord, 0);
-    }
-
-    public String id() {
-      return delivery.id();
-    }
-
-    /** True when the id had no record (it was dropped). */
-    public boolean dropped() {
-      return rawRecord == null && tooLongBytes == 0;
-    }
-  }
-
   /** The longest record a worker reads: queue.maxPayloadBytes plus {@link #RECORD_HEAD_ROOM}. */
   public long recordMaxBytes() {
     return Long.parseLong(recordMaxBytes);
-  }
-
-  /**
-   * What one {@link #claimReady} did: the acknowledgement folded into it, the jobs claimed in
-   * order (the first already marked running), ids dropped from ready for having no record, the
-   * shard they came from, and the length of that shard's ready list right after the claim (-1 when
-   * not known: flow control took the ids one by one).
-   */
-  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped, int shard, long left) {
-    boolean empty() {
-      return jobs.isEmpty() && dropped.isEmpty();
-    }
   }
 
   /**
@@ -899,30 +695,6 @@ public final class RedisBroker {
   public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
     return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards);
-  }
-
-  /**
-   * A call of a sharded claim to one shard failed (that shard's node lost, or its replicas did
-   * not confirm): {@link #shard()} says which, so that the caller can hold that shard back alone;
-   * {@link #ack()} is the acknowledgement folded into a call that had worked before it.
-   */
-  public static final class ShardFailed extends JedisException {
-    private final int shard;
-    private final transient Ack ack;
-
-    ShardFailed(int shard, Ack ack, JedisException cause) {
-      super("shard " + shard + ": " + cause.getMessage(), cause);
-      this.shard = shard;
-      this.ack = ack;
-    }
-
-    public int shard() {
-      return shard;
-    }
-
-    public Ack ack() {
-      return ack;
-    }
   }
 
   /**
@@ -964,15 +736,6 @@ public final class RedisBroker {
   }
 
   /**
-   * What a claim after a wait brought: the jobs in claim order (the first marked running, the
-   * others waiting for {@link #start}), ids dropped for having no record, and the length of ready
-   * right after the claim (0 too when the wait timed out), or -1 when it was not looked at.
-   */
-  public record Woken(List<Claimed> jobs, List<String> dropped, long left) {
-    static final Woken NONE = new Woken(List.of(), List.of(), -1);
-  }
-
-  /**
    * As {@link #claim(String, double, long, int)}, and with nothing limited or paused the same call
    * takes the rest of a fair share of what still waits in ready, up to {@code most} jobs in all
    * (claim.lua), so a consumer woken into a backlog takes a batch at once. On a queue of several
@@ -998,12 +761,6 @@ public final class RedisBroker {
     return claimer.awaitReady(shard, timeoutSeconds);
   }
 
-  /** What {@link #start} did: the acknowledgement folded into it, and whether the job may run. */
-  public record Started(Ack ack, boolean started) {}
-
-  /** One consumer's start: its next delivery, and the finished one to acknowledge first (or null). */
-  public record Start(String consumerId, Delivery delivery, Delivery ackFirst) {}
-
   /**
    * Acknowledges {@code ackFirst} (null for none), then confirms that {@code delivery} is still
    * this consumer's and marks it running. Not started: it was taken back, and must not run.
@@ -1016,9 +773,6 @@ public final class RedisBroker {
   public List<Started> startAll(List<Start> starts) {
     return starter.startAll(starts);
   }
-
-  /** One consumer's part of an {@link #ackAll} call: the delivery it started (or null), the ones it finished. */
-  public record Report(String consumerId, Delivery started, List<Delivery> finished) {}
 
   /**
    * Acknowledges finished deliveries and marks started ones, for several consumers in one script
@@ -1046,9 +800,6 @@ public final class RedisBroker {
   public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
     return acks.unconfirmedAcks(reports, e);
   }
-
-  /** What {@link #releaseClaimed} did. */
-  public record Released(Ack ack, int released) {}
 
   /**
    * Acknowledges {@code ackFirst} (null for none), then gives back every other delivery of the
@@ -1081,9 +832,6 @@ public final class RedisBroker {
     return acks.handOffUnstarted(consumerId, unstarted);
   }
 
-  /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */
-  public record Resumed(boolean wasPaused, int givenBack) {}
-
   /**
    * Lifts the pause of {@code scope} ({@code *}: the whole queue, else a job type) and gives back
    * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
@@ -1108,9 +856,6 @@ public final class RedisBroker {
   public boolean pause(int shard, String scope) {
     return flow.pause(shard, scope);
   }
-
-  /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
-  public enum Moved { MOVED, FENCED, DEAD }
 
   public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
     return outcomes.retry(consumerId, delivery, delayMs, error);

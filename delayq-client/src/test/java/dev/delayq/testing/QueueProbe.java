@@ -1,5 +1,8 @@
 package dev.delayq.testing;
 
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.Enqueued;
+import dev.delayq.redis.NewJob;
 import dev.delayq.redis.GatewayAccess;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -56,18 +59,18 @@ public final class QueueProbe {
   }
 
   /** A job due {@code delayMs} after Redis's now. */
-  public static RedisBroker.NewJob delayed(String id, String payload, long delayMs) {
-    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, delayMs, false);
+  public static NewJob delayed(String id, String payload, long delayMs) {
+    return new NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, delayMs, false);
   }
 
   /** A job due at {@code dueAtMs} (epoch ms). */
-  public static RedisBroker.NewJob at(String id, String payload, long dueAtMs) {
-    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, dueAtMs, true);
+  public static NewJob at(String id, String payload, long dueAtMs) {
+    return new NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, dueAtMs, true);
   }
 
   /** Enqueues a job due in {@code delayMs}; returns its due time. */
   public long seedDelayed(String id, long delayMs) {
-    RedisBroker.Enqueued e = broker.enqueue(delayed(id, "{\"n\":1}", delayMs));
+    Enqueued e = broker.enqueue(delayed(id, "{\"n\":1}", delayMs));
     require(e.accepted() && placesOf(id).equals(List.of("delayed")), id + " did not land in delayed");
     return e.dueAt();
   }
@@ -77,7 +80,7 @@ public final class QueueProbe {
     seedReady(broker.enqueue(at(id, "{\"n\":1}", redisNowMs() - 1_000)).accepted(), id);
   }
 
-  public void seedReady(RedisBroker.NewJob job) {
+  public void seedReady(NewJob job) {
     seedReady(broker.enqueue(job).accepted(), job.id());
   }
 
@@ -94,13 +97,13 @@ public final class QueueProbe {
     return claimExactly(consumer, id);
   }
 
-  public Delivery seedInFlight(String consumer, RedisBroker.NewJob job) {
+  public Delivery seedInFlight(String consumer, NewJob job) {
     seedReady(job);
     return claimExactly(consumer, job.id());
   }
 
   private Delivery claimExactly(String consumer, String id) {
-    Optional<RedisBroker.Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
+    Optional<Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
     require(claimed.isPresent() && claimed.get().id().equals(id), consumer + " did not claim " + id);
     return claimed.get().delivery();
   }

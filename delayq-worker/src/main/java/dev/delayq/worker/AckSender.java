@@ -1,5 +1,7 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Report;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RedisTrouble;
 import dev.delayq.process.ShardHealth;
@@ -226,10 +228,10 @@ final class AckSender implements AutoCloseable {
           started.put(i.channel().consumer, i.started()); // the latest start is the one running
         }
       }
-      List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
-      finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+      List<Report> reports = new ArrayList<>(finished.size());
+      finished.forEach((c, f) -> reports.add(new Report(c, started.get(c), f)));
       try {
-        List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
+        List<Ack[]> answers = broker.ackAllAnswers(reports);
         Map<String, List<Integer>> places = null;
         for (int r = 0; r < reports.size(); r++) {
           for (int i = 0; i < answers.get(r).length; i++) {
@@ -251,7 +253,7 @@ final class AckSender implements AutoCloseable {
         } else {
           // sent again, in order, once this shard's retry is due; what this try acknowledged on
           // the master, unconfirmed, is noted, for the retry may find it gone
-          List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+          List<Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
           if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
             // what this try did is unknown: each of its acknowledgements may have landed, if its
             // delivery was still the consumer's (held against the lease it was last known so under)
@@ -267,7 +269,7 @@ final class AckSender implements AutoCloseable {
             Map<String, List<Integer>> places = finishedPlaces(round);
             for (int r = 0; r < reports.size(); r++) {
               for (int i = 0; i < unconfirmed.get(r).length; i++) {
-                if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
+                if (unconfirmed.get(r)[i] == Ack.ACKED) {
                   int at = places.get(reports.get(r).consumerId()).get(i);
                   round.set(at, round.get(at).landed(landing));
                 }
@@ -289,9 +291,9 @@ final class AckSender implements AutoCloseable {
      * Says that {@code count} reports are given up at shutdown, by what their last try met
      * ({@code e}); {@code unconfirmed}, when it ran unconfirmed, is what it acknowledged on the master.
      */
-    private void givingUp(int count, RuntimeException e, List<RedisBroker.Ack[]> unconfirmed) {
+    private void givingUp(int count, RuntimeException e, List<Ack[]> unconfirmed) {
       long done = unconfirmed == null ? 0 : unconfirmed.stream().flatMap(java.util.Arrays::stream)
-          .filter(a -> a == RedisBroker.Ack.ACKED).count();
+          .filter(a -> a == Ack.ACKED).count();
       String trouble = RedisTrouble.of(e).said(e, false);
       if (done == 0) {
         log.error("giving up {} acknowledgement(s): {} at shutdown; those jobs stay in "

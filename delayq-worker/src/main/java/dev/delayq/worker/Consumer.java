@@ -1,5 +1,12 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.Released;
+import dev.delayq.redis.ShardFailed;
+import dev.delayq.redis.Started;
+import dev.delayq.redis.Woken;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.process.RunUntilShutdown;
@@ -87,7 +94,7 @@ final class Consumer {
   private final Refusals refusals;
 
   // state, read and written by this consumer's thread only (volatile: the worker reads it at exit)
-  private List<RedisBroker.Claimed> batch = List.of();
+  private List<Claimed> batch = List.of();
   private int next;
   /** The first job of a batch comes marked running by the claim itself. */
   private boolean nextIsMarked;
@@ -229,10 +236,10 @@ final class Consumer {
       if (e instanceof RuntimeException r) {
         noteUnconfirmedAck(r);
       }
-      if (e instanceof RedisBroker.ShardFailed f && !quiet.getAsBoolean()) {
+      if (e instanceof ShardFailed f && !quiet.getAsBoolean()) {
         // one shard's call: that shard is held back, and this consumer goes on with the others
         shardFailed(f.shard(), f);
-        if (f.ack() != RedisBroker.Ack.NONE) {
+        if (f.ack() != Ack.NONE) {
           acknowledged(pendingAck, f.ack());
           pendingAck = null;
         }
@@ -266,7 +273,7 @@ final class Consumer {
       claim();
       return;
     }
-    RedisBroker.Claimed job = batch.get(next);
+    Claimed job = batch.get(next);
     if (!roomInCrashRecord()) {
       return; // told to be quiet meanwhile: the next step gives the batch back
     }
@@ -314,13 +321,13 @@ final class Consumer {
    * of them after this.
    */
   void handOffUnstarted(HandOffBook.Ticket ticket) {
-    List<RedisBroker.Claimed> rest = handOffs.takeForHandOff(ticket);
+    List<Claimed> rest = handOffs.takeForHandOff(ticket);
     if (rest == null) {
       return;
     }
     boolean sent = false;
     try {
-      int n = broker.handOffUnstarted(id, rest.stream().map(RedisBroker.Claimed::delivery).toList());
+      int n = broker.handOffUnstarted(id, rest.stream().map(Claimed::delivery).toList());
       sent = true;
       log.debug("{}: handed {} claimed job(s) to idle consumers while its handler ran long", id, n);
       if (shared.gate() != null) {
@@ -349,7 +356,7 @@ final class Consumer {
   }
 
   /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */
-  private boolean start(RedisBroker.Claimed job) {
+  private boolean start(Claimed job) {
     if (shared.lease().holdsSince(batchEpoch, System.nanoTime())
         && shared.resync().epoch() == batchMasterEpoch) {
       acks.report(job.delivery(), pendingAck, landingOf(pendingAck), pendingAckOwnedUnder);
@@ -361,7 +368,7 @@ final class Consumer {
     if (owed.length > 1) {
       handOffAckUnlessIn(shard); // one call to one shard: a failure there is that shard's alone
     }
-    RedisBroker.Started s;
+    Started s;
     try {
       s = broker.start(id, job.delivery(), pendingAck);
     } catch (JedisException e) {
@@ -387,7 +394,7 @@ final class Consumer {
     return s.started();
   }
 
-  private void run(RedisBroker.Claimed job) {
+  private void run(Claimed job) {
     running = job.delivery();
     if (shared.crashRecord() != null) {
       shared.crashRecord().running(slot, job.delivery().element());
@@ -420,7 +427,7 @@ final class Consumer {
   }
 
   /** The delivery an acknowledgement sends: this one, marked when the job ended cancelled. */
-  private static Delivery ackOf(RedisBroker.Claimed job, Outcome.Ack ack) {
+  private static Delivery ackOf(Claimed job, Outcome.Ack ack) {
     return ack.cancelled() ? job.delivery().endedCancelled() : job.delivery();
   }
 
@@ -458,7 +465,7 @@ final class Consumer {
       return;
     }
     handOffAckUnlessIn(first); // it cannot ride on a claim in another shard's slot
-    RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
+    Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
         pendingAck, first, rotation.tries(), this::mayClaimFrom, atLeast());
     if (owed.length > 1) {
       health.worked(first);
@@ -478,7 +485,7 @@ final class Consumer {
     for (String dropped : claimed.dropped()) {
       droppedWithoutRecord(dropped);
     }
-    List<RedisBroker.Claimed> jobs = claimed.jobs();
+    List<Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
       jobs = shared.watch() != null ? awaitWatch() : awaitJobs();
     }
@@ -491,7 +498,7 @@ final class Consumer {
    * worker's {@link IdleGate}, only when it is its turn to block; otherwise it parks until woken
    * to claim (or the poll timeout), and its next claim does not block.
    */
-  private List<RedisBroker.Claimed> awaitJobs() {
+  private List<Claimed> awaitJobs() {
     IdleGate gate = shared.gate();
     if (gate != null) {
       IdleGate.Turn turn = gate.awaitTurn((long) (settings.pollSeconds() * 1e9));
@@ -506,7 +513,7 @@ final class Consumer {
         return List.of();
       }
     }
-    RedisBroker.Woken woken = null;
+    Woken woken = null;
     try {
       woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
           rotation.home(), settings.prefetch(), atLeast());
@@ -519,7 +526,7 @@ final class Consumer {
   }
 
   /** What a blocking wait on {@code shard} brought: its jobs; notes whether it left ready empty. */
-  private List<RedisBroker.Claimed> woke(int shard, RedisBroker.Woken woken) {
+  private List<Claimed> woke(int shard, Woken woken) {
     rotation.waitedOn(shard);
     batchShard = shard;
     for (String dropped : woken.dropped()) {
@@ -597,7 +604,7 @@ final class Consumer {
         return;
       }
       Delivery ack = pendingAckIn(s) ? pendingAck : null;
-      RedisBroker.Released r;
+      Released r;
       try {
         r = broker.releaseClaimed(id, s, ack);
       } catch (JedisException e) {
@@ -617,7 +624,7 @@ final class Consumer {
     }
   }
 
-  private void took(List<RedisBroker.Claimed> jobs, int epoch, boolean leaseHeld, long masterEpoch) {
+  private void took(List<Claimed> jobs, int epoch, boolean leaseHeld, long masterEpoch) {
     batch = jobs;
     next = 0;
     nextIsMarked = !jobs.isEmpty();
@@ -630,7 +637,7 @@ final class Consumer {
    * shard with jobs, which its next claim tries first (nothing claimed here), or to let it block
    * on a shard itself (what that wait claimed).
    */
-  private List<RedisBroker.Claimed> awaitWatch() {
+  private List<Claimed> awaitWatch() {
     ShardWatch.Turn turn;
     try {
       turn = shared.watch().await((long) (settings.pollSeconds() * 1e9));
@@ -654,12 +661,12 @@ final class Consumer {
    * Blocks on {@code shard}, where the watch let it wait in Redis itself (as {@link #awaitJobs}
    * on one shard), and tells the watch what its claim there left when the wait ends.
    */
-  private List<RedisBroker.Claimed> awaitJobsIn(int shard) {
+  private List<Claimed> awaitJobsIn(int shard) {
     if (owed[shard]) {
       shared.watch().unblocked(shard, -1); // what it holds there goes back first (giveBackOwed)
       return List.of();
     }
-    RedisBroker.Woken woken = null;
+    Woken woken = null;
     try {
       woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
     } finally {
@@ -671,10 +678,10 @@ final class Consumer {
 
   /**
    * Tells the worker's watch what a claim that tried {@code first} saw: that shard had nothing
-   * when the batch came from another, and the batch's shard kept {@link RedisBroker.Batch#left()}.
+   * when the batch came from another, and the batch's shard kept {@link Batch#left()}.
    * A shard it was sent to and did not claim from (held back meanwhile) is to be looked at again.
    */
-  private void tellWatch(int first, RedisBroker.Batch claimed) {
+  private void tellWatch(int first, Batch claimed) {
     ShardWatch watch = shared.watch();
     if (first != claimed.shard()) {
       watch.looked(first, 0, sentTo == first);
@@ -703,7 +710,7 @@ final class Consumer {
       seenMasterEpoch = epoch;
       return;
     }
-    Optional<RedisBroker.Released> r;
+    Optional<Released> r;
     try {
       r = shared.resync().giveBack(id, acks, pendingAck);
     } catch (InterruptedException e) {
@@ -742,7 +749,7 @@ final class Consumer {
       throw new JedisConnectionException(id + ": its acknowledgements are not sent yet; its claimed "
           + "jobs are given back once they are");
     }
-    RedisBroker.Released r = broker.releaseClaimed(id, pendingAck);
+    Released r = broker.releaseClaimed(id, pendingAck);
     acknowledged(pendingAck, r.ack());
     pendingAck = null;
     batch = List.of();
@@ -753,7 +760,7 @@ final class Consumer {
   }
 
   /** A retry, reschedule or dead-letter, applied now (retried through Redis outages). */
-  private void apply(RedisBroker.Claimed job, Outcome outcome) {
+  private void apply(Claimed job, Outcome outcome) {
     try {
       shared.finisher().finish(id, job.delivery(), outcome, ownedUnder);
     } catch (InterruptedException e) {
@@ -771,7 +778,7 @@ final class Consumer {
     }
   }
 
-  private void acknowledged(Delivery delivery, RedisBroker.Ack ack) {
+  private void acknowledged(Delivery delivery, Ack ack) {
     if (ack.refused()) {
       refusals.ackRefused(id, delivery, ack, landingOf(delivery));
     }
@@ -784,7 +791,7 @@ final class Consumer {
    * next call that holds it, or the sender) may find the job done by it.
    */
   private void noteUnconfirmedAck(RuntimeException e) {
-    if (pendingAck != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
+    if (pendingAck != null && RedisBroker.unconfirmedAck(e) == Ack.ACKED) {
       landedAck = pendingAck;
       landedAckAt = refusals.landed();
     } else if (pendingAck != null && pendingAck != landedAck && RedisErrors.isReplyLost(e)) {

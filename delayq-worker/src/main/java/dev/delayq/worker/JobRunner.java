@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Claimed;
 import dev.delayq.PayloadRules;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
@@ -63,7 +64,7 @@ final class JobRunner {
   }
 
   /** Runs the job on the thread of {@code slot}'s consumer; returns what to do with it. */
-  Outcome run(Watchdog.Slot slot, RedisBroker.Claimed claimed) {
+  Outcome run(Watchdog.Slot slot, Claimed claimed) {
     String consumer = slot.consumer();
     String jobId = claimed.id();
     JobRecord job;

@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Claimed;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
@@ -55,7 +56,7 @@ final class WarmUp {
       long now = System.currentTimeMillis();
       String record = "{\"t\":\"" + TYPE + "\",\"m\":1,\"c\":" + now + ",\"d\":0,\"p\":{\"round\":" + i
           + ",\"text\":\"warm-up\",\"list\":[1,2.5,true,null]}}";
-      Outcome outcome = runner.run(slot, new RedisBroker.Claimed(new Delivery(i + 1, "warm-up-" + i), record));
+      Outcome outcome = runner.run(slot, new Claimed(new Delivery(i + 1, "warm-up-" + i), record));
       if (outcome instanceof Outcome.Ack) {
         acked++;
       }

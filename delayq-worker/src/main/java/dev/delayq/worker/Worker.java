@@ -1,5 +1,7 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.RequeueMode;
+import dev.delayq.redis.Requeued;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobHandler;
 import dev.delayq.process.ChildEnvironment;
@@ -359,7 +361,7 @@ public final class Worker implements AutoCloseable {
       for (int q = 0; q < lanes.size(); q++) {
         for (Consumer c : consumers.get(q)) {
           String id = c.id();
-          RedisBroker.Requeued r = lanes.get(q).broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
+          Requeued r = lanes.get(q).broker.requeueInFlight(id, RequeueMode.GONE, reason,
               config.worker().poisonPillAfter(), c.runningNow(), List.of());
           if (r.taken() > 0) {
             log.warn("{}: put back {} job(s) in queue {}: {} unstarted, uncounted; {} that was running charged "

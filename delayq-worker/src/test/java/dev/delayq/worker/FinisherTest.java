@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.RequeueMode;
 import dev.delayq.redis.GatewayAccess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,7 +38,7 @@ class FinisherTest {
   @Test
   void outcomeAfterATakeBackIsFencedAndChangesNothing() throws InterruptedException {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
     String record = probe.rawRecord("j1");
 
     assertFalse(finisher.finish("c1", d, new Outcome.Retry(1_000, "attempt 1/5: late")));

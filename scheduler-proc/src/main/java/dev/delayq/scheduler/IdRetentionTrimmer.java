@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.ShardReply;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ final class IdRetentionTrimmer {
       }
     }
     boolean full = false;
-    for (RedisBroker.ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
+    for (ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
       if (freed.failure() != null) {
         health.failedOrThrow(freed.shard(), freed.failure());
       } else {

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.ShardReply;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
@@ -68,7 +69,7 @@ final class Recoverer {
    * cluster each master's shards on that master's own thread, so a hung master's recovery is left
    * in flight ({@link dev.delayq.redis.NodeInFlightException}) and holds up no other shard.
    */
-  List<RedisBroker.ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
+  List<ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
     return broker.eachShardApart(shards, shard -> tick(shard, redisNowMs[shard]));
   }
 

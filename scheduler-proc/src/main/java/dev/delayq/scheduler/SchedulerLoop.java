@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.ShardReply;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
@@ -235,7 +236,7 @@ final class SchedulerLoop {
       recoverHere(0, redisNowMs[0]);
       return;
     }
-    for (RedisBroker.ShardReply<Integer> r : recoverer.ticks(shards, redisNowMs)) {
+    for (ShardReply<Integer> r : recoverer.ticks(shards, redisNowMs)) {
       if (r.failure() == null) {
         recoveries.worked(r.shard());
       } else if (!(r.failure() instanceof NodeInFlightException)) {

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.StoredSchedule;
 import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -31,7 +32,7 @@ class ScheduleTickerTest {
     return new Schedule(id, new Cadence.Every(interval), "report", payload, 3, false, missed);
   }
 
-  private RedisBroker.StoredSchedule stored(String id) {
+  private StoredSchedule stored(String id) {
     return broker.schedule(id).orElseThrow();
   }
 
@@ -63,7 +64,7 @@ class ScheduleTickerTest {
   void twoTickersThatReadTheSameScheduleMakeOneJob() {
     Schedules.View v = schedules.upsert(every("s1", Duration.ofSeconds(1), Schedule.Missed.SKIP, "{}"));
     long tick = v.nextTicks().get(0).toEpochMilli();
-    RedisBroker.StoredSchedule read = stored("s1");
+    StoredSchedule read = stored("s1");
     ScheduleTicker other = new ScheduleTicker(broker);
 
     assertEquals(ScheduleTicker.Outcome.CREATED, ticker.tickOne(read, tick - 500));

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.NewJob;
 import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +41,7 @@ class SchedulerLoopTest {
    */
   private void seedDueInDelayed(String... ids) {
     long base = probe.redisNowMs() + 500;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       jobs.add(at(ids[i], "{}", base + i));
     }

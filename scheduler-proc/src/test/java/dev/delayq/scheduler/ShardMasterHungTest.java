@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.Batch;
 import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -120,7 +121,7 @@ class ShardMasterHungTest {
           }
           for (int shard : heldJob.keySet()) {
             broker.moveDueToReady(List.of(shard), 10, 0);
-            RedisBroker.Batch b = broker.claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
+            Batch b = broker.claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
                 null, shard, 1);
             assertEquals(1, b.jobs().size(), "the held job of shard " + shard + " is claimed");
           }

@@ -1,5 +1,6 @@
 package dev.delayq.supervisor.web;
 
+import dev.delayq.redis.Resumed;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.config.Durations;
@@ -95,7 +96,7 @@ final class ActionApi {
   /** {@code {"scope": "*"}} or a job type: the jobs held meanwhile go back to ready. */
   ObjectNode resume(JsonNode body) {
     String scope = scope(body);
-    dev.delayq.redis.RedisBroker.Resumed r;
+    Resumed r;
     try {
       r = admin.resume(scope);
     } catch (IllegalArgumentException e) {
