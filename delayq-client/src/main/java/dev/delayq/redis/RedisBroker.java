@@ -1,22 +1,17 @@
 package dev.delayq.redis;
 
-import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
 import dev.delayq.metrics.StatsRecorder;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -69,6 +64,8 @@ public final class RedisBroker {
   private final Claimer claimer;
   private final FlowControl flow;
   private final DeadJobs deadJobs;
+  private final SchedulerCalls schedulerCalls;
+  private final ConsumerRegistry consumerRegistry;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -104,6 +101,8 @@ public final class RedisBroker {
         limitsSpec);
     this.flow = new FlowControl(redis, keys, scripts);
     this.deadJobs = new DeadJobs(scripts);
+    this.schedulerCalls = new SchedulerCalls(redis, keys, scripts);
+    this.consumerRegistry = new ConsumerRegistry(redis, keys, scripts, this.idRetentionMs);
   }
 
   /**
@@ -309,12 +308,12 @@ public final class RedisBroker {
 
   /** Forwards shard 0 (the whole queue when it has one shard). */
   public Forwarded moveDueToReady(int limit) {
-    return moveDueToReady(0, limit);
+    return schedulerCalls.moveDueToReady(limit);
   }
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
-    return moveDueToReady(shard, limit, 0);
+    return schedulerCalls.moveDueToReady(shard, limit);
   }
 
   /**
@@ -322,8 +321,7 @@ public final class RedisBroker {
    * standby's pass: what the lease holder left overdue) from its delayed to its ready.
    */
   public Forwarded moveDueToReady(int shard, int limit, long graceMs) {
-    Scripts.Call call = moveDueToReadyCall(shard, limit, graceMs);
-    return forwarded(scripts.eval(Script.MOVE_DUE_TO_READY, call.keys(), call.args()));
+    return schedulerCalls.moveDueToReady(shard, limit, graceMs);
   }
 
   /**
@@ -333,7 +331,7 @@ public final class RedisBroker {
    * failure is thrown; {@link #moveDueToReadyEach} says it shard by shard.
    */
   public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
-    return valuesOrThrow(moveDueToReadyEach(shards, limit, graceMs));
+    return schedulerCalls.moveDueToReady(shards, limit, graceMs);
   }
 
   /**
@@ -341,32 +339,7 @@ public final class RedisBroker {
    * master of one shard is lost, the others' forwards are done and answered all the same.
    */
   public List<ShardReply<Forwarded>> moveDueToReadyEach(List<Integer> shards, int limit, long graceMs) {
-    return eachShard(Script.MOVE_DUE_TO_READY, shards, s -> moveDueToReadyCall(s, limit, graceMs),
-        RedisBroker::forwarded);
-  }
-
-  /**
-   * One call of a not-waited {@code script} per shard of {@code shards}, in one pipeline
-   * ({@link NodeFanOut#evalEach}), each decoded by {@code decode} or failed alone.
-   */
-  private <T> List<ShardReply<T>> eachShard(Script script, List<Integer> shards,
-      IntFunction<Scripts.Call> call, Function<Object, T> decode) {
-    if (shards.isEmpty()) {
-      return List.of();
-    }
-    List<Scripts.Call> calls = new ArrayList<>(shards.size());
-    for (int shard : shards) {
-      calls.add(call.apply(shard));
-    }
-    // several shards: each node's calls apart, so that a hung node holds up only its own shards
-    List<NodeFanOut.Outcome> outcomes = keys.shards() > 1 ? scripts.fanOut().evalEachApart(script, calls) : scripts.fanOut().evalEach(script, calls);
-    List<ShardReply<T>> out = new ArrayList<>(shards.size());
-    for (int i = 0; i < shards.size(); i++) {
-      NodeFanOut.Outcome o = outcomes.get(i);
-      out.add(o.failure() != null ? new ShardReply<>(shards.get(i), null, o.failure())
-          : new ShardReply<>(shards.get(i), decode.apply(o.reply()), null));
-    }
-    return out;
+    return schedulerCalls.moveDueToReadyEach(shards, limit, graceMs);
   }
 
   /**
@@ -377,61 +350,18 @@ public final class RedisBroker {
    * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
    * shard, or one server) the work runs here, shard after shard, as it always did.
    */
-  @SuppressWarnings("unchecked")
   public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
-    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.fanOut().runEachApart(
-        shards.stream().map(s -> keys.shard(s).consumers()).toList(),
-        i -> new ShardReply<>(shards.get(i), work.apply(shards.get(i)), null), ShardReply[]::new,
-        inFlight -> new ShardReply<>(-1, null, inFlight), failed -> new ShardReply<>(-1, null, failed)) : null;
-    List<ShardReply<T>> out = new ArrayList<>(shards.size());
-    for (int i = 0; i < shards.size(); i++) {
-      int shard = shards.get(i);
-      ShardReply<T> r = apart == null ? inline(shard, work) : apart.get(i);
-      out.add(r.shard() == shard ? r : new ShardReply<>(shard, null, r.failure()));
-    }
-    return out;
-  }
-
-  private static <T> ShardReply<T> inline(int shard, IntFunction<T> work) {
-    try {
-      return new ShardReply<>(shard, work.apply(shard), null);
-    } catch (JedisException e) {
-      return new ShardReply<>(shard, null, e);
-    }
-  }
-
-  private static <T> List<T> valuesOrThrow(List<ShardReply<T>> replies) {
-    List<T> out = new ArrayList<>(replies.size());
-    for (ShardReply<T> r : replies) {
-      if (r.failure() != null) {
-        throw r.failure();
-      }
-      out.add(r.value());
-    }
-    return out;
-  }
-
-  private Scripts.Call moveDueToReadyCall(int shard, int limit, long graceMs) {
-    Keys keys = this.keys.shard(shard);
-    return new Scripts.Call(List.of(keys.delayed(), keys.ready(), keys.jobs(), keys.dead()),
-        List.of(Integer.toString(limit), Long.toString(graceMs)));
-  }
-
-  private static Forwarded forwarded(Object reply) {
-    List<?> r = (List<?>) reply;
-    long next = (Long) r.get(1);
-    return new Forwarded(((Long) r.get(0)).intValue(),
-        next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(3));
+    return schedulerCalls.eachShardApart(shards, work);
   }
 
   /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */
   public boolean awaitWake(double timeoutSeconds) {
-    return awaitWake(0, timeoutSeconds);
+    return schedulerCalls.awaitWake(timeoutSeconds);
   }
 
   /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
   public boolean awaitWake(int shard, double timeoutSeconds) {
-    return redis.blpop(timeoutSeconds, keys.shard(shard).wake()) != null;
+    return schedulerCalls.awaitWake(shard, timeoutSeconds);
   }
 
   /**
@@ -440,31 +370,21 @@ public final class RedisBroker {
    * channel, which {@link #shardOfWakeChannel} turns back into its shard.
    */
   public void subscribeToWakes(JedisPubSub listener) {
-    String[] channels = new String[keys.shards()];
-    for (int s = 0; s < channels.length; s++) {
-      channels[s] = keys.shard(s).wakeChannel();
-    }
-    redis.subscribe(listener, channels);
+    schedulerCalls.subscribeToWakes(listener);
   }
 
   /** The shard whose wake channel {@code channel} is, or -1. */
   public int shardOfWakeChannel(String channel) {
-    for (int s = 0; s < keys.shards(); s++) {
-      if (keys.shard(s).wakeChannel().equals(channel)) {
-        return s;
-      }
-    }
-    return -1;
+    return schedulerCalls.shardOfWakeChannel(channel);
   }
 
   public boolean holdLease(String owner, long ttlMs) {
-    return holdLease(0, owner, ttlMs);
+    return schedulerCalls.holdLease(owner, ttlMs);
   }
 
   /** Takes or renews the lease of one shard (with one shard: the leader lease). */
   public boolean holdLease(int shard, String owner, long ttlMs) {
-    return ((Long) scripts.eval(Script.HOLD_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner, Long.toString(ttlMs)))) == 1L;
+    return schedulerCalls.holdLease(shard, owner, ttlMs);
   }
 
   /**
@@ -472,17 +392,15 @@ public final class RedisBroker {
    * (true: held), so that one shard's lost master fails only its own renewal.
    */
   public List<ShardReply<Boolean>> holdLeases(List<Integer> shards, String owner, long ttlMs) {
-    return eachShard(Script.HOLD_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner, Long.toString(ttlMs))), reply -> (Long) reply == 1L);
+    return schedulerCalls.holdLeases(shards, owner, ttlMs);
   }
 
   public boolean releaseLease(String owner) {
-    return releaseLease(0, owner);
+    return schedulerCalls.releaseLease(owner);
   }
 
   public boolean releaseLease(int shard, String owner) {
-    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner))) == 1L;
+    return schedulerCalls.releaseLease(shard, owner);
   }
 
   /**
@@ -491,8 +409,7 @@ public final class RedisBroker {
    * holds up only its own shards' releases (the lease lapses by itself there).
    */
   public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
-    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner)), reply -> (Long) reply == 1L);
+    return schedulerCalls.releaseLeases(shards, owner);
   }
 
   /**
@@ -500,14 +417,7 @@ public final class RedisBroker {
    * are alive now (itself included): the shards are shared out among them.
    */
   public int schedulersAlive(String owner, long ttlMs) {
-    // sent as one shard's call is (no retries with backoff by the client while its node is lost)
-    // (only a queue of several shards beats; its node may hang like any shard's: see evalEachApart)
-    NodeFanOut.Outcome o = scripts.fanOut().evalEachApart(Script.SCHEDULER_BEAT,
-        List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
-    if (o.failure() != null) {
-      throw o.failure();
-    }
-    return ((Long) o.reply()).intValue();
+    return schedulerCalls.schedulersAlive(owner, ttlMs);
   }
 
   /**
@@ -517,33 +427,22 @@ public final class RedisBroker {
    * {@code redis.socketTimeout} and the client's retries.
    */
   public void schedulerGone(String owner) {
-    List<Long> gone = scripts.fanOut().runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
-        Long[]::new, inFlight -> 0L, failed -> 0L);
-    if (gone == null) {
-      redis.zrem(keys.schedulers(), owner);
-    }
+    schedulerCalls.schedulerGone(owner);
   }
 
   /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
   public List<String> expiredConsumers(long redisNowMs, int limit) {
-    return expiredConsumers(0, redisNowMs, limit);
+    return consumerRegistry.expiredConsumers(redisNowMs, limit);
   }
 
   /** Consumers of one shard whose heartbeat expiry is at or before {@code redisNowMs}. */
   public List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
-    return redis.zrangeByScore(keys.shard(shard).consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
+    return consumerRegistry.expiredConsumers(shard, redisNowMs, limit);
   }
 
   /** All registered consumers, alive or not, of every shard (each once). */
   public List<String> consumers() {
-    if (keys.shards() == 1) {
-      return redis.zrange(keys.consumers(), 0, -1);
-    }
-    Set<String> all = new LinkedHashSet<>();
-    for (Keys shard : keys.allShards()) {
-      all.addAll(redis.zrange(shard.consumers(), 0, -1));
-    }
-    return new ArrayList<>(all);
+    return consumerRegistry.consumers();
   }
 
   /**
@@ -552,21 +451,12 @@ public final class RedisBroker {
    * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    Requeued sum = null;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of()));
-    }
-    return sum;
+    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt);
   }
 
   /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
   public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of());
-  }
-
-  private static Requeued plus(Requeued a, Requeued b) {
-    return a == null ? b : new Requeued(a.uncharged() + b.uncharged(), a.charged() + b.charged(),
-        a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive(), a.acknowledged() + b.acknowledged());
+    return consumerRegistry.requeueInFlight(shard, consumerId, mode, reason, poisonAt);
   }
 
   /**
@@ -576,53 +466,7 @@ public final class RedisBroker {
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
       Optional<String> recordedRunning, List<String> recordedFinished) {
-    if (keys.shards() == 1) {
-      return requeue(keys, consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
-    }
-    // each delivery the crash record names is in its id's shard; it says nothing ran in the others
-    int runningShard = recordedRunning.map(e -> keys.shardIndexOf(Delivery.idOf(e))).orElse(-1);
-    Requeued sum = null;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      int s = shard;
-      List<String> finished = recordedFinished.stream()
-          .filter(e -> keys.shardIndexOf(Delivery.idOf(e)) == s).toList();
-      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt,
-          shard == runningShard ? recordedRunning.get() : "|", finished));
-    }
-    return sum;
-  }
-
-  /**
-   * Deliveries one requeueInFlight.lua call takes back: each costs a few commands and a record
-   * read, so 250 keep a call near 2 ms (1,000 took 10 ms on a busy host); Java loops.
-   */
-  static final int REQUEUE_BATCH = 250;
-
-  private Requeued requeue(Keys keys, String consumerId, RequeueMode mode, String reason, int poisonAt,
-      String recorded, List<String> finished) {
-    int uncharged = 0;
-    int charged = 0;
-    int dead = 0;
-    int acked = 0;
-    List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
-        keys.ready(), keys.dead(), keys.running(), keys.ended(), keys.endedExpiry());
-    List<String> args = new ArrayList<>(List.of(consumerId, Integer.toString(REQUEUE_BATCH), mode.arg, reason, Integer.toString(poisonAt),
-        recorded, idRetentionMs));
-    args.addAll(finished);
-    while (true) {
-      List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
-      long first = (Long) r.get(0);
-      if (first < 0) {
-        return new Requeued(uncharged, charged, dead, true, acked);
-      }
-      uncharged += (int) first;
-      charged += ((Long) r.get(1)).intValue();
-      dead += ((Long) r.get(2)).intValue();
-      acked += ((Long) r.get(4)).intValue();
-      if ((Long) r.get(3) == 0L) {
-        return new Requeued(uncharged, charged, dead, false, acked);
-      }
-    }
+    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt, recordedRunning, recordedFinished);
   }
 
   // ---- workers ---------------------------------------------------------------------------
@@ -880,53 +724,15 @@ public final class RedisBroker {
    * returns how many (the caller calls again while it equals the limit).
    */
   public int forgetEnded(int limit) {
-    // with several shards: each shard's oldest; the most any one freed, so the caller calls
-    // again while some shard had a full chunk
-    List<Integer> all = new ArrayList<>(keys.shards());
-    for (int s = 0; s < keys.shards(); s++) {
-      all.add(s);
-    }
-    int most = 0;
-    for (int freed : valuesOrThrow(forgetEndedEach(all, limit))) {
-      most = Math.max(most, freed);
-    }
-    return most;
+    return schedulerCalls.forgetEnded(limit);
   }
 
   /** As {@link #forgetEnded} on each of {@code shards} in one round trip, each answered alone (ids freed). */
   public List<ShardReply<Integer>> forgetEndedEach(List<Integer> shards, int limit) {
-    return eachShard(Script.FORGET_ENDED, shards, s -> new Scripts.Call(
-        List.of(keys.shard(s).ended(), keys.shard(s).endedExpiry()), List.of(Integer.toString(limit))),
-        reply -> ((Long) reply).intValue());
+    return schedulerCalls.forgetEndedEach(shards, limit);
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {
-    List<String> args = new ArrayList<>(consumerIds.size() + 1);
-    args.add(Long.toString(ttlMs));
-    args.addAll(consumerIds);
-    // a consumer may hold deliveries in any shard: it is alive in every one
-    if (keys.shards() == 1 || !scripts.fanOut().readsApart()) {
-      for (Keys shard : keys.allShards()) {
-        scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
-      }
-      return;
-    }
-    // on a cluster each master's shards on its own thread, each answered alone: one after another,
-    // a lost or hung master of shard 0 kept every other shard from beating (the call threw, or
-    // waited for redis.socketTimeout), and past the TTL the scheduler took back the running jobs
-    // of consumers alive and well in those shards, to run a second time
-    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
-    for (Keys shard : keys.allShards()) {
-      calls.add(new Scripts.Call(List.of(shard.consumers()), args));
-    }
-    JedisException failed = null;
-    for (NodeFanOut.Outcome o : scripts.fanOut().evalEachApart(Script.HEARTBEAT, calls, true)) {
-      if (o.failure() != null && (failed == null || failed instanceof NodeInFlightException)) {
-        failed = o.failure();
-      }
-    }
-    if (failed != null) {
-      throw failed; // the other shards beat: what failed is said (and tried again) as any failed beat
-    }
+    consumerRegistry.heartbeat(consumerIds, ttlMs);
   }
 }
