@@ -26,12 +26,15 @@ import redis.clients.jedis.resps.Tuple;
  * after its process died) is done on every shard. With one shard every call is exactly the one
  * script call it always was.
  *
- * <p>This class is the contract: the public types and, on each method, what it does. How each
- * role builds its calls and reads their answers lives in a package-private class named after
- * it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
+ * <p>This class is the contract: on each method, what it does; the types it answers with are
+ * records and enums of their own in this package ({@link Enqueued}, {@link Claimed}, {@link Ack}...).
+ * How each role builds its calls and reads their answers lives in a package-private class named
+ * after it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
  * {@code ScheduleStore}, {@code Claimer}, {@code Starter}, {@code Acknowledger},
- * {@code Outcomes} (with {@code UnconfirmedReplies}) and {@code FlowControl}. The scheduler's
- * per-shard calls (forward, wakes, leases, recovery, trims, heartbeat) are still written here.
+ * {@code Outcomes} (with {@code UnconfirmedReplies}), {@code FlowControl}, {@code DeadJobs},
+ * {@code SchedulerCalls} (forward, wakes, leases, scheduler beats, trims) and
+ * {@code ConsumerRegistry} (heartbeats, expired consumers, taking a consumer's jobs back). No
+ * caller outside this package evaluates a script or holds the client through the broker.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
