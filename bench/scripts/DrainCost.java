@@ -10,9 +10,13 @@
 // the figure is Redis's side, steady on a loaded machine; run it against each tree to compare.
 // Run: java -cp '<tree>/bench/target/lib/*' bench/scripts/DrainCost.java PORT N PREFETCH C PER
 // (Side, the drain itself, is what DrainCostMix.java runs for two trees at once on one Redis.)
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.NewJob;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Report;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -80,7 +84,7 @@ public final class DrainCost {
     private final int consumers;
     private final int per;
     private final String[] ids;
-    private final List<List<RedisBroker.Claimed>> batches = new ArrayList<>();
+    private final List<List<Claimed>> batches = new ArrayList<>();
     private final int[] next;
     private final Delivery[] pendingAck;
     private long done;
@@ -96,10 +100,10 @@ public final class DrainCost {
       broker = new RedisBroker(redis, keys);
       String payload = "{\"order_id\":1001,\"user_id\":4242,\"amount\":\"19.99\",\"currency\":\"EUR\",\"note\":\""
           + "x".repeat(100 - 2 - 79) + "\"}";
-      List<RedisBroker.NewJob> jobs = new ArrayList<>();
+      List<NewJob> jobs = new ArrayList<>();
       String head = dev.delayq.redis.JobRecord.newHead("noop", 5, false, java.util.Map.of(), null);
       for (int i = 0; i < n; i++) {
-        jobs.add(new RedisBroker.NewJob(UUID.randomUUID().toString().replace("-", "").substring(0, 12), head,
+        jobs.add(new NewJob(UUID.randomUUID().toString().replace("-", "").substring(0, 12), head,
             payload, 0, false));
         if (jobs.size() == 1000) {
           broker.enqueueAll(jobs);
@@ -126,10 +130,10 @@ public final class DrainCost {
     public long applyAsLong(long more) {
       long target = done + more;
       while (done < target) {
-        List<RedisBroker.Report> reports = new ArrayList<>();
+        List<Report> reports = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
           if (next[c] >= batches.get(c).size()) {
-            RedisBroker.Batch b = broker.claimReady(ids[c], 30_000, prefetch, pendingAck[c]);
+            Batch b = broker.claimReady(ids[c], 30_000, prefetch, pendingAck[c]);
             claimCalls++;
             if (pendingAck[c] != null) {
               done++;
@@ -151,7 +155,7 @@ public final class DrainCost {
             pendingAck[c] = started;
           }
           if (!finished.isEmpty()) {
-            reports.add(new RedisBroker.Report(ids[c], started, finished));
+            reports.add(new Report(ids[c], started, finished));
           }
         }
         if (!reports.isEmpty()) {

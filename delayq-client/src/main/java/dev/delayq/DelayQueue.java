@@ -1,8 +1,13 @@
 package dev.delayq;
 
 import dev.delayq.config.DelayqConfig;
-import dev.delayq.redis.Keys;
+import dev.delayq.redis.DueChange;
+import dev.delayq.redis.EnqueueCode;
+import dev.delayq.redis.Enqueued;
 import dev.delayq.redis.JobRecord;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.NewJob;
+import dev.delayq.redis.PendingChange;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
@@ -138,7 +143,7 @@ public final class DelayQueue implements AutoCloseable {
    * enqueue it again with the same id (a second enqueue of a stored id changes nothing).
    */
   public EnqueueResult enqueue(JobRequest request) {
-    RedisBroker.NewJob job = prepare(request);
+    NewJob job = prepare(request);
     return settled(request, job, batcher.enqueue(job), batcher::enqueue);
   }
 
@@ -147,7 +152,7 @@ public final class DelayQueue implements AutoCloseable {
    * checked before anything is sent, so a bad one rejects the whole call and enqueues nothing.
    */
   public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
-    List<RedisBroker.NewJob> jobs = new ArrayList<>(requests.size());
+    List<NewJob> jobs = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       try {
         jobs.add(prepare(requests.get(i)));
@@ -157,8 +162,8 @@ public final class DelayQueue implements AutoCloseable {
     }
     List<EnqueueResult> results = new ArrayList<>(jobs.size());
     for (int from = 0; from < jobs.size(); from += BATCH) {
-      List<RedisBroker.NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
-      List<RedisBroker.Enqueued> replies = broker.enqueueAll(slice);
+      List<NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
+      List<Enqueued> replies = broker.enqueueAll(slice);
       for (int k = 0; k < slice.size(); k++) {
         // a collided one goes again alone: one in 2^72 per stored job
         results.add(settled(requests.get(from + k), slice.get(k), replies.get(k), broker::enqueue));
@@ -171,8 +176,8 @@ public final class DelayQueue implements AutoCloseable {
    * The result of {@code job}'s enqueue, which answered {@code e}: a generated id that met a
    * stored job's is sent again under a new one through {@code again}, until one is free.
    */
-  private EnqueueResult settled(JobRequest request, RedisBroker.NewJob job, RedisBroker.Enqueued e,
-      Function<RedisBroker.NewJob, RedisBroker.Enqueued> again) {
+  private EnqueueResult settled(JobRequest request, NewJob job, Enqueued e,
+      Function<NewJob, Enqueued> again) {
     while (request.options().id() == null && collided(e)) {
       job = withNewId(job);
       e = again.apply(job);
@@ -239,7 +244,7 @@ public final class DelayQueue implements AutoCloseable {
    * unknown: {@link ChangeResult#status()} says which.
    */
   public ChangeResult promote(String id) {
-    return change(id, RedisBroker.DueChange.NOW, 0, null);
+    return change(id, DueChange.NOW, 0, null);
   }
 
   /**
@@ -247,7 +252,7 @@ public final class DelayQueue implements AutoCloseable {
    * A delay past the range of due times ({@link DueTime}) is refused.
    */
   public ChangeResult reschedule(String id, Duration delay) {
-    return change(id, RedisBroker.DueChange.DELAY, DueTime.delayMs(delay), null);
+    return change(id, DueChange.DELAY, DueTime.delayMs(delay), null);
   }
 
   /**
@@ -255,7 +260,7 @@ public final class DelayQueue implements AutoCloseable {
    * {@link #promote}. An instant outside the range of due times ({@link DueTime}) is refused.
    */
   public ChangeResult reschedule(String id, Instant at) {
-    return change(id, RedisBroker.DueChange.AT, DueTime.atMs(at), null);
+    return change(id, DueChange.AT, DueTime.atMs(at), null);
   }
 
   /**
@@ -263,16 +268,16 @@ public final class DelayQueue implements AutoCloseable {
    * its due time and attempts stay. As {@link #promote} otherwise.
    */
   public ChangeResult editPayload(String id, Object payload) {
-    return change(id, RedisBroker.DueChange.KEEP, 0, payloads.toJson(payload));
+    return change(id, DueChange.KEEP, 0, payloads.toJson(payload));
   }
 
-  private ChangeResult change(String id, RedisBroker.DueChange due, long amount, String payloadJson) {
+  private ChangeResult change(String id, DueChange due, long amount, String payloadJson) {
     Objects.requireNonNull(id, "id");
-    RedisBroker.PendingChange c = broker.changePending(id, due, amount, payloadJson);
+    PendingChange c = broker.changePending(id, due, amount, payloadJson);
     return ChangeResult.of(id, c.place(), c.dueAt());
   }
 
-  private RedisBroker.NewJob prepare(JobRequest r) {
+  private NewJob prepare(JobRequest r) {
     checkType(r.type());
     String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
@@ -281,9 +286,9 @@ public final class DelayQueue implements AutoCloseable {
     String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
     // the request checked its due time against DueTime's range when it was made
     if (r.delay() != null) {
-      return new RedisBroker.NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
+      return new NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
     }
-    return new RedisBroker.NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());
+    return new NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());
   }
 
   /**
@@ -300,7 +305,7 @@ public final class DelayQueue implements AutoCloseable {
     return headers;
   }
 
-  private static EnqueueResult result(RedisBroker.NewJob job, RedisBroker.Enqueued e) {
+  private static EnqueueResult result(NewJob job, Enqueued e) {
     return switch (e.code()) {
       case ACCEPTED -> new EnqueueResult(job.id(), EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
       case PENDING -> new EnqueueResult(job.id(), EnqueueResult.Status.PENDING, null, null);
@@ -354,13 +359,13 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   /** A generated id met a stored job's (pending, dead, or an id kept after its end): not this job's. */
-  private static boolean collided(RedisBroker.Enqueued e) {
-    return e.code() == RedisBroker.EnqueueCode.PENDING || e.code() == RedisBroker.EnqueueCode.DEAD
-        || e.code() == RedisBroker.EnqueueCode.ENDED;
+  private static boolean collided(Enqueued e) {
+    return e.code() == EnqueueCode.PENDING || e.code() == EnqueueCode.DEAD
+        || e.code() == EnqueueCode.ENDED;
   }
 
-  private RedisBroker.NewJob withNewId(RedisBroker.NewJob job) {
-    return new RedisBroker.NewJob(ids.get(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
+  private NewJob withNewId(NewJob job) {
+    return new NewJob(ids.get(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.delayq;
 
+import dev.delayq.redis.Enqueued;
+import dev.delayq.redis.NewJob;
 import dev.delayq.redis.RedisBroker;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +20,7 @@ final class EnqueueBatcher implements AutoCloseable {
   private static final int MAX_BATCH = 100;
   private static final int SENDERS = 2;
 
-  private record Pending(RedisBroker.NewJob job, CompletableFuture<RedisBroker.Enqueued> reply) {}
+  private record Pending(NewJob job, CompletableFuture<Enqueued> reply) {}
 
   private final RedisBroker broker;
   private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
@@ -35,7 +37,7 @@ final class EnqueueBatcher implements AutoCloseable {
     }
   }
 
-  RedisBroker.Enqueued enqueue(RedisBroker.NewJob job) {
+  Enqueued enqueue(NewJob job) {
     if (closed) {
       throw new IllegalStateException("this DelayQueue is closed");
     }
@@ -56,7 +58,7 @@ final class EnqueueBatcher implements AutoCloseable {
 
   private void send() {
     List<Pending> batch = new ArrayList<>(MAX_BATCH);
-    List<RedisBroker.NewJob> jobs = new ArrayList<>(MAX_BATCH);
+    List<NewJob> jobs = new ArrayList<>(MAX_BATCH);
     while (!closed) {
       try {
         batch.add(queue.take());
@@ -68,7 +70,7 @@ final class EnqueueBatcher implements AutoCloseable {
         jobs.add(p.job());
       }
       try {
-        List<RedisBroker.Enqueued> replies = broker.enqueueAll(jobs);
+        List<Enqueued> replies = broker.enqueueAll(jobs);
         for (int i = 0; i < batch.size(); i++) {
           batch.get(i).reply().complete(replies.get(i));
         }

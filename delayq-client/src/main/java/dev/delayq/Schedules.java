@@ -2,6 +2,7 @@ package dev.delayq;
 
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.StoredSchedule;
 import dev.delayq.schedule.Cadence;
 import dev.delayq.schedule.Schedule;
 import java.time.Duration;
@@ -79,7 +80,7 @@ public final class Schedules {
   public Listing listing() {
     List<View> out = new ArrayList<>();
     List<Broken> broken = new ArrayList<>();
-    for (RedisBroker.StoredSchedule stored : broker.schedules()) {
+    for (StoredSchedule stored : broker.schedules()) {
       try {
         out.add(view(stored));
       } catch (RuntimeException e) {
@@ -113,7 +114,7 @@ public final class Schedules {
   }
 
   private Optional<View> setPaused(String id, boolean paused) {
-    Optional<RedisBroker.StoredSchedule> stored = broker.schedule(id);
+    Optional<StoredSchedule> stored = broker.schedule(id);
     if (stored.isEmpty()) {
       return Optional.empty();
     }
@@ -137,8 +138,8 @@ public final class Schedules {
   private void save(String id, Schedule s) {
     for (int attempt = 0; attempt < RETRIES; attempt++) {
       long now = broker.redisNowMs();
-      Optional<RedisBroker.StoredSchedule> old = broker.schedule(id);
-      long created = old.map(RedisBroker.StoredSchedule::lastTick).orElse(-1L);
+      Optional<StoredSchedule> old = broker.schedule(id);
+      long created = old.map(StoredSchedule::lastTick).orElse(-1L);
       List<String> withdraw = List.of();
       long base = Math.max(now + KEEP_WITHIN_MS, created);
       if (created > now + KEEP_WITHIN_MS) {
@@ -163,7 +164,7 @@ public final class Schedules {
    * withdraw. A broken definition cannot say them: then none is withdrawn (they run as created),
    * and the broken schedule can still be replaced or removed.
    */
-  private static List<String> createdAhead(RedisBroker.StoredSchedule old, long from, long created) {
+  private static List<String> createdAhead(StoredSchedule old, long from, long created) {
     List<String> ids = new ArrayList<>();
     try {
       Schedule before = Schedule.fromJson(old.definition());
@@ -185,7 +186,7 @@ public final class Schedules {
    * The stored definition, for a change of the schedule: a broken one (see {@link Broken}) is
    * refused with an IllegalArgumentException that names it and its reason, whatever it threw.
    */
-  private static Schedule definitionOf(RedisBroker.StoredSchedule stored) {
+  private static Schedule definitionOf(StoredSchedule stored) {
     try {
       return Schedule.fromJson(stored.definition());
     } catch (RuntimeException e) {
@@ -194,7 +195,7 @@ public final class Schedules {
     }
   }
 
-  private static View view(RedisBroker.StoredSchedule stored) {
+  private static View view(StoredSchedule stored) {
     Schedule s = Schedule.fromJson(stored.definition());
     List<Instant> ticks = new ArrayList<>();
     if (stored.nextTick() >= 0) {

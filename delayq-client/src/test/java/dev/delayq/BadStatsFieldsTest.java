@@ -1,5 +1,6 @@
 package dev.delayq;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,12 +25,12 @@ class BadStatsFieldsTest {
   private final DelayQueue queue = new DelayQueue(broker, 1_048_576, 5);
 
   private String counter(String field) {
-    return broker.redis().hget(keys.stats(), field);
+    return GatewayAccess.redis(broker).hget(keys.stats(), field);
   }
 
   @Test
   void anEnqueueBesideANonIntegerCounterSucceedsOnceAndTheCounterIsReset() {
-    broker.redis().hset(keys.stats(), "count:enqueued:mail", "abc");
+    GatewayAccess.redis(broker).hset(keys.stats(), "count:enqueued:mail", "abc");
 
     EnqueueResult now = queue.delay("mail", "{}", Duration.ZERO, JobOptions.withId("j1"));
     EnqueueResult later = queue.delay("mail", "{}", Duration.ofMinutes(5), JobOptions.withId("j2"));
@@ -43,7 +44,7 @@ class BadStatsFieldsTest {
 
   @Test
   void aBatchBesideANonIntegerCounterIsAcceptedWhole() {
-    broker.redis().hset(keys.stats(), "count:enqueued:mail", "9223372036854775807");
+    GatewayAccess.redis(broker).hset(keys.stats(), "count:enqueued:mail", "9223372036854775807");
 
     List<EnqueueResult> all = queue.enqueueAll(List.of(JobRequest.delay("mail", "{}", Duration.ZERO),
         JobRequest.delay("mail", "{}", Duration.ofMinutes(1))));
@@ -55,15 +56,15 @@ class BadStatsFieldsTest {
 
   @Test
   void theWorkersOutcomeCountersThatHoldNoIntegerCountAgainFromTheNextFlush() {
-    broker.redis().hset(keys.stats(), "count:succeeded:mail", "abc");
-    broker.redis().hset(keys.stats(), "count:dead:mail", "-x");
+    GatewayAccess.redis(broker).hset(keys.stats(), "count:succeeded:mail", "abc");
+    GatewayAccess.redis(broker).hset(keys.stats(), "count:dead:mail", "-x");
     StatsRecorder recorder = new StatsRecorder(keys);
     recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
     recorder.also("mail", StatsRecorder.Event.DEAD);
 
-    recorder.flush(broker.redis(), System.currentTimeMillis() / 1000);
+    recorder.flush(GatewayAccess.redis(broker), System.currentTimeMillis() / 1000);
     recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
-    recorder.flush(broker.redis(), System.currentTimeMillis() / 1000);
+    recorder.flush(GatewayAccess.redis(broker), System.currentTimeMillis() / 1000);
 
     assertEquals("2", counter("count:succeeded:mail"));
     assertEquals("1", counter("count:dead:mail"));
@@ -71,17 +72,17 @@ class BadStatsFieldsTest {
 
   @Test
   void aDelayedDepthThatHoldsNoIntegerFailsNoEnqueueAndStrandsNoForwardedJob() {
-    broker.redis().set(keys.delayedCount(), "abc");
+    GatewayAccess.redis(broker).set(keys.delayedCount(), "abc");
 
     EnqueueResult r = queue.delay("mail", "{}", Duration.ofMillis(50), JobOptions.withId("d1"));
 
     assertTrue(r.accepted(), r.toString());
     assertEquals(List.of("delayed"), probe.placesOf("d1"));
-    assertEquals("1", broker.redis().get(keys.delayedCount()), "reset to what the call counted");
-    broker.redis().set(keys.delayedCount(), "abc");
+    assertEquals("1", GatewayAccess.redis(broker).get(keys.delayedCount()), "reset to what the call counted");
+    GatewayAccess.redis(broker).set(keys.delayedCount(), "abc");
     probe.awaitRedisTimePast(r.dueAt().toEpochMilli());
     assertEquals(1, broker.moveDueToReady(1000).moved());
     assertEquals(List.of("ready"), probe.placesOf("d1"), "forwarded, not left in no place");
-    assertEquals("0", broker.redis().get(keys.delayedCount()));
+    assertEquals("0", GatewayAccess.redis(broker).get(keys.delayedCount()));
   }
 }

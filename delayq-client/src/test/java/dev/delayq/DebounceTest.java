@@ -1,5 +1,7 @@
 package dev.delayq;
 
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.Report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,7 +40,7 @@ class DebounceTest {
       while (!stop.get()) {
         broker.claim("c1", 0.05, 30_000).ifPresent(c -> {
           runs.add(new Run(c.id(), c.rawRecord(), probe.redisNowMs()));
-          broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(c.delivery()))));
+          broker.ackAll(List.of(new Report("c1", null, List.of(c.delivery()))));
         });
       }
     });
@@ -67,7 +69,7 @@ class DebounceTest {
     assertTrue(run.record().endsWith(",\"p\":{\"comment\":50}}"), run.record());
     long after = run.redisMs() - (lastDue - 1_000);
     assertTrue(after >= 1_000 && after < 1_300, "ran " + after + " ms after the last enqueue");
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(GatewayAccess.redis(broker), broker.keys()).breaches());
   }
 
   @Test

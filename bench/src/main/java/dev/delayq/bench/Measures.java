@@ -4,8 +4,8 @@ import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Delivery;
+import dev.delayq.redis.Forwarded;
 import dev.delayq.redis.Inspector;
-import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
@@ -151,7 +151,7 @@ final class Measures {
     int emptyInARow = 0;
     for (int shard = 0; moved < n; shard = (shard + 1) % shards) {
       long c0 = System.nanoTime();
-      RedisBroker.Forwarded f = q.broker().moveDueToReady(shard, batchSize);
+      Forwarded f = q.broker().moveDueToReady(shard, batchSize);
       longestNanos = Math.max(longestNanos, System.nanoTime() - c0);
       moved += f.moved();
       emptyInARow = f.moved() == 0 ? emptyInARow + 1 : 0;

@@ -4,23 +4,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import redis.clients.jedis.AbstractTransaction;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.resps.Tuple;
 
 /**
  * The operator's actions on one queue (dead jobs, one job's whereabouts, recovery, live
- * statistics), for {@code bin/delayq} and the dashboard. Every state change is one script
- * call; loops over many jobs run here, a bounded batch per call. Thread-safe; each call borrows
- * a pooled connection.
+ * statistics), for {@code bin/delayq} and the dashboard: the types they answer with, and one door
+ * to the rooms that do each part ({@link DeadJobActions}, {@link JobWhereabouts},
+ * {@link PauseControl}, {@link OperatorRecovery}, {@link StatsReader}). Every state change is one
+ * script call; loops over many jobs run in those rooms, a bounded batch per call. Thread-safe;
+ * each call borrows a pooled connection.
  */
 public final class Admin {
   /** Most ids one admin script call handles; Java loops while a call comes back full. */
@@ -29,11 +25,12 @@ public final class Admin {
 
   private final UnifiedJedis redis;
   private final Keys keys;
-  private final int poisonPillAfter;
-  private final Scripts scripts;
   private final RedisBroker broker;
-  private final Inspector inspector;
   private final StatsReader statsReader;
+  private final DeadJobActions deadJobs;
+  private final JobWhereabouts whereabouts;
+  private final PauseControl pauses;
+  private final OperatorRecovery recovery;
 
   public Admin(UnifiedJedis redis, Keys keys, int poisonPillAfter) {
     this(new RedisBroker(redis, keys), poisonPillAfter);
@@ -48,11 +45,13 @@ public final class Admin {
   public Admin(RedisBroker broker, int poisonPillAfter) {
     this.redis = broker.redis();
     this.keys = broker.keys();
-    this.poisonPillAfter = poisonPillAfter;
     this.broker = broker;
-    this.scripts = broker.scripts();
-    this.inspector = new Inspector(redis, keys);
+    Inspector inspector = new Inspector(redis, keys);
     this.statsReader = new StatsReader(redis, keys, inspector);
+    this.deadJobs = new DeadJobActions(redis, keys, broker);
+    this.whereabouts = new JobWhereabouts(redis, keys, broker, inspector);
+    this.pauses = new PauseControl(keys, broker, inspector);
+    this.recovery = new OperatorRecovery(broker, inspector, poisonPillAfter);
   }
 
   public Keys keys() {
@@ -70,56 +69,7 @@ public final class Admin {
 
   /** Dead jobs, newest first, at most {@code limit}; only those of {@code typeOrNull} if given. */
   public List<DeadJob> deadList(String typeOrNull, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
-    }
-    if (keys.shards() == 1) {
-      return deadList(keys, typeOrNull, limit);
-    }
-    // the newest of each shard, merged: the newest overall are among them
-    List<DeadJob> all = new ArrayList<>();
-    for (Keys shard : keys.allShards()) {
-      all.addAll(deadList(shard, typeOrNull, limit));
-    }
-    all.sort((a, b) -> Long.compare(b.deadAt(), a.deadAt()));
-    return all.size() > limit ? new ArrayList<>(all.subList(0, limit)) : all;
-  }
-
-  private List<DeadJob> deadList(Keys keys, String typeOrNull, int limit) {
-    List<DeadJob> out = new ArrayList<>();
-    for (long from = 0; out.size() < limit; from += BATCH) {
-      List<Tuple> page = redis.zrevrangeWithScores(keys.dead(), from, from + BATCH - 1);
-      if (page.isEmpty()) {
-        break;
-      }
-      String[] ids = page.stream().map(Tuple::getElement).toArray(String[]::new);
-      List<String> raws = redis.hmget(keys.jobs(), ids);
-      for (int i = 0; i < ids.length && out.size() < limit; i++) {
-        DeadJob job = deadJob(ids[i], (long) page.get(i).getScore(), raws.get(i));
-        if (typeOrNull == null || typeOrNull.equals(job.type())) {
-          out.add(job);
-        }
-      }
-      if (page.size() < BATCH) {
-        break;
-      }
-    }
-    return out;
-  }
-
-  static DeadJob deadJob(String id, long deadAt, String raw) {
-    if (raw == null) {
-      return new DeadJob(id, "?", deadAt, 0, 0, "no record in jobs", null);
-    }
-    try {
-      JobRecord r = JobRecord.parse(id, raw);
-      return new DeadJob(id, r.type(), deadAt, r.attempt(), r.maxAttempts(), r.lastError(), r.payloadJson());
-    } catch (JobRecord.MalformedRecordException e) {
-      JsonNode node = tree(raw);
-      String error = node != null && node.hasNonNull("lastError") ? node.get("lastError").asText() : e.getMessage();
-      String text = node != null && node.hasNonNull("malformed") ? node.get("malformed").asText() : raw;
-      return new DeadJob(id, "?", deadAt, 0, 0, error, text);
-    }
+    return deadJobs.deadList(typeOrNull, limit);
   }
 
   /**
@@ -128,12 +78,7 @@ public final class Admin {
    * not dead. Throws IllegalStateException when its record is unreadable (it stays dead).
    */
   public boolean retryDead(String id) {
-    long code = retryDead(keys.shardOf(id), List.of(id)).get(0);
-    if (code == -2) {
-      throw new IllegalStateException("dead job " + id + " has an unreadable record: it cannot run; "
-          + "it stays dead (look at it with inspect, remove it with purge)");
-    }
-    return code == 1;
+    return deadJobs.retryDead(id);
   }
 
   /**
@@ -141,50 +86,7 @@ public final class Admin {
    * back to ready. Jobs with unreadable records stay dead and are stepped over.
    */
   public int retryAllDead() {
-    // Only jobs dead when the call began, each once: a retried job that dies again at once
-    // (no handler for its type, say) must not be retried again by this same call.
-    String cutoff = Long.toString(redisNowMs());
-    int retried = 0;
-    for (Keys shard : keys.allShards()) {
-      retried += retryAllDead(shard, cutoff);
-    }
-    return retried;
-  }
-
-  private int retryAllDead(Keys keys, String cutoff) {
-    Set<String> seen = new HashSet<>();
-    int retried = 0;
-    long skipped = 0;
-    while (true) {
-      List<String> ids = new ArrayList<>();
-      for (String id : redis.zrangeByScore(keys.dead(), "-inf", cutoff, (int) skipped, BATCH)) {
-        if (seen.add(id)) {
-          ids.add(id);
-        } else {
-          skipped++;
-        }
-      }
-      if (ids.isEmpty()) {
-        return retried;
-      }
-      for (long code : retryDead(keys, ids)) {
-        if (code == 1) {
-          retried++;
-        } else if (code == -2) {
-          skipped++;
-        }
-      }
-    }
-  }
-
-  private List<Long> retryDead(Keys keys, List<String> ids) {
-    List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD,
-        List.of(keys.dead(), keys.jobs(), keys.ready()), ids);
-    List<Long> codes = new ArrayList<>(r.size());
-    for (Object o : r) {
-      codes.add((Long) o);
-    }
-    return codes;
+    return deadJobs.retryAllDead();
   }
 
   /**
@@ -192,28 +94,7 @@ public final class Admin {
    * ago by Redis's clock, or all of them when null. Returns how many went.
    */
   public int purgeDead(Duration olderThanOrNull) {
-    if (olderThanOrNull != null && olderThanOrNull.isNegative()) {
-      throw new IllegalArgumentException("--older-than must not be negative, got " + olderThanOrNull);
-    }
-    String age = olderThanOrNull == null ? "all" : Long.toString(olderThanOrNull.toMillis());
-    int purged = 0;
-    for (Keys shard : keys.allShards()) {
-      purged += purgeDead(shard, age);
-    }
-    return purged;
-  }
-
-  private int purgeDead(Keys keys, String age) {
-    int purged = 0;
-    while (true) {
-      long n = (Long) scripts.eval(Script.PURGE_DEAD,
-          List.of(keys.dead(), keys.jobs(), keys.ended(), keys.endedExpiry()),
-          List.of(age, Integer.toString(BATCH), broker.idRetentionMs()));
-      purged += (int) n;
-      if (n < BATCH) {
-        return purged;
-      }
-    }
+    return deadJobs.purgeDead(olderThanOrNull);
   }
 
   // ---- one job -----------------------------------------------------------------------------
@@ -237,148 +118,34 @@ public final class Admin {
 
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
-    Keys keys = this.keys.shardOf(id);
-    List<String> lists = inspector.inFlightKeys(keys);
-    String raw;
-    Double delayedAt;
-    Long readyPos;
-    Double deadAt;
-    String consumer = null;
-    // readDelayed.lua on the shard's master, so that the transaction can call it by SHA
-    scripts.load(Script.READ_DELAYED, keys.delayed());
-    Scripts.Call wheel = DelayedReads.scoreCall(keys, id);
-    try (AbstractTransaction tx = Slots.multi(redis, keys.jobs())) {
-      Response<String> rawR = tx.hget(keys.jobs(), id);
-      Response<Object> delayedR = tx.evalsha(Script.READ_DELAYED.sha(), wheel.keys(), wheel.args());
-      Response<Long> readyR = tx.lpos(keys.ready(), id);
-      Response<Double> deadR = tx.zscore(keys.dead(), id);
-      // in-flight lists hold deliveries, <token>|<id>, and are short: read them whole
-      List<Response<List<String>>> inFlight = new ArrayList<>(lists.size());
-      for (String l : lists) {
-        inFlight.add(tx.lrange(l, 0, -1));
-      }
-      tx.exec();
-      raw = rawR.get();
-      delayedAt = delayedR.get() == null ? null : ((Long) delayedR.get()).doubleValue();
-      readyPos = readyR.get();
-      deadAt = deadR.get();
-      String listPrefix = keys.inFlight("");
-      for (int i = 0; i < lists.size() && consumer == null; i++) {
-        for (String delivery : inFlight.get(i).get()) {
-          if (Delivery.idOf(delivery).equals(id)) {
-            consumer = lists.get(i).substring(listPrefix.length());
-            break;
-          }
-        }
-      }
-    }
-    State state = delayedAt != null ? State.DELAYED : readyPos != null ? State.READY
-        : consumer != null ? State.IN_FLIGHT : deadAt != null ? State.DEAD : raw != null ? State.ORPHAN : null;
-    if (state == null) {
-      return ended(id).map(e -> new JobView(id, State.ENDED, null, 0, null, 0, 0, "?", null, null, e));
-    }
-    JobRecord r = null;
-    if (raw != null) {
-      try {
-        r = JobRecord.parse(id, raw);
-      } catch (JobRecord.MalformedRecordException e) {
-        r = null;
-      }
-    }
-    if (state == State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
-      state = State.HELD; // flow control holds it: paused, or its type at its concurrency cap
-    } else if (state == State.ORPHAN && r != null && HandlerWait.of(broker).isWaiting(id, r.type())) {
-      state = State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
-    }
-    String lastError = r != null ? r.lastError() : raw == null ? null : deadJob(id, 0, raw).lastError();
-    long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
-    return Optional.of(new JobView(id, state, state == State.IN_FLIGHT ? consumer : null, due,
-        deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
-        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null));
-  }
-
-  /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */
-  private Optional<Ended> ended(String id) {
-    Keys keys = this.keys.shardOf(id);
-    Response<String> outcome;
-    Response<Double> freeAt;
-    try (AbstractTransaction tx = Slots.multi(redis, keys.ended())) {
-      outcome = tx.hget(keys.ended(), id);
-      freeAt = tx.zscore(keys.endedExpiry(), id);
-      tx.exec();
-    }
-    if (outcome.get() == null || freeAt.get() == null || freeAt.get() <= redisNowMs()) {
-      return Optional.empty();
-    }
-    int colon = outcome.get().lastIndexOf(':');
-    long at = colon < 0 ? 0 : Long.parseLong(outcome.get().substring(colon + 1));
-    String how = colon < 0 ? outcome.get() : outcome.get().substring(0, colon);
-    return Optional.of(new Ended(how, at, freeAt.get().longValue()));
+    return whereabouts.inspect(id);
   }
 
   // ---- pause and resume (flow control, include/flow.lua) ------------------------------------
 
   /** The whole queue's scope in {@link #pause} and {@link #resume}. */
   public static final String WHOLE_QUEUE = "*";
-  private static final java.util.regex.Pattern TYPE = java.util.regex.Pattern.compile("[a-z0-9_.:-]{1,64}");
-
   /**
    * Pauses {@code scope} ({@link #WHOLE_QUEUE} or a job type): its jobs are still accepted and
    * fall due, and none starts until {@link #resume}; jobs already running finish. Kept in Redis,
-   * so it outlives every process. Returns false when it was paused already (since then).
-   *
-   * <p>A sharded queue is paused shard by shard, in shard order, each shard's claims holding its
-   * jobs from its own write on. A shard whose master fails does not stop the others: the call
-   * then throws {@link ShardsNotDoneException} naming it, {@link #flow} shows the scope paused on
-   * only some shards, and calling again pauses the shards not done (each keeps its first since).
-   * True when any shard was not paused before.
+   * so it outlives every process. True when any shard was not paused before; a shard whose master
+   * fails throws {@link ShardsNotDoneException} naming it (see {@link PauseControl#pause}).
    */
   public boolean pause(String scope) {
-    checkScope(scope);
-    List<Boolean> now = EachShard.apply(keys, "pause of " + shown(scope), shard -> broker.pause(shard, scope));
-    return now.contains(true);
+    return pauses.pause(scope);
   }
 
   /**
    * Lifts the pause of {@code scope} and gives back to ready every job held meanwhile. Returns
-   * {was paused, jobs given back}. A sharded queue is resumed shard by shard, in shard order, each
-   * shard's held jobs given back in bounded batches before the next shard is resumed; a shard
-   * whose master fails keeps its pause and its held jobs, the call throws
-   * {@link ShardsNotDoneException} naming it, and calling again resumes it.
+   * {was paused, jobs given back}; shard by shard, as {@link PauseControl#resume} tells.
    */
-  public RedisBroker.Resumed resume(String scope) {
-    checkScope(scope);
-    List<RedisBroker.Resumed> shards = EachShard.apply(keys, "resume of " + shown(scope), shard -> resume(shard, scope));
-    boolean was = shards.stream().anyMatch(RedisBroker.Resumed::wasPaused);
-    return new RedisBroker.Resumed(was, shards.stream().mapToInt(RedisBroker.Resumed::givenBack).sum());
-  }
-
-  private RedisBroker.Resumed resume(int shard, String scope) {
-    boolean was = false;
-    int given = 0;
-    while (true) {
-      RedisBroker.Resumed r = broker.resume(shard, scope, BATCH);
-      was |= r.wasPaused();
-      given += r.givenBack();
-      if (r.givenBack() < BATCH) {
-        return new RedisBroker.Resumed(was, given);
-      }
-    }
+  public Resumed resume(String scope) {
+    return pauses.resume(scope);
   }
 
   /** Paused scopes and held jobs, over every shard (a scope paused on some shards only shows as such). */
   public Inspector.Flow flow() {
-    return inspector.flow();
-  }
-
-  private String shown(String scope) {
-    return (WHOLE_QUEUE.equals(scope) ? "queue " : "type " + scope + " in queue ") + keys.queue();
-  }
-
-  private static void checkScope(String scope) {
-    if (!WHOLE_QUEUE.equals(scope) && (scope == null || !TYPE.matcher(scope).matches())) {
-      throw new IllegalArgumentException("'" + scope + "' is not a job type ([a-z0-9_.:-], 1 to 64 characters)");
-    }
+    return pauses.flow();
   }
 
   // ---- recovery ----------------------------------------------------------------------------
@@ -396,57 +163,17 @@ public final class Admin {
   }
 
   /**
-   * Runs the recoverer now, by the one {@link Recovery} policy: takes back the in-flight jobs of
-   * consumers whose heartbeat expired and of in-flight lists with no registered consumer (seen so
-   * twice, a moment apart, so a consumer registering right now keeps its claim), charging only the
-   * job each had running; then
-   * puts every hash orphan the consistency check confirms back on ready, each re-checked
-   * atomically by its script.
+   * Runs the recoverer now, by the one {@link Recovery} policy (see {@link OperatorRecovery#recover}):
+   * takes back the in-flight jobs of expired and unregistered consumers, then puts every hash
+   * orphan the consistency check confirms back on ready.
    */
   public RecoverReport recover() {
-    Recovery recovery = new Recovery(broker, inspector, poisonPillAfter);
-    List<Recovery.TakenBack> expired = recovery.expired(redisNowMs(), Integer.MAX_VALUE, " (delayq recover)");
-    List<Recovery.TakenBack> unregistered = recovery.sweepUnregistered(" (delayq recover)");
-    if (recovery.unregisteredSeen() > 0) {
-      sleepQuietly(100); // a consumer registering right now keeps its claim: look again
-      unregistered = recovery.sweepUnregistered(" (delayq recover)");
-    }
-    int requeued = 0;
-    int charged = 0;
-    int dead = 0;
-    for (Recovery.TakenBack t : concat(expired, unregistered)) {
-      requeued += t.result().taken() - t.result().deadLettered();
-      charged += t.result().charged();
-      dead += t.result().deadLettered();
-    }
-    int orphansRequeued = 0;
-    int orphansDead = 0;
-    for (InvariantCheck.Breach b : new InvariantCheck(redis, keys).breaches()) {
-      if (b.kind() == InvariantCheck.Breach.Kind.ORPHAN_RECORD) {
-        long code = requeueOrphan(b.id());
-        if (code == 1) {
-          orphansRequeued++;
-        } else if (code == 2) {
-          orphansDead++;
-        }
-      }
-    }
-    return new RecoverReport(expired.size(), unregistered.size(), requeued, charged, dead, orphansRequeued,
-        orphansDead);
+    return recovery.recover();
   }
 
-  private static <T> List<T> concat(List<T> a, List<T> b) {
-    List<T> all = new ArrayList<>(a);
-    all.addAll(b);
-    return all;
-  }
-
-  /** 1 requeued, 2 dead-lettered (unreadable record), 0 not an orphan (see requeueOrphan.lua). */
-  long requeueOrphan(String id) {
-    Keys keys = this.keys.shardOf(id);
-    List<String> keyList = new ArrayList<>(List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead()));
-    keyList.addAll(inspector.inFlightKeys(keys));
-    return (Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, "orphan record (delayq recover)"));
+  /** Puts an orphan record back on ready, re-checked atomically by requeueOrphan.lua. */
+  OrphanRequeue requeueOrphan(String id) {
+    return recovery.requeueOrphan(id);
   }
 
   // ---- statistics --------------------------------------------------------------------------
@@ -505,14 +232,6 @@ public final class Admin {
       return node != null && node.isObject() ? node : null;
     } catch (IOException e) {
       return null;
-    }
-  }
-
-  private static void sleepQuietly(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

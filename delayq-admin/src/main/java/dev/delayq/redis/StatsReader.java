@@ -78,15 +78,8 @@ final class StatsReader {
           + MAX_FORECAST_STEPS + ")");
     }
     long stepMs = step.toMillis();
-    List<Long> counts = new ArrayList<>((int) steps * keys.shards());
-    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
-    for (Keys shard : keys.allShards()) {
-      calls.add(DelayedReads.countsPerStepCall(shard, nowMs, stepMs, steps));
-    }
     // one pipeline over the shards: one round trip per master
-    for (Object reply : new Scripts(redis).evalPipelined(Script.READ_DELAYED, calls)) {
-      counts.addAll(DelayedReads.counts(reply));
-    }
+    List<Long> counts = new DelayedReads(redis).countsPerStepOfEachShard(keys, nowMs, stepMs, steps);
     List<Long> out = new ArrayList<>((int) steps);
     for (int i = 0; i < counts.size(); i++) {
       int at = (int) (i % steps);

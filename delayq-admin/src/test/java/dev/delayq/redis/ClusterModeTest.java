@@ -47,7 +47,7 @@ class ClusterModeTest {
   @Test
   void jobsLiveTheirWholeLifeOnAClusterMasterThatIsNotTheSeed() throws Exception {
     redis.checkServer(true);
-    broker.scripts().loadAll();
+    broker.loadScripts();
     assertTrue(redis.cluster());
     try (DelayQueue producer = DelayQueue.connect(config)) {
       producer.delay("t", Map.of("n", 2), Duration.ofMillis(300), JobOptions.withId("second"));
@@ -59,19 +59,19 @@ class ClusterModeTest {
 
     // due order: the scheduler's forward moves them in due order, once due
     awaitForwarded(2);
-    RedisBroker.Batch batch = broker.claimReady("c1", 30_000, 10, null);
-    assertEquals(List.of("first", "second"), batch.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    Batch batch = broker.claimReady("c1", 30_000, 10, null);
+    assertEquals(List.of("first", "second"), batch.jobs().stream().map(Claimed::id).toList());
 
     // retry, then dead-letter the retried one, then acknowledge the other
     Delivery first = batch.jobs().get(0).delivery();
     Delivery second = batch.jobs().get(1).delivery();
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", first, 0, "boom"));
+    assertEquals(Moved.MOVED, broker.retry("c1", first, 0, "boom"));
     assertTrue(broker.deadLetter("c1", second, "fatal"));
     awaitForwarded(1);
-    RedisBroker.Claimed again = broker.claim("c1", 1, 30_000).orElseThrow();
+    Claimed again = broker.claim("c1", 1, 30_000).orElseThrow();
     assertEquals("first", again.id());
     assertEquals(List.of(true), List.of(broker.ackAll(List.of(
-        new RedisBroker.Report("c1", null, List.of(again.delivery())))).get(0)[0]));
+        new Report("c1", null, List.of(again.delivery())))).get(0)[0]));
 
     // admin reads and the check go to the queue's master
     assertEquals(List.of("second"), admin.deadList(null, 10).stream().map(Admin.DeadJob::id).toList());
@@ -90,7 +90,7 @@ class ClusterModeTest {
 
   @Test
   void checkFindsAnOrphanInTheQueueSlotWithoutAKeyspaceScan() {
-    broker.scripts().loadAll();
+    broker.loadScripts();
     redis.client().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
     // an in-flight list of a consumer nobody registered: found among the slot's keys
     redis.client().lpush(keys.inFlight("ghost"), "7|lost");

@@ -23,19 +23,19 @@ class IdRetentionScriptTest {
   private final Admin admin = new Admin(broker, 3);
 
   /** A job whose id the caller chose: its head carries keepId ("k":1), as DelayQueue writes it. */
-  private static RedisBroker.NewJob kept(String id, long delayMs) {
-    return new RedisBroker.NewJob(id, JobRecord.newHead(QueueProbe.TYPE, 5, true, java.util.Map.of(), ""),
+  private static NewJob kept(String id, long delayMs) {
+    return new NewJob(id, JobRecord.newHead(QueueProbe.TYPE, 5, true, java.util.Map.of(), ""),
         "{\"n\":1}", delayMs, false);
   }
 
   /** The same job as an older producer wrote it, with full names ("keepId":true). */
-  private static RedisBroker.NewJob keptFullNames(String id, long delayMs) {
-    return new RedisBroker.NewJob(id, QueueProbe.fullNamesHead(QueueProbe.TYPE, 5) + ",\"keepId\":true",
+  private static NewJob keptFullNames(String id, long delayMs) {
+    return new NewJob(id, QueueProbe.fullNamesHead(QueueProbe.TYPE, 5) + ",\"keepId\":true",
         "{\"n\":1}", delayMs, false);
   }
 
   private Delivery claimOne(RedisBroker b, String consumer) {
-    RedisBroker.Batch batch = b.claimReady(consumer, 30_000, 1, null);
+    Batch batch = b.claimReady(consumer, 30_000, 1, null);
     assertEquals(1, batch.jobs().size());
     return batch.jobs().get(0).delivery();
   }
@@ -45,11 +45,11 @@ class IdRetentionScriptTest {
     broker.enqueue(kept("p-1", 0));
     Delivery d = claimOne(broker, "c1");
     long before = probe.redisNowMs();
-    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d)))).get(0)[0]);
+    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
 
-    RedisBroker.Enqueued again = broker.enqueue(kept("p-1", 0));
+    Enqueued again = broker.enqueue(kept("p-1", 0));
 
-    assertEquals(RedisBroker.EnqueueCode.ENDED, again.code());
+    assertEquals(EnqueueCode.ENDED, again.code());
     assertTrue(again.value() >= before + HOUR && again.value() <= probe.redisNowMs() + HOUR, "free one window after the end");
     assertEquals(0, probe.recordCount(), "nothing was written");
     assertEquals(List.of(), probe.placesOf("p-1"));
@@ -62,16 +62,16 @@ class IdRetentionScriptTest {
   @Test
   void aRecordWrittenWithFullNamesKeepsItsIdTooAndAGeneratedOneInEitherFormatDoesNot() {
     broker.enqueue(keptFullNames("old-kept", 0));
-    broker.enqueue(new RedisBroker.NewJob("old-plain", QueueProbe.fullNamesHead(QueueProbe.TYPE, 5), "{}", 0, false));
+    broker.enqueue(new NewJob("old-plain", QueueProbe.fullNamesHead(QueueProbe.TYPE, 5), "{}", 0, false));
     broker.enqueue(QueueProbe.delayed("new-plain", "{}", 0));
     assertTrue(probe.rawRecord("old-kept").startsWith("{\"type\":"), probe.rawRecord("old-kept"));
 
     for (int i = 0; i < 3; i++) {
       Delivery d = claimOne(broker, "c1");
-      assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d)))).get(0)[0]);
+      assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
     }
 
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(keptFullNames("old-kept", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(keptFullNames("old-kept", 0)).code());
     assertEquals(1, broker.redis().hlen(broker.keys().ended()), "only the kept id is remembered");
   }
 
@@ -79,7 +79,7 @@ class IdRetentionScriptTest {
   void aClaimedDeliveryCarriesWhatItsRecordSaysOfItsIdSoTheAckReadsNoRecord() {
     broker.enqueue(kept("k-1", 0));
     broker.enqueue(QueueProbe.delayed("g-1", "{}", 0));
-    List<RedisBroker.Claimed> jobs = broker.claimReady("c1", 30_000, 2, null).jobs();
+    List<Claimed> jobs = broker.claimReady("c1", 30_000, 2, null).jobs();
     Delivery keptOne = jobs.get(0).delivery().id().equals("k-1") ? jobs.get(0).delivery() : jobs.get(1).delivery();
     Delivery plainOne = keptOne == jobs.get(0).delivery() ? jobs.get(1).delivery() : jobs.get(0).delivery();
     assertEquals('k', keptOne.ackHint());
@@ -89,10 +89,10 @@ class IdRetentionScriptTest {
     broker.redis().hset(keys.jobs(), "k-1", probe.rawRecord("g-1"));
     broker.redis().hset(keys.jobs(), "g-1", keptRecord);
 
-    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(keptOne, plainOne))))
+    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(keptOne, plainOne))))
         .get(0)[0]);
 
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
     assertEquals(1, broker.redis().hlen(keys.ended()), "g-1 left nothing");
     assertEquals(0, probe.recordCount());
   }
@@ -104,19 +104,19 @@ class IdRetentionScriptTest {
     Delivery bare = new Delivery(hinted.token(), hinted.id()); // as an older worker sends it
     assertEquals('u', bare.ackHint());
 
-    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(bare)))).get(0)[0]);
+    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(bare)))).get(0)[0]);
 
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
   }
 
   @Test
   void aHintedAckOfADeliveryTakenBackIsFencedAndRemembersNothing() {
     broker.enqueue(kept("k-1", 0));
     Delivery stale = claimOne(broker, "c1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
 
-    assertFalse(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale)))).get(0)[0]);
-    assertFalse(broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(stale.endedCancelled()))))
+    assertFalse(broker.ackAll(List.of(new Report("c1", null, List.of(stale)))).get(0)[0]);
+    assertFalse(broker.ackAll(List.of(new Report("c1", null, List.of(stale.endedCancelled()))))
         .get(0)[0]);
 
     assertEquals(List.of("ready"), probe.placesOf("k-1"));
@@ -137,7 +137,7 @@ class IdRetentionScriptTest {
     assertEquals(0, broker.releaseClaimed("c2", c).released()); // releaseClaimed acks c
 
     for (String id : List.of("a", "b", "c")) {
-      assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
+      assertEquals(EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
     }
     assertEquals(0, probe.recordCount());
   }
@@ -153,11 +153,11 @@ class IdRetentionScriptTest {
     Delivery c = claimOne(broker, "c2");
     assertEquals(0, broker.releaseClaimed("c2", c.endedCancelled()).released()); // acks c
     Delivery d = claimOne(broker, "c3");
-    assertTrue(broker.ackAll(List.of(new RedisBroker.Report("c3", null, List.of(d.endedCancelled())))).get(0)[0]);
+    assertTrue(broker.ackAll(List.of(new Report("c3", null, List.of(d.endedCancelled())))).get(0)[0]);
 
     for (String id : List.of("a", "b", "c", "d")) {
       assertEquals("cancelled", admin.inspect(id).orElseThrow().ended().outcome(), id);
-      assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
+      assertEquals(EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
     }
     assertEquals(0, probe.recordCount());
     assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
@@ -171,11 +171,11 @@ class IdRetentionScriptTest {
     Delivery d = claimOne(broker, "c1");
     assertTrue(broker.deadLetter("c1", d, "boom"));
 
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("cancel-me", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("cancel-me", 0)).code());
     assertEquals("cancelled", admin.inspect("cancel-me").orElseThrow().ended().outcome());
-    assertEquals(RedisBroker.EnqueueCode.DEAD, broker.enqueue(kept("kill-me", 0)).code());
+    assertEquals(EnqueueCode.DEAD, broker.enqueue(kept("kill-me", 0)).code());
     assertEquals(1, admin.purgeDead(null));
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("kill-me", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("kill-me", 0)).code());
     assertEquals("purged", admin.inspect("kill-me").orElseThrow().ended().outcome());
     assertEquals(0, probe.recordCount());
   }
@@ -184,9 +184,9 @@ class IdRetentionScriptTest {
   void aPendingIdIsToldApartFromAFinishedOne() {
     broker.enqueue(kept("p-1", 60_000));
 
-    RedisBroker.Enqueued again = broker.enqueue(kept("p-1", 0));
+    Enqueued again = broker.enqueue(kept("p-1", 0));
 
-    assertEquals(RedisBroker.EnqueueCode.PENDING, again.code());
+    assertEquals(EnqueueCode.PENDING, again.code());
     assertEquals(List.of("delayed"), probe.placesOf("p-1"));
   }
 
@@ -194,7 +194,7 @@ class IdRetentionScriptTest {
   void generatedIdsLeaveNothingBehind() {
     probe.seedReady("generated");
     Delivery d = claimOne(broker, "c1");
-    broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d))));
+    broker.ackAll(List.of(new Report("c1", null, List.of(d))));
 
     assertEquals(0, broker.redis().hlen(keys.ended()));
     assertEquals(0, broker.redis().zcard(keys.endedExpiry()));
@@ -206,7 +206,7 @@ class IdRetentionScriptTest {
     RedisBroker off = broker.withLimits(Duration.ZERO, 1 << 20);
     off.enqueue(kept("p-1", 0));
     Delivery d = claimOne(off, "c1");
-    off.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(d))));
+    off.ackAll(List.of(new Report("c1", null, List.of(d))));
 
     assertEquals(0, broker.redis().hlen(keys.ended()));
     assertTrue(off.enqueue(kept("p-1", 0)).accepted());
@@ -217,7 +217,7 @@ class IdRetentionScriptTest {
     RedisBroker brief = broker.withLimits(Duration.ofMillis(50), 1 << 20);
     brief.enqueue(kept("p-1", 60_000));
     assertTrue(brief.cancel("p-1"));
-    assertEquals(RedisBroker.EnqueueCode.ENDED, brief.enqueue(kept("p-1", 60_000)).code());
+    assertEquals(EnqueueCode.ENDED, brief.enqueue(kept("p-1", 60_000)).code());
     probe.awaitRedisTimePast(probe.redisNowMs() + 60);
 
     assertTrue(brief.enqueue(kept("p-1", 60_000)).accepted());
@@ -228,12 +228,12 @@ class IdRetentionScriptTest {
   @Test
   void forgetEndedFreesPassedIdsInBoundedChunksAndKeepsTheOthers() {
     RedisBroker brief = broker.withLimits(Duration.ofMillis(1), 1 << 20);
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 2_500; i++) {
       jobs.add(kept("old-" + i, 60_000));
     }
     brief.enqueueAll(jobs);
-    for (RedisBroker.NewJob j : jobs) {
+    for (NewJob j : jobs) {
       brief.cancel(j.id());
     }
     broker.enqueue(kept("young", 60_000));
@@ -246,16 +246,16 @@ class IdRetentionScriptTest {
     assertEquals(0, broker.forgetEnded(1_000));
     assertEquals(1, broker.redis().hlen(keys.ended()));
     assertEquals(1, broker.redis().zcard(keys.endedExpiry()));
-    assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept("young", 0)).code());
+    assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("young", 0)).code());
   }
 
   @Test
   void enqueueRefusesAPayloadOverTheLimitWhoeverSendsIt() {
     RedisBroker small = broker.withLimits(Duration.ofHours(1), 10);
 
-    RedisBroker.Enqueued e = small.enqueue(QueueProbe.delayed("big", "{\"n\":\"0123456789\"}", 0));
+    Enqueued e = small.enqueue(QueueProbe.delayed("big", "{\"n\":\"0123456789\"}", 0));
 
-    assertEquals(RedisBroker.EnqueueCode.TOO_LARGE, e.code());
+    assertEquals(EnqueueCode.TOO_LARGE, e.code());
     assertEquals(18, e.value());
     assertEquals(0, probe.recordCount());
   }
@@ -263,7 +263,7 @@ class IdRetentionScriptTest {
   @Test
   void checkAcceptsKeptIdsAndReportsOneThatAlsoHasARecord() {
     broker.enqueue(kept("p-1", 0));
-    broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(claimOne(broker, "c1")))));
+    broker.ackAll(List.of(new Report("c1", null, List.of(claimOne(broker, "c1")))));
     InvariantCheck invariant = new InvariantCheck(broker.redis(), keys);
     assertEquals(List.of(), invariant.breaches());
 

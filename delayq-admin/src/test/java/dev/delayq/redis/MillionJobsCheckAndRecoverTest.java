@@ -43,7 +43,7 @@ class MillionJobsCheckAndRecoverTest {
         Jedis admin = new Jedis("127.0.0.1", server.port(), 60_000)) {
       Keys keys = new Keys("delayq", RedisFixture.freshQueue());
       RedisBroker broker = new RedisBroker(redis, keys);
-      broker.scripts().loadAll();
+      broker.loadScripts();
       load(redis, keys);
       long wholeReadUs = wholeReadUs(admin, keys);
       long boundUs = Math.max(10_000, wholeReadUs / 50);

@@ -20,7 +20,7 @@ class RequeueOrphanScriptTest {
     probe.seedReady("waiting");
     broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"attempt\":1,\"payload\":{\"n\":1.10}}");
 
-    assertEquals(1, admin.requeueOrphan("orphan"));
+    assertEquals(OrphanRequeue.REQUEUED, admin.requeueOrphan("orphan"));
 
     assertEquals(List.of("waiting", "orphan"), probe.readyIds());
     assertEquals("orphan record (delayq recover)", probe.record("orphan").get("recoveredFrom").asText());
@@ -35,7 +35,7 @@ class RequeueOrphanScriptTest {
     probe.seedDelayed("delayed", 60_000);
 
     for (String id : List.of("delayed", "running", "ready", "dead", "unknown")) {
-      assertEquals(0, admin.requeueOrphan(id), id);
+      assertEquals(OrphanRequeue.NOT_ORPHAN, admin.requeueOrphan(id), id);
     }
 
     assertEquals(List.of("ready"), probe.readyIds());
@@ -48,7 +48,7 @@ class RequeueOrphanScriptTest {
     Delivery d = probe.seedInFlight("c1", "running");
     assertEquals(List.of(d.element()), probe.inFlightElements("c1"));
 
-    assertEquals(0, admin.requeueOrphan("running"));
+    assertEquals(OrphanRequeue.NOT_ORPHAN, admin.requeueOrphan("running"));
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("running"));
   }
@@ -58,7 +58,7 @@ class RequeueOrphanScriptTest {
     String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
     broker.redis().hset(keys.jobs(), "orphan", unencodable);
 
-    assertEquals(2, admin.requeueOrphan("orphan"));
+    assertEquals(OrphanRequeue.DEAD_LETTERED, admin.requeueOrphan("orphan"));
 
     assertEquals(List.of("dead"), probe.placesOf("orphan"));
     assertEquals(unencodable, probe.record("orphan").get("malformed").asText());
@@ -70,7 +70,7 @@ class RequeueOrphanScriptTest {
   void unreadableOrphanGoesToDeadKeptVerbatim() {
     broker.redis().hset(keys.jobs(), "orphan", "{broken");
 
-    assertEquals(2, admin.requeueOrphan("orphan"));
+    assertEquals(OrphanRequeue.DEAD_LETTERED, admin.requeueOrphan("orphan"));
 
     assertEquals(List.of("dead"), probe.placesOf("orphan"));
     assertEquals("{broken", probe.record("orphan").get("malformed").asText());

@@ -86,7 +86,7 @@ class ShardedPauseTest {
       String id = type + "-" + i;
       int shard = keys.shardIndexOf(id);
       if (counts.merge(shard, 1, Integer::sum) <= perShard) {
-        broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"" + type + "\",\"maxAttempts\":5", "{}", 0, false));
+        broker.enqueue(new NewJob(id, "{\"type\":\"" + type + "\",\"maxAttempts\":5", "{}", 0, false));
         ids.add(id);
       }
     }
@@ -103,17 +103,17 @@ class ShardedPauseTest {
     while (any) {
       any = false;
       for (int shard : shards) {
-        RedisBroker.Batch b = broker.claimReady("c1", TTL_MS, 100, null, shard);
+        Batch b = broker.claimReady("c1", TTL_MS, 100, null, shard);
         if (b.jobs().isEmpty()) {
           continue;
         }
         any = true;
         served.add(b.shard()); // an empty shard's claim goes to the longest backlog of the others
-        for (RedisBroker.Claimed c : b.jobs()) {
+        for (Claimed c : b.jobs()) {
           ledger.merge(c.id(), 1, Integer::sum);
         }
-        List<Delivery> done = b.jobs().stream().map(RedisBroker.Claimed::delivery).toList();
-        broker.ackAll(List.of(new RedisBroker.Report("c1", null, done)));
+        List<Delivery> done = b.jobs().stream().map(Claimed::delivery).toList();
+        broker.ackAll(List.of(new Report("c1", null, done)));
       }
     }
     return served;
@@ -147,7 +147,7 @@ class ShardedPauseTest {
     }
     assertEquals(List.of(), invariant.breaches(), "held jobs are in their place, each in its shard");
 
-    RedisBroker.Resumed r = admin.resume(Admin.WHOLE_QUEUE);
+    Resumed r = admin.resume(Admin.WHOLE_QUEUE);
     assertTrue(r.wasPaused());
     assertEquals(60, r.givenBack());
     assertEquals(Set.of(0, 1, 2), runEverythingClaimable());
@@ -248,7 +248,7 @@ class ShardedPauseTest {
       assertEquals(Map.of("*", 1), partly(admin.flow()), "paused on shard 1 alone");
       assertEquals(Set.of(0, 2), runEverythingClaimable(), "shards 0 and 2 were resumed; shard 1 holds its jobs");
       assertEquals(Map.of("t", 4L), admin.flow().held());
-      RedisBroker.Resumed r = admin.resume(Admin.WHOLE_QUEUE);
+      Resumed r = admin.resume(Admin.WHOLE_QUEUE);
       assertEquals(4, r.givenBack(), "the second run gives back shard 1's held jobs");
       assertEquals(Set.of(1), runEverythingClaimable());
       assertEachRanOnce(ids);

@@ -111,12 +111,12 @@ class ShardedQueueTest {
     }
     // due order within each shard; claims come from one shard at a time
     Map<Integer, List<Integer>> order = new HashMap<>();
-    List<RedisBroker.Claimed> claimed = new ArrayList<>();
+    List<Claimed> claimed = new ArrayList<>();
     int from = 0;
     while (claimed.size() < 30) {
-      RedisBroker.Batch b = broker.claimReady("c1", 30_000, 100, null, from);
+      Batch b = broker.claimReady("c1", 30_000, 100, null, from);
       assertFalse(b.jobs().isEmpty());
-      for (RedisBroker.Claimed c : b.jobs()) {
+      for (Claimed c : b.jobs()) {
         assertEquals(b.shard(), keys.shardIndexOf(c.id()));
         order.computeIfAbsent(b.shard(), k -> new ArrayList<>()).add(Integer.parseInt(c.id().substring(4)));
       }
@@ -130,12 +130,12 @@ class ShardedQueueTest {
     }
 
     // outcomes go to each delivery's shard: retry one, dead-letter one, acknowledge the rest at once
-    RedisBroker.Claimed retried = claimed.get(0);
-    RedisBroker.Claimed dead = claimed.get(29);
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", retried.delivery(), 0, "boom"));
+    Claimed retried = claimed.get(0);
+    Claimed dead = claimed.get(29);
+    assertEquals(Moved.MOVED, broker.retry("c1", retried.delivery(), 0, "boom"));
     assertTrue(broker.deadLetter("c1", dead.delivery(), "fatal"));
-    List<Delivery> rest = claimed.subList(1, 29).stream().map(RedisBroker.Claimed::delivery).toList();
-    boolean[] acked = broker.ackAll(List.of(new RedisBroker.Report("c1", null, rest))).get(0);
+    List<Delivery> rest = claimed.subList(1, 29).stream().map(Claimed::delivery).toList();
+    boolean[] acked = broker.ackAll(List.of(new Report("c1", null, rest))).get(0);
     for (boolean a : acked) {
       assertTrue(a);
     }
@@ -168,7 +168,7 @@ class ShardedQueueTest {
       } else {
         continue;
       }
-      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+      broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     }
     for (int shard = 0; shard < SHARDS; shard++) {
       broker.moveDueToReady(shard, 1000);
@@ -177,7 +177,7 @@ class ShardedQueueTest {
     List<Integer> served = new ArrayList<>();
     int from = 0;
     for (int i = 0; i < SHARDS; i++) {
-      RedisBroker.Batch b = broker.claimReady("c1", 30_000, 1, null, from);
+      Batch b = broker.claimReady("c1", 30_000, 1, null, from);
       served.add(b.shard());
       from = b.shard() + 1;
     }
@@ -188,18 +188,18 @@ class ShardedQueueTest {
   void aScanOverTheShardsIsOneScriptCallBesideTheOtherShardsLengthsAndClaimsOnlyWhereJobsWait() {
     open("plain");
     String id = idInShard(2);
-    broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     broker.moveDueToReady(2, 1000);
 
     Map<String, Long> before = calls();
-    RedisBroker.Batch found = broker.claimReady("c1", 30_000, 10, null, 0);
+    Batch found = broker.claimReady("c1", 30_000, 10, null, 0);
     Map<String, Long> after = calls();
     assertEquals(2, found.shard());
-    assertEquals(List.of(id), found.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(List.of(id), found.jobs().stream().map(Claimed::id).toList());
     assertEquals(2, after.get("evalsha") - before.get("evalsha"),
         "shard 0's claim (its reply had the lengths of 1 and 2 beside it), then shard 2's; none on the empty shard 1");
 
-    RedisBroker.Batch none = broker.claimReady("c1", 30_000, 10, null, 1);
+    Batch none = broker.claimReady("c1", 30_000, 10, null, 1);
     Map<String, Long> last = calls();
     assertTrue(none.jobs().isEmpty());
     assertEquals(1, last.get("evalsha") - after.get("evalsha"), "every shard empty: one call, as on one shard");
@@ -211,10 +211,10 @@ class ShardedQueueTest {
     open(where);
     List<String> ids = List.of(idInShard(1), nthIdInShard(2, 1), nthIdInShard(2, 2), nthIdInShard(2, 3));
     for (String id : ids) {
-      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+      broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     }
 
-    RedisBroker.Batch b = broker.claimReady("c1", 30_000, 1, null, 0);
+    Batch b = broker.claimReady("c1", 30_000, 1, null, 0);
 
     assertEquals(2, b.shard(), "3 jobs wait in shard 2, 1 in shard 1, none in shard 0");
     assertEquals(1, broker.claimReady("c1", 30_000, 1, null, 1).shard(), "the first shard tried, when it has some");
@@ -226,15 +226,15 @@ class ShardedQueueTest {
     open(where);
     for (String id : List.of(idInShard(0), idInShard(2), nthIdInShard(2, 2))) {
       // 1 ms, not 0: a job due at once goes straight to ready
-      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 1, false));
+      broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 1, false));
     }
-    broker.enqueue(new RedisBroker.NewJob("later", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 3_600_000, false));
+    broker.enqueue(new NewJob("later", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 3_600_000, false));
 
     Thread.sleep(20);
 
-    List<RedisBroker.Forwarded> f = broker.moveDueToReady(List.of(2, 0, 1), 1000, 0);
+    List<Forwarded> f = broker.moveDueToReady(List.of(2, 0, 1), 1000, 0);
 
-    assertEquals(List.of(2, 1, 0), f.stream().map(RedisBroker.Forwarded::moved).toList(), "in the order asked");
+    assertEquals(List.of(2, 1, 0), f.stream().map(Forwarded::moved).toList(), "in the order asked");
     int laterShard = keys.shardIndexOf("later");
     for (int i = 0; i < 3; i++) {
       int shard = List.of(2, 0, 1).get(i);
@@ -257,9 +257,9 @@ class ShardedQueueTest {
   void pipelinesOverSeveralMastersStartNoThreads() {
     open("cluster");
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
-      jobs.add(new RedisBroker.NewJob("p" + i, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
+      jobs.add(new NewJob("p" + i, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
     }
     broker.enqueueAll(jobs);
     long started = threads.getTotalStartedThreadCount();
@@ -297,13 +297,13 @@ class ShardedQueueTest {
       onePerShard.putIfAbsent(keys.shardIndexOf("g" + i), "g" + i);
     }
     for (String id : onePerShard.values()) {
-      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+      broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     }
     List<Delivery> held = new ArrayList<>();
     for (int shard = 0; shard < SHARDS; shard++) {
       broker.moveDueToReady(shard, 1000);
       held.addAll(broker.claimReady("w1@h:1:1", 30_000, 10, null, shard).jobs().stream()
-          .map(RedisBroker.Claimed::delivery).toList());
+          .map(Claimed::delivery).toList());
     }
     assertEquals(SHARDS, held.size());
     Delivery running = held.get(1);
@@ -329,7 +329,7 @@ class ShardedQueueTest {
   void aChangedShardCountIsRefusedNamingBothCounts(String where) {
     open(where);
     DelayqConfig one = new ConfigLoader().load(null, withShards(1));
-    RedisBroker.ShardCountMismatch e = assertThrows(RedisBroker.ShardCountMismatch.class,
+    ShardCountMismatch e = assertThrows(ShardCountMismatch.class,
         () -> new RedisBroker(redis, Keys.of(one)).prepare());
     assertTrue(e.getMessage().contains("queue.shards is 1") && e.getMessage().contains("created with 3"),
         e.getMessage());
@@ -337,8 +337,8 @@ class ShardedQueueTest {
     // a queue of one shard that holds jobs keeps its one shard
     String plainQueue = keys.queue() + "-one";
     Keys oneShard = new Keys(keys.prefix(), plainQueue);
-    new RedisBroker(redis, oneShard).enqueue(new RedisBroker.NewJob("x", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
-    RedisBroker.ShardCountMismatch grown = assertThrows(RedisBroker.ShardCountMismatch.class,
+    new RedisBroker(redis, oneShard).enqueue(new NewJob("x", "{\"type\":\"t\",\"maxAttempts\":5", "{}", 60_000, false));
+    ShardCountMismatch grown = assertThrows(ShardCountMismatch.class,
         () -> new RedisBroker(redis, Keys.sharded(keys.prefix(), plainQueue, 4)).prepare());
     assertTrue(grown.getMessage().contains("queue.shards is 4") && grown.getMessage().contains("created with 1"),
         grown.getMessage());

@@ -1,13 +1,14 @@
 package dev.delayq.cli;
 
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.CancelAsk;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq cancel ID}: withdraws a job that has not started, or interrupts a running one. */
 @Command(name = "cancel", mixinStandardHelpOptions = true,
@@ -34,7 +35,7 @@ final class CancelCommand implements Callable<Integer> {
         spec.commandLine().getOut().println("cancelled " + jobId.id);
         return ExitCodes.OK;
       }
-      if (s.broker.requestCancel(jobId.id) == dev.delayq.redis.RedisBroker.CancelAsk.ASKED) {
+      if (s.broker.requestCancel(jobId.id) == CancelAsk.ASKED) {
         spec.commandLine().getOut().println("cancelling " + jobId.id + ": it is running; its worker interrupts it "
             + "and it ends as cancelled, not retried");
         return ExitCodes.OK;

@@ -14,10 +14,10 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq enqueue}: one job (prints its id), or every line of a jobs file. */
 @Command(name = "enqueue", mixinStandardHelpOptions = true,

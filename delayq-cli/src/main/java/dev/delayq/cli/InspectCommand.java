@@ -5,11 +5,11 @@ import dev.delayq.redis.Admin;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq inspect ID}: where a job is, when it is due, its attempts, error and record. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,

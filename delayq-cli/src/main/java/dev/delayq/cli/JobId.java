@@ -1,9 +1,9 @@
 package dev.delayq.cli;
 
 import java.util.Arrays;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * The id argument of the commands that act on one job (inspect, cancel, promote, reschedule,

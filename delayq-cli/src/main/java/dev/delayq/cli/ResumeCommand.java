@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Resumed;
 import picocli.CommandLine.Command;
 
 /** {@code delayq resume QUEUE[:TYPE]}: lifts a pause; the jobs it held run next. */
@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 final class ResumeCommand extends PauseScopeCommand {
   @Override
   String apply(Session s, PauseScope scope) {
-    RedisBroker.Resumed r = s.admin.resume(scope.adminScope());
+    Resumed r = s.admin.resume(scope.adminScope());
     return (r.wasPaused() ? "resumed " : "was not paused: ") + scope + "; " + r.givenBack()
         + " held job(s) back to ready";
   }

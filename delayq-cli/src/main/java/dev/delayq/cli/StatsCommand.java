@@ -8,10 +8,10 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code delayq stats}: depths, backlog, oldest overdue, jobs/s, lateness, counters per type. */
 @Command(name = "stats", mixinStandardHelpOptions = true,

@@ -1,5 +1,6 @@
 package dev.delayq.cli;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,9 +13,9 @@ class CliDeadTest {
   private final Cli cli = new Cli();
 
   private void seedDeadRecord(String id, String type, long deadAt) {
-    cli.broker.redis().hset(cli.keys.jobs(), id, "{\"type\":\"" + type
+    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), id, "{\"type\":\"" + type
         + "\",\"maxAttempts\":3,\"attempt\":3,\"lastError\":\"failed:\\nline two\",\"payload\":{}}");
-    cli.broker.redis().zadd(cli.keys.dead(), deadAt, id);
+    GatewayAccess.redis(cli.broker).zadd(cli.keys.dead(), deadAt, id);
   }
 
   @Test
@@ -76,8 +77,8 @@ class CliDeadTest {
 
   @Test
   void retryOfAnUnreadableRecordIsExitOneAndItStaysDead() {
-    cli.broker.redis().hset(cli.keys.jobs(), "bad", "{oops");
-    cli.broker.redis().zadd(cli.keys.dead(), 1, "bad");
+    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), "bad", "{oops");
+    GatewayAccess.redis(cli.broker).zadd(cli.keys.dead(), 1, "bad");
 
     Cli.Result r = cli.run("dead", "retry", "bad");
 

@@ -1,5 +1,6 @@
 package dev.delayq.cli;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -104,7 +105,7 @@ class CliDueTimeAndInputTest {
 
   @Test
   void anOverflowedJobLeftInRedisIsCheckedThenDeadWithItsReasonAndInspectable() {
-    dev.delayq.testing.OutOfRangeRecords.plantOverflowed(cli.broker.redis(), cli.keys, "overflowed", "t", "{\"n\":1}");
+    dev.delayq.testing.OutOfRangeRecords.plantOverflowed(GatewayAccess.redis(cli.broker), cli.keys, "overflowed", "t", "{\"n\":1}");
 
     Cli.Result check = cli.run("check");
     cli.broker.moveDueToReady(1000);

@@ -1,5 +1,6 @@
 package dev.delayq.cli;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -80,7 +81,7 @@ class CliScheduleTest {
   @Test
   void aBrokenScheduleIsListedMarkedBesideTheOthers() throws Exception {
     assertEquals(0, cli.run("schedule", "upsert", "ping", "--every", "30s", "--type", "ping").exit());
-    cli.broker.redis().hset(cli.keys.schedules(), "mars",
+    GatewayAccess.redis(cli.broker).hset(cli.keys.schedules(), "mars",
         "{\"id\":\"mars\",\"cron\":\"0 9 * * *\",\"tz\":\"Mars/Olympus\\u001b[31m\",\"type\":\"ping\"}");
 
     Cli.Result list = cli.run("schedule", "list");

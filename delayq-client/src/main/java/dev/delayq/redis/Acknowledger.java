@@ -1,8 +1,8 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Ack;
-import dev.delayq.redis.RedisBroker.Released;
-import dev.delayq.redis.RedisBroker.Report;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Released;
+import dev.delayq.redis.Report;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,10 +1,10 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Ack;
-import dev.delayq.redis.RedisBroker.Batch;
-import dev.delayq.redis.RedisBroker.Claimed;
-import dev.delayq.redis.RedisBroker.ShardFailed;
-import dev.delayq.redis.RedisBroker.Woken;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.ShardFailed;
+import dev.delayq.redis.Woken;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -54,7 +54,7 @@ final class Claimer {
     this.claimMaxBytes = claimMaxBytes;
     this.recordMaxBytes = recordMaxBytes;
     this.limitsSpec = limitsSpec;
-    this.readyKeysOnLanes = keys.shards() > 1 && scripts.readsApart() ? readyKeys(keys) : null;
+    this.readyKeysOnLanes = keys.shards() > 1 && scripts.fanOut().readsApart() ? readyKeys(keys) : null;
   }
 
   private static String[] readyKeys(Keys keys) {
@@ -95,7 +95,7 @@ final class Claimer {
       if (tries == 1) {
         // one shard to try (a consumer sent there by its worker's watch): no pipeline to open
         b = claimReadyOn(keys.shard(first), consumerId, heartbeatTtlMs, most, atLeast, folds ? ackFirst : null);
-      } else if (scripts.readsApart()) {
+      } else if (scripts.fanOut().readsApart()) {
         // on a cluster: the claim alone, and only when it found nothing the other shards' lengths,
         // each on its own node's thread; a node that hangs costs this scan at most the lanes'
         // short wait, once, and its shards are not tried (one pipeline over every node waited for
@@ -167,12 +167,12 @@ final class Claimer {
   }
 
   boolean shardHangs(int shard) {
-    return readyKeysOnLanes != null && scripts.nodeHangs(readyKeysOnLanes[shard]);
+    return readyKeysOnLanes != null && scripts.fanOut().nodeHangs(readyKeysOnLanes[shard]);
   }
 
   /**
    * The ready lists' lengths of the {@code tries - 1} shards after {@code first}, read node by node
-   * on the lanes ({@link Scripts#lengthsApart}) once the claim on {@code first} found nothing; a
+   * on the lanes ({@link NodeFanOut#lengthsApart}) once the claim on {@code first} found nothing; a
    * shard that {@code usable} refuses is not read, and counts as empty.
    */
   private record LengthsApart(int count, List<Integer> at, NodeLanes.Pending<Long> pending) {
@@ -187,7 +187,7 @@ final class Claimer {
           at.add(j - 1);
         }
       }
-      return new LengthsApart(tries - 1, at, lists.isEmpty() ? null : claimer.scripts.lengthsApart(lists));
+      return new LengthsApart(tries - 1, at, lists.isEmpty() ? null : claimer.scripts.fanOut().lengthsApart(lists));
     }
 
     /** The lengths in shard order after {@code first}; 0 for a shard not read or whose node hangs. */

@@ -79,6 +79,22 @@ public final class DelayedReads {
     return counts(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
   }
 
+  /**
+   * {@link #countsPerStep} of every shard of {@code keys}, sent in one pipeline (one round trip per
+   * master): shard 0's counts, then shard 1's, and so on, {@code steps} each.
+   */
+  public List<Long> countsPerStepOfEachShard(Keys keys, long fromMs, long stepMs, long steps) {
+    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
+    for (Keys shard : keys.allShards()) {
+      calls.add(countsPerStepCall(shard, fromMs, stepMs, steps));
+    }
+    List<Long> out = new ArrayList<>();
+    for (Object reply : scripts.evalPipelined(Script.READ_DELAYED, calls)) {
+      out.addAll(counts(reply));
+    }
+    return out;
+  }
+
   /** The call of {@link #countsPerStep}, to send in a pipeline beside others; {@link #counts} reads its reply. */
   static Scripts.Call countsPerStepCall(Keys shard, long fromMs, long stepMs, long steps) {
     return new Scripts.Call(List.of(shard.delayed()),

@@ -1,8 +1,8 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.EnqueueCode;
-import dev.delayq.redis.RedisBroker.Enqueued;
-import dev.delayq.redis.RedisBroker.NewJob;
+import dev.delayq.redis.EnqueueCode;
+import dev.delayq.redis.Enqueued;
+import dev.delayq.redis.NewJob;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Resumed;
+import dev.delayq.redis.Resumed;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 

@@ -1,7 +1,7 @@
 package dev.delayq.redis;
 
+import dev.delayq.redis.NodeFanOut.Outcome;
 import dev.delayq.redis.Scripts.Call;
-import dev.delayq.redis.Scripts.Outcome;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Moved;
+import dev.delayq.redis.Moved;
 import java.util.List;
 
 /**

@@ -26,6 +26,11 @@ public final class Recovery {
   /** Per shard, the consumers whose in-flight list there was unregistered at the last sweep. */
   private final Map<Integer, Set<String>> unregisteredLastSweep = new ConcurrentHashMap<>();
 
+  /** The policy over {@code broker}'s queue, finding in-flight lists with its own {@link Inspector}. */
+  public Recovery(RedisBroker broker, int poisonPillAfter) {
+    this(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+  }
+
   public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
     this.broker = broker;
     this.inspector = inspector;
@@ -36,7 +41,7 @@ public final class Recovery {
   public enum Cause { HEARTBEAT_EXPIRED, UNREGISTERED, PROCESS_GONE }
 
   /** One consumer whose deliveries were taken back, and what became of them. */
-  public record TakenBack(String consumer, Cause cause, RedisBroker.Requeued result) {
+  public record TakenBack(String consumer, Cause cause, Requeued result) {
     /** One log line: what was taken back, and what was charged. */
     public String describe() {
       return result.taken() + " job(s) of consumer " + consumer + " (" + switch (cause) {
@@ -64,7 +69,7 @@ public final class Recovery {
     List<TakenBack> out = new ArrayList<>();
     for (String consumer : broker.expiredConsumers(shard, redisNowMs, most)) {
       // the script re-checks the expiry, so a consumer that beat again since keeps its jobs
-      RedisBroker.Requeued r = broker.requeueInFlight(shard, consumer, RedisBroker.RequeueMode.EXPIRED,
+      Requeued r = broker.requeueInFlight(shard, consumer, RequeueMode.EXPIRED,
           "heartbeat of consumer " + consumer + " expired" + reasonSuffix, poisonPillAfter);
       if (!r.consumerAlive()) {
         out.add(new TakenBack(consumer, Cause.HEARTBEAT_EXPIRED, r));
@@ -93,7 +98,7 @@ public final class Recovery {
     for (String consumer : now) {
       if (before.contains(consumer)) {
         out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.requeueInFlight(shard, consumer,
-            RedisBroker.RequeueMode.GONE, "in-flight list of unregistered consumer " + consumer
+            RequeueMode.GONE, "in-flight list of unregistered consumer " + consumer
                 + reasonSuffix, poisonPillAfter)));
       }
     }
@@ -133,11 +138,11 @@ public final class Recovery {
     List<TakenBack> out = new ArrayList<>();
     for (String consumer : consumers) {
       RunningFile.Slot slot = crashRecord.map(m -> m.get(consumer)).orElse(null);
-      RedisBroker.Requeued r = crashRecord.isPresent()
-          ? broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter,
+      Requeued r = crashRecord.isPresent()
+          ? broker.requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter,
               Optional.ofNullable(slot == null ? null : slot.running()),
               slot == null ? List.of() : slot.finished())
-          : broker.requeueInFlight(consumer, RedisBroker.RequeueMode.GONE, reason, poisonPillAfter);
+          : broker.requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter);
       out.add(new TakenBack(consumer, Cause.PROCESS_GONE, r));
     }
     return out;

@@ -1,21 +1,17 @@
 package dev.delayq.redis;
 
-import dev.delayq.IfPending;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Limit;
+import dev.delayq.metrics.StatsRecorder;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -30,12 +26,15 @@ import redis.clients.jedis.resps.Tuple;
  * after its process died) is done on every shard. With one shard every call is exactly the one
  * script call it always was.
  *
- * <p>This class is the contract: the public types and, on each method, what it does. How each
- * role builds its calls and reads their answers lives in a package-private class named after
- * it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
+ * <p>This class is the contract: on each method, what it does; the types it answers with are
+ * records and enums of their own in this package ({@link Enqueued}, {@link Claimed}, {@link Ack}...).
+ * How each role builds its calls and reads their answers lives in a package-private class named
+ * after it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
  * {@code ScheduleStore}, {@code Claimer}, {@code Starter}, {@code Acknowledger},
- * {@code Outcomes} (with {@code UnconfirmedReplies}) and {@code FlowControl}. The scheduler's
- * per-shard calls (forward, wakes, leases, recovery, trims, heartbeat) are still written here.
+ * {@code Outcomes} (with {@code UnconfirmedReplies}), {@code FlowControl}, {@code DeadJobs},
+ * {@code SchedulerCalls} (forward, wakes, leases, scheduler beats, trims) and
+ * {@code ConsumerRegistry} (heartbeats, expired consumers, taking a consumer's jobs back). No
+ * caller outside this package evaluates a script or holds the client through the broker.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
@@ -67,6 +66,9 @@ public final class RedisBroker {
   private final Starter starter;
   private final Claimer claimer;
   private final FlowControl flow;
+  private final DeadJobs deadJobs;
+  private final SchedulerCalls schedulerCalls;
+  private final ConsumerRegistry consumerRegistry;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -101,6 +103,9 @@ public final class RedisBroker {
     this.claimer = new Claimer(redis, keys, scripts, acks, this.idRetentionMs, this.claimMaxBytes, this.recordMaxBytes,
         limitsSpec);
     this.flow = new FlowControl(redis, keys, scripts);
+    this.deadJobs = new DeadJobs(scripts);
+    this.schedulerCalls = new SchedulerCalls(redis, keys, scripts);
+    this.consumerRegistry = new ConsumerRegistry(redis, keys, scripts, this.idRetentionMs);
   }
 
   /**
@@ -129,11 +134,6 @@ public final class RedisBroker {
         .withFlowLimits(config.queue().limits());
   }
 
-  /** queue.idRetention in ms, as the scripts take it. */
-  String idRetentionMs() {
-    return idRetentionMs;
-  }
-
   /** The queue's keys (shard 0's; {@link Keys#allShards()} gives every shard's). */
   public Keys keys() {
     return keys;
@@ -141,13 +141,6 @@ public final class RedisBroker {
 
   public int shards() {
     return keys.shards();
-  }
-
-  /** Thrown at start when queue.shards differs from the shard count the queue was created with. */
-  public static final class ShardCountMismatch extends IllegalArgumentException {
-    ShardCountMismatch(String message) {
-      super(message);
-    }
   }
 
   /**
@@ -178,70 +171,53 @@ public final class RedisBroker {
     }
   }
 
-  public UnifiedJedis redis() {
+  /** Loads every script on every master, for a caller that evaluates none itself (a test kit). */
+  public void loadScripts() {
+    scripts.loadAll();
+  }
+
+  /** Sends {@code stats}' counts gathered since its last flush (see {@link StatsRecorder#flush}). */
+  public int flushStats(StatsRecorder stats, long epochSecond) {
+    return stats.flush(redis, epochSecond);
+  }
+
+  /** The client, for the gateway's own helpers and the tests beside them. */
+  UnifiedJedis redis() {
     return redis;
   }
 
-  public Scripts scripts() {
+  /** The script loader, for the gateway's own helpers and the tests beside them. */
+  Scripts scripts() {
     return scripts;
   }
 
+  // ---- operator --------------------------------------------------------------------------
+
+  /** retryDead.lua on {@code ids}, all of {@code shard} (one of {@link Keys#allShards()}): one answer per id, in order. */
+  public List<DeadRetry> retryDead(Keys shard, List<String> ids) {
+    return deadJobs.retry(shard, ids);
+  }
+
+  /**
+   * purgeDead.lua on {@code shard}: removes at most {@code most} dead jobs dead-lettered at least
+   * {@code ageMsOrAll} ms ago ("all": every one), their ids kept taken for the id retention.
+   * Returns how many went.
+   */
+  public int purgeDead(Keys shard, String ageMsOrAll, int most) {
+    return deadJobs.purge(shard, ageMsOrAll, most, idRetentionMs);
+  }
+
+  /** requeueOrphan.lua: puts the record of {@code id}, found in none of its places, back on ready. */
+  public OrphanRequeue requeueOrphan(String id, List<String> inFlightLists, String reason) {
+    return deadJobs.requeueOrphan(keys.shardOf(id), id, inFlightLists, reason);
+  }
+
+  /** Where {@code id} is now, read at once in its shard (the in-flight lists given are looked through). */
+  public JobPlaces jobPlaces(String id, List<String> inFlightLists) {
+    return JobPlaces.read(redis, scripts, keys.shardOf(id), id, inFlightLists);
+  }
+
   // ---- producers ------------------------------------------------------------------------
-
-  /** What enqueue.lua answered for one job. */
-  public enum EnqueueCode {
-    ACCEPTED, PENDING, DEAD, ENDED, TOO_LARGE,
-    /** The if-pending option changed the pending job; the value is its due time now. */
-    CHANGED,
-    /** The if-pending option was refused: the job is running. */
-    REFUSED_RUNNING,
-    /** The if-pending option was refused: the job's record cannot be rewritten. */
-    REFUSED_MALFORMED;
-
-    static EnqueueCode of(long code) {
-      return switch ((int) code) {
-        case 1 -> ACCEPTED;
-        case 0 -> PENDING;
-        case 3 -> DEAD;
-        case 2 -> ENDED;
-        case -2 -> TOO_LARGE;
-        case 4 -> CHANGED;
-        case 5 -> REFUSED_RUNNING;
-        case 6 -> REFUSED_MALFORMED;
-        default -> throw new IllegalStateException("enqueue.lua answered " + code);
-      };
-    }
-  }
-
-  /**
-   * One job's answer: {@code value} is its due time when accepted, when it was dead-lettered for
-   * DEAD, when its id is free again for ENDED, the payload's length for TOO_LARGE, else -1.
-   */
-  public record Enqueued(EnqueueCode code, long value) {
-    public boolean accepted() {
-      return code == EnqueueCode.ACCEPTED;
-    }
-
-    public boolean duplicate() {
-      return !accepted();
-    }
-
-    /** The due time of an accepted job, else -1. */
-    public long dueAt() {
-      return accepted() ? value : -1;
-    }
-  }
-
-  /**
-   * One job as {@link Script#ENQUEUE} takes it; {@code when} is a delay or a due time;
-   * {@code ifPending} what to do when the id exists and is pending.
-   */
-  public record NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute,
-      IfPending ifPending) {
-    public NewJob(String id, String recordHead, String payloadJson, long when, boolean absolute) {
-      this(id, recordHead, payloadJson, when, absolute, IfPending.KEEP);
-    }
-  }
 
   public Enqueued enqueue(NewJob job) {
     return enqueuer.enqueue(job);
@@ -261,41 +237,12 @@ public final class RedisBroker {
   }
 
   /**
-   * What {@link #changePending} answered: {@code place} is where the job is now ("delayed" or
-   * "ready", with its due time), or why nothing changed ("running", "dead", "unknown",
-   * "malformed: why"; {@code dueAt} -1).
-   */
-  public record PendingChange(String place, long dueAt) {}
-
-  /** How {@link #changePending} sets the due time. */
-  public enum DueChange {
-    /** Due now, at the end of ready consumers take next (promote). */
-    NOW("now"),
-    /** Due {@code amount} ms after Redis's now. */
-    DELAY("delay"),
-    /** Due at {@code amount}, epoch ms. */
-    AT("at"),
-    /** The due time stays (an edit of the payload only). */
-    KEEP("keep");
-
-    /** As changePending.lua takes it. */
-    final String arg;
-
-    DueChange(String arg) {
-      this.arg = arg;
-    }
-  }
-
-  /**
    * Changes a job that has not started, in one script (changePending.lua): its due time and/or
    * its payload ({@code payloadJsonOrNull} null keeps it), keeping its attempts and last error.
    */
   public PendingChange changePending(String id, DueChange due, long amount, String payloadJsonOrNull) {
     return changes.changePending(id, due, amount, payloadJsonOrNull);
   }
-
-  /** What asking to cancel a running job found. */
-  public enum CancelAsk { ASKED, PENDING, UNKNOWN, DEAD }
 
   /** Asks the worker running {@code id} to stop it (cancelRunning.lua): a request key plus a pub/sub message. */
   public CancelAsk requestCancel(String id) {
@@ -319,9 +266,6 @@ public final class RedisBroker {
     return RedisTime.nowMs(redis, keys.jobs());
   }
 
-  /** A schedule as stored: its definition's text, next tick (or -1), latest created tick (or -1). */
-  public record StoredSchedule(String id, String definition, long nextTick, long lastTick) {}
-
   /** Every schedule, in id order (few: one hash read and one ZSET read). */
   public List<StoredSchedule> schedules() {
     return scheduleStore.schedules();
@@ -340,13 +284,6 @@ public final class RedisBroker {
   /** The earliest next tick of any schedule, or empty when none is active. */
   public OptionalLong earliestScheduleTick() {
     return scheduleStore.earliestScheduleTick();
-  }
-
-  /** What {@link #tickSchedule} did; {@code redisNow} is Redis's clock at the call. */
-  public record Ticked(int code, long redisNow) {
-    public boolean stale() {
-      return code == 0;
-    }
   }
 
   /**
@@ -372,25 +309,14 @@ public final class RedisBroker {
 
   // ---- scheduler -------------------------------------------------------------------------
 
-  /**
-   * What one forward call did; {@code nextDueAt} (epoch ms) is empty when nothing is delayed.
-   * {@code redisNowMicros} is the Redis clock of the call, to the microsecond.
-   */
-  public record Forwarded(int moved, OptionalLong nextDueAt, long redisNowMicros) {
-    /** The Redis clock of the call in epoch ms, as the script compared due times with it. */
-    public long redisNow() {
-      return Math.floorDiv(redisNowMicros, 1000);
-    }
-  }
-
   /** Forwards shard 0 (the whole queue when it has one shard). */
   public Forwarded moveDueToReady(int limit) {
-    return moveDueToReady(0, limit);
+    return schedulerCalls.moveDueToReady(limit);
   }
 
   /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
   public Forwarded moveDueToReady(int shard, int limit) {
-    return moveDueToReady(shard, limit, 0);
+    return schedulerCalls.moveDueToReady(shard, limit);
   }
 
   /**
@@ -398,8 +324,7 @@ public final class RedisBroker {
    * standby's pass: what the lease holder left overdue) from its delayed to its ready.
    */
   public Forwarded moveDueToReady(int shard, int limit, long graceMs) {
-    Scripts.Call call = moveDueToReadyCall(shard, limit, graceMs);
-    return forwarded(scripts.eval(Script.MOVE_DUE_TO_READY, call.keys(), call.args()));
+    return schedulerCalls.moveDueToReady(shard, limit, graceMs);
   }
 
   /**
@@ -409,111 +334,37 @@ public final class RedisBroker {
    * failure is thrown; {@link #moveDueToReadyEach} says it shard by shard.
    */
   public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
-    return valuesOrThrow(moveDueToReadyEach(shards, limit, graceMs));
+    return schedulerCalls.moveDueToReady(shards, limit, graceMs);
   }
-
-  /**
-   * One shard's answer to a call made on several shards in one round trip: its value, or (value
-   * null) the error its call met, which the other shards' answers do not share.
-   */
-  public record ShardReply<T>(int shard, T value, JedisException failure) {}
 
   /**
    * As {@link #moveDueToReady(List, int, long)}, each shard with its own reply: on a cluster whose
    * master of one shard is lost, the others' forwards are done and answered all the same.
    */
   public List<ShardReply<Forwarded>> moveDueToReadyEach(List<Integer> shards, int limit, long graceMs) {
-    return eachShard(Script.MOVE_DUE_TO_READY, shards, s -> moveDueToReadyCall(s, limit, graceMs),
-        RedisBroker::forwarded);
-  }
-
-  /**
-   * One call of a not-waited {@code script} per shard of {@code shards}, in one pipeline
-   * ({@link Scripts#evalEach}), each decoded by {@code decode} or failed alone.
-   */
-  private <T> List<ShardReply<T>> eachShard(Script script, List<Integer> shards,
-      IntFunction<Scripts.Call> call, Function<Object, T> decode) {
-    if (shards.isEmpty()) {
-      return List.of();
-    }
-    List<Scripts.Call> calls = new ArrayList<>(shards.size());
-    for (int shard : shards) {
-      calls.add(call.apply(shard));
-    }
-    // several shards: each node's calls apart, so that a hung node holds up only its own shards
-    List<Scripts.Outcome> outcomes = keys.shards() > 1 ? scripts.evalEachApart(script, calls) : scripts.evalEach(script, calls);
-    List<ShardReply<T>> out = new ArrayList<>(shards.size());
-    for (int i = 0; i < shards.size(); i++) {
-      Scripts.Outcome o = outcomes.get(i);
-      out.add(o.failure() != null ? new ShardReply<>(shards.get(i), null, o.failure())
-          : new ShardReply<>(shards.get(i), decode.apply(o.reply()), null));
-    }
-    return out;
+    return schedulerCalls.moveDueToReadyEach(shards, limit, graceMs);
   }
 
   /**
    * Runs {@code work} (several calls that wait on one another, such as one shard's recovery) for
    * each of {@code shards}, each answered alone. On a Redis Cluster, for a queue of several
-   * shards, each master's shards go on that master's own thread ({@link Scripts#runEachApart}): a
+   * shards, each master's shards go on that master's own thread ({@link NodeFanOut#runEachApart}): a
    * master that does not answer within 200 ms leaves its shards' work running, answered
    * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
    * shard, or one server) the work runs here, shard after shard, as it always did.
    */
-  @SuppressWarnings("unchecked")
   public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
-    List<ShardReply<T>> apart = keys.shards() > 1 ? scripts.runEachApart(
-        shards.stream().map(s -> keys.shard(s).consumers()).toList(),
-        i -> new ShardReply<>(shards.get(i), work.apply(shards.get(i)), null), ShardReply[]::new,
-        inFlight -> new ShardReply<>(-1, null, inFlight), failed -> new ShardReply<>(-1, null, failed)) : null;
-    List<ShardReply<T>> out = new ArrayList<>(shards.size());
-    for (int i = 0; i < shards.size(); i++) {
-      int shard = shards.get(i);
-      ShardReply<T> r = apart == null ? inline(shard, work) : apart.get(i);
-      out.add(r.shard() == shard ? r : new ShardReply<>(shard, null, r.failure()));
-    }
-    return out;
-  }
-
-  private static <T> ShardReply<T> inline(int shard, IntFunction<T> work) {
-    try {
-      return new ShardReply<>(shard, work.apply(shard), null);
-    } catch (JedisException e) {
-      return new ShardReply<>(shard, null, e);
-    }
-  }
-
-  private static <T> List<T> valuesOrThrow(List<ShardReply<T>> replies) {
-    List<T> out = new ArrayList<>(replies.size());
-    for (ShardReply<T> r : replies) {
-      if (r.failure() != null) {
-        throw r.failure();
-      }
-      out.add(r.value());
-    }
-    return out;
-  }
-
-  private Scripts.Call moveDueToReadyCall(int shard, int limit, long graceMs) {
-    Keys keys = this.keys.shard(shard);
-    return new Scripts.Call(List.of(keys.delayed(), keys.ready(), keys.jobs(), keys.dead()),
-        List.of(Integer.toString(limit), Long.toString(graceMs)));
-  }
-
-  private static Forwarded forwarded(Object reply) {
-    List<?> r = (List<?>) reply;
-    long next = (Long) r.get(1);
-    return new Forwarded(((Long) r.get(0)).intValue(),
-        next < 0 ? OptionalLong.empty() : OptionalLong.of(next), (Long) r.get(3));
+    return schedulerCalls.eachShardApart(shards, work);
   }
 
   /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */
   public boolean awaitWake(double timeoutSeconds) {
-    return awaitWake(0, timeoutSeconds);
+    return schedulerCalls.awaitWake(timeoutSeconds);
   }
 
   /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
   public boolean awaitWake(int shard, double timeoutSeconds) {
-    return redis.blpop(timeoutSeconds, keys.shard(shard).wake()) != null;
+    return schedulerCalls.awaitWake(shard, timeoutSeconds);
   }
 
   /**
@@ -522,31 +373,21 @@ public final class RedisBroker {
    * channel, which {@link #shardOfWakeChannel} turns back into its shard.
    */
   public void subscribeToWakes(JedisPubSub listener) {
-    String[] channels = new String[keys.shards()];
-    for (int s = 0; s < channels.length; s++) {
-      channels[s] = keys.shard(s).wakeChannel();
-    }
-    redis.subscribe(listener, channels);
+    schedulerCalls.subscribeToWakes(listener);
   }
 
   /** The shard whose wake channel {@code channel} is, or -1. */
   public int shardOfWakeChannel(String channel) {
-    for (int s = 0; s < keys.shards(); s++) {
-      if (keys.shard(s).wakeChannel().equals(channel)) {
-        return s;
-      }
-    }
-    return -1;
+    return schedulerCalls.shardOfWakeChannel(channel);
   }
 
   public boolean holdLease(String owner, long ttlMs) {
-    return holdLease(0, owner, ttlMs);
+    return schedulerCalls.holdLease(owner, ttlMs);
   }
 
   /** Takes or renews the lease of one shard (with one shard: the leader lease). */
   public boolean holdLease(int shard, String owner, long ttlMs) {
-    return ((Long) scripts.eval(Script.HOLD_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner, Long.toString(ttlMs)))) == 1L;
+    return schedulerCalls.holdLease(shard, owner, ttlMs);
   }
 
   /**
@@ -554,17 +395,15 @@ public final class RedisBroker {
    * (true: held), so that one shard's lost master fails only its own renewal.
    */
   public List<ShardReply<Boolean>> holdLeases(List<Integer> shards, String owner, long ttlMs) {
-    return eachShard(Script.HOLD_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner, Long.toString(ttlMs))), reply -> (Long) reply == 1L);
+    return schedulerCalls.holdLeases(shards, owner, ttlMs);
   }
 
   public boolean releaseLease(String owner) {
-    return releaseLease(0, owner);
+    return schedulerCalls.releaseLease(owner);
   }
 
   public boolean releaseLease(int shard, String owner) {
-    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner))) == 1L;
+    return schedulerCalls.releaseLease(shard, owner);
   }
 
   /**
@@ -573,8 +412,7 @@ public final class RedisBroker {
    * holds up only its own shards' releases (the lease lapses by itself there).
    */
   public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
-    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner)), reply -> (Long) reply == 1L);
+    return schedulerCalls.releaseLeases(shards, owner);
   }
 
   /**
@@ -582,14 +420,7 @@ public final class RedisBroker {
    * are alive now (itself included): the shards are shared out among them.
    */
   public int schedulersAlive(String owner, long ttlMs) {
-    // sent as one shard's call is (no retries with backoff by the client while its node is lost)
-    // (only a queue of several shards beats; its node may hang like any shard's: see evalEachApart)
-    Scripts.Outcome o = scripts.evalEachApart(Script.SCHEDULER_BEAT,
-        List.of(new Scripts.Call(List.of(keys.schedulers()), List.of(owner, Long.toString(ttlMs))))).get(0);
-    if (o.failure() != null) {
-      throw o.failure();
-    }
-    return ((Long) o.reply()).intValue();
+    return schedulerCalls.schedulersAlive(owner, ttlMs);
   }
 
   /**
@@ -599,59 +430,22 @@ public final class RedisBroker {
    * {@code redis.socketTimeout} and the client's retries.
    */
   public void schedulerGone(String owner) {
-    List<Long> gone = scripts.runEachApart(List.of(keys.schedulers()), i -> redis.zrem(keys.schedulers(), owner),
-        Long[]::new, inFlight -> 0L, failed -> 0L);
-    if (gone == null) {
-      redis.zrem(keys.schedulers(), owner);
-    }
+    schedulerCalls.schedulerGone(owner);
   }
 
   /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
   public List<String> expiredConsumers(long redisNowMs, int limit) {
-    return expiredConsumers(0, redisNowMs, limit);
+    return consumerRegistry.expiredConsumers(redisNowMs, limit);
   }
 
   /** Consumers of one shard whose heartbeat expiry is at or before {@code redisNowMs}. */
   public List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
-    return redis.zrangeByScore(keys.shard(shard).consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
+    return consumerRegistry.expiredConsumers(shard, redisNowMs, limit);
   }
 
   /** All registered consumers, alive or not, of every shard (each once). */
   public List<String> consumers() {
-    if (keys.shards() == 1) {
-      return redis.zrange(keys.consumers(), 0, -1);
-    }
-    Set<String> all = new LinkedHashSet<>();
-    for (Keys shard : keys.allShards()) {
-      all.addAll(redis.zrange(shard.consumers(), 0, -1));
-    }
-    return new ArrayList<>(all);
-  }
-
-  /**
-   * What taking back a consumer's deliveries did: {@code uncharged} went back to ready as they
-   * were (never started, or finished before the running one); {@code charged} had its handler
-   * running and counted an attempt and a lost delivery, {@code deadLettered} of those went to dead.
-   */
-  public record Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive, int acknowledged) {
-    public Requeued(int uncharged, int charged, int deadLettered, boolean consumerAlive) {
-      this(uncharged, charged, deadLettered, consumerAlive, 0);
-    }
-
-    public int taken() {
-      return uncharged + charged;
-    }
-  }
-
-  /** Why a consumer's jobs are taken back: it went silent, or its process is known to be gone. */
-  public enum RequeueMode {
-    EXPIRED("expired"), GONE("gone");
-
-    private final String arg;
-
-    RequeueMode(String arg) {
-      this.arg = arg;
-    }
+    return consumerRegistry.consumers();
   }
 
   /**
@@ -660,21 +454,12 @@ public final class RedisBroker {
    * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    Requeued sum = null;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of()));
-    }
-    return sum;
+    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt);
   }
 
   /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
   public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of());
-  }
-
-  private static Requeued plus(Requeued a, Requeued b) {
-    return a == null ? b : new Requeued(a.uncharged() + b.uncharged(), a.charged() + b.charged(),
-        a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive(), a.acknowledged() + b.acknowledged());
+    return consumerRegistry.requeueInFlight(shard, consumerId, mode, reason, poisonAt);
   }
 
   /**
@@ -684,85 +469,10 @@ public final class RedisBroker {
    */
   public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
       Optional<String> recordedRunning, List<String> recordedFinished) {
-    if (keys.shards() == 1) {
-      return requeue(keys, consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
-    }
-    // each delivery the crash record names is in its id's shard; it says nothing ran in the others
-    int runningShard = recordedRunning.map(e -> keys.shardIndexOf(Delivery.idOf(e))).orElse(-1);
-    Requeued sum = null;
-    for (int shard = 0; shard < keys.shards(); shard++) {
-      int s = shard;
-      List<String> finished = recordedFinished.stream()
-          .filter(e -> keys.shardIndexOf(Delivery.idOf(e)) == s).toList();
-      sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt,
-          shard == runningShard ? recordedRunning.get() : "|", finished));
-    }
-    return sum;
-  }
-
-  /**
-   * Deliveries one requeueInFlight.lua call takes back: each costs a few commands and a record
-   * read, so 250 keep a call near 2 ms (1,000 took 10 ms on a busy host); Java loops.
-   */
-  static final int REQUEUE_BATCH = 250;
-
-  private Requeued requeue(Keys keys, String consumerId, RequeueMode mode, String reason, int poisonAt,
-      String recorded, List<String> finished) {
-    int uncharged = 0;
-    int charged = 0;
-    int dead = 0;
-    int acked = 0;
-    List<String> keyList = List.of(keys.inFlight(consumerId), keys.consumers(), keys.jobs(),
-        keys.ready(), keys.dead(), keys.running(), keys.ended(), keys.endedExpiry());
-    List<String> args = new ArrayList<>(List.of(consumerId, Integer.toString(REQUEUE_BATCH), mode.arg, reason, Integer.toString(poisonAt),
-        recorded, idRetentionMs));
-    args.addAll(finished);
-    while (true) {
-      List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
-      long first = (Long) r.get(0);
-      if (first < 0) {
-        return new Requeued(uncharged, charged, dead, true, acked);
-      }
-      uncharged += (int) first;
-      charged += ((Long) r.get(1)).intValue();
-      dead += ((Long) r.get(2)).intValue();
-      acked += ((Long) r.get(4)).intValue();
-      if ((Long) r.get(3) == 0L) {
-        return new Requeued(uncharged, charged, dead, false, acked);
-      }
-    }
+    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt, recordedRunning, recordedFinished);
   }
 
   // ---- workers ---------------------------------------------------------------------------
-
-  /** How an acknowledgement (alone, or folded into a claim, start or release) went. */
-  public enum Ack {
-    /** The job is forgotten. */
-    ACKED,
-    /**
-     * The delivery was no longer the consumer's and its job's record is still there (taken back:
-     * the job lives on elsewhere): nothing changed for it.
-     */
-    FENCED,
-    /**
-     * The delivery was no longer the consumer's and its job's record is gone: the job ended, by
-     * an earlier call of this same acknowledgement (one whose replicas did not confirm it, see
-     * {@link #unconfirmedAck}) or, after a take-back, by another delivery. Nothing changed.
-     */
-    ENDED,
-    /** None was asked for. */
-    NONE;
-
-    static Ack of(Object code) {
-      long c = (Long) code;
-      return c == 1 ? ACKED : c == 0 ? FENCED : c == 2 ? ENDED : NONE;
-    }
-
-    /** True when the delivery was no longer the consumer's (FENCED or ENDED). */
-    public boolean refused() {
-      return this == FENCED || this == ENDED;
-    }
-  }
 
   /**
    * What the acknowledgement folded into a call (claimReady, start, releaseClaimed, or an
@@ -795,40 +505,9 @@ public final class RedisBroker {
     return UnconfirmedReplies.move(e);
   }
 
-  /**
-   * A claimed job: its delivery and raw record (null when the id had no record and was dropped,
-   * or when the record is too long to read: then {@code tooLongBytes} is its length, else 0).
-   */
-  public record Claimed(Delivery delivery, String rawRecord, long tooLongBytes) {
-    public Claimed(Delivery delivery, String rawRecord) {
-      this(delivery, rawRecord, 0);
-    }
-
-    public String id() {
-      return delivery.id();
-    }
-
-    /** True when the id had no record (it was dropped). */
-    public boolean dropped() {
-      return rawRecord == null && tooLongBytes == 0;
-    }
-  }
-
   /** The longest record a worker reads: queue.maxPayloadBytes plus {@link #RECORD_HEAD_ROOM}. */
   public long recordMaxBytes() {
     return Long.parseLong(recordMaxBytes);
-  }
-
-  /**
-   * What one {@link #claimReady} did: the acknowledgement folded into it, the jobs claimed in
-   * order (the first already marked running), ids dropped from ready for having no record, the
-   * shard they came from, and the length of that shard's ready list right after the claim (-1 when
-   * not known: flow control took the ids one by one).
-   */
-  public record Batch(Ack ack, List<Claimed> jobs, List<String> dropped, int shard, long left) {
-    boolean empty() {
-      return jobs.isEmpty() && dropped.isEmpty();
-    }
   }
 
   /**
@@ -866,30 +545,6 @@ public final class RedisBroker {
   }
 
   /**
-   * A call of a sharded claim to one shard failed (that shard's node lost, or its replicas did
-   * not confirm): {@link #shard()} says which, so that the caller can hold that shard back alone;
-   * {@link #ack()} is the acknowledgement folded into a call that had worked before it.
-   */
-  public static final class ShardFailed extends JedisException {
-    private final int shard;
-    private final transient Ack ack;
-
-    ShardFailed(int shard, Ack ack, JedisException cause) {
-      super("shard " + shard + ": " + cause.getMessage(), cause);
-      this.shard = shard;
-      this.ack = ack;
-    }
-
-    public int shard() {
-      return shard;
-    }
-
-    public Ack ack() {
-      return ack;
-    }
-  }
-
-  /**
    * As {@link #claimReady(String, long, int, Delivery, int, int)}, looking only at the other
    * shards that {@code usable} accepts (a worker leaves out those its calls fail on), and taking at
    * least {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer
@@ -904,7 +559,7 @@ public final class RedisBroker {
 
   /**
    * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
-   * for longer than the per-shard calls wait (see {@link Scripts#evalEachApart}); a claim there
+   * for longer than the per-shard calls wait (see {@link NodeFanOut#evalEachApart}); a claim there
    * would wait for it too. Costs no call; false off a cluster.
    */
   public boolean shardHangs(int shard) {
@@ -925,15 +580,6 @@ public final class RedisBroker {
   /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
   public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
     return claimer.claim(consumerId, timeoutSeconds, heartbeatTtlMs, shard);
-  }
-
-  /**
-   * What a claim after a wait brought: the jobs in claim order (the first marked running, the
-   * others waiting for {@link #start}), ids dropped for having no record, and the length of ready
-   * right after the claim (0 too when the wait timed out), or -1 when it was not looked at.
-   */
-  public record Woken(List<Claimed> jobs, List<String> dropped, long left) {
-    static final Woken NONE = new Woken(List.of(), List.of(), -1);
   }
 
   /**
@@ -962,12 +608,6 @@ public final class RedisBroker {
     return claimer.awaitReady(shard, timeoutSeconds);
   }
 
-  /** What {@link #start} did: the acknowledgement folded into it, and whether the job may run. */
-  public record Started(Ack ack, boolean started) {}
-
-  /** One consumer's start: its next delivery, and the finished one to acknowledge first (or null). */
-  public record Start(String consumerId, Delivery delivery, Delivery ackFirst) {}
-
   /**
    * Acknowledges {@code ackFirst} (null for none), then confirms that {@code delivery} is still
    * this consumer's and marks it running. Not started: it was taken back, and must not run.
@@ -980,9 +620,6 @@ public final class RedisBroker {
   public List<Started> startAll(List<Start> starts) {
     return starter.startAll(starts);
   }
-
-  /** One consumer's part of an {@link #ackAll} call: the delivery it started (or null), the ones it finished. */
-  public record Report(String consumerId, Delivery started, List<Delivery> finished) {}
 
   /**
    * Acknowledges finished deliveries and marks started ones, for several consumers in one script
@@ -1010,9 +647,6 @@ public final class RedisBroker {
   public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
     return acks.unconfirmedAcks(reports, e);
   }
-
-  /** What {@link #releaseClaimed} did. */
-  public record Released(Ack ack, int released) {}
 
   /**
    * Acknowledges {@code ackFirst} (null for none), then gives back every other delivery of the
@@ -1045,9 +679,6 @@ public final class RedisBroker {
     return acks.handOffUnstarted(consumerId, unstarted);
   }
 
-  /** What {@link #resume} did: whether the scope was paused, and how many held jobs went back to ready. */
-  public record Resumed(boolean wasPaused, int givenBack) {}
-
   /**
    * Lifts the pause of {@code scope} ({@code *}: the whole queue, else a job type) and gives back
    * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
@@ -1073,9 +704,6 @@ public final class RedisBroker {
     return flow.pause(shard, scope);
   }
 
-  /** What a move to delayed did; DEAD: the record could not be read or written back, it went to dead. */
-  public enum Moved { MOVED, FENCED, DEAD }
-
   public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
     return outcomes.retry(consumerId, delivery, delayMs, error);
   }
@@ -1099,53 +727,15 @@ public final class RedisBroker {
    * returns how many (the caller calls again while it equals the limit).
    */
   public int forgetEnded(int limit) {
-    // with several shards: each shard's oldest; the most any one freed, so the caller calls
-    // again while some shard had a full chunk
-    List<Integer> all = new ArrayList<>(keys.shards());
-    for (int s = 0; s < keys.shards(); s++) {
-      all.add(s);
-    }
-    int most = 0;
-    for (int freed : valuesOrThrow(forgetEndedEach(all, limit))) {
-      most = Math.max(most, freed);
-    }
-    return most;
+    return schedulerCalls.forgetEnded(limit);
   }
 
   /** As {@link #forgetEnded} on each of {@code shards} in one round trip, each answered alone (ids freed). */
   public List<ShardReply<Integer>> forgetEndedEach(List<Integer> shards, int limit) {
-    return eachShard(Script.FORGET_ENDED, shards, s -> new Scripts.Call(
-        List.of(keys.shard(s).ended(), keys.shard(s).endedExpiry()), List.of(Integer.toString(limit))),
-        reply -> ((Long) reply).intValue());
+    return schedulerCalls.forgetEndedEach(shards, limit);
   }
 
   public void heartbeat(List<String> consumerIds, long ttlMs) {
-    List<String> args = new ArrayList<>(consumerIds.size() + 1);
-    args.add(Long.toString(ttlMs));
-    args.addAll(consumerIds);
-    // a consumer may hold deliveries in any shard: it is alive in every one
-    if (keys.shards() == 1 || !scripts.readsApart()) {
-      for (Keys shard : keys.allShards()) {
-        scripts.eval(Script.HEARTBEAT, List.of(shard.consumers()), args);
-      }
-      return;
-    }
-    // on a cluster each master's shards on its own thread, each answered alone: one after another,
-    // a lost or hung master of shard 0 kept every other shard from beating (the call threw, or
-    // waited for redis.socketTimeout), and past the TTL the scheduler took back the running jobs
-    // of consumers alive and well in those shards, to run a second time
-    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
-    for (Keys shard : keys.allShards()) {
-      calls.add(new Scripts.Call(List.of(shard.consumers()), args));
-    }
-    JedisException failed = null;
-    for (Scripts.Outcome o : scripts.evalEachApart(Script.HEARTBEAT, calls, true)) {
-      if (o.failure() != null && (failed == null || failed instanceof NodeInFlightException)) {
-        failed = o.failure();
-      }
-    }
-    if (failed != null) {
-      throw failed; // the other shards beat: what failed is said (and tried again) as any failed beat
-    }
+    consumerRegistry.heartbeat(consumerIds, ttlMs);
   }
 }

@@ -1,7 +1,7 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.StoredSchedule;
-import dev.delayq.redis.RedisBroker.Ticked;
+import dev.delayq.redis.StoredSchedule;
+import dev.delayq.redis.Ticked;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

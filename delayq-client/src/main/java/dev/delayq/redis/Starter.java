@@ -1,8 +1,8 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Ack;
-import dev.delayq.redis.RedisBroker.Start;
-import dev.delayq.redis.RedisBroker.Started;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Start;
+import dev.delayq.redis.Started;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,8 +1,8 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.RedisBroker.Ack;
-import dev.delayq.redis.RedisBroker.Moved;
-import dev.delayq.redis.RedisBroker.ShardFailed;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Moved;
+import dev.delayq.redis.ShardFailed;
 import java.util.List;
 
 /**

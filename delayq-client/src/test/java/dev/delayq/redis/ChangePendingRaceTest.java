@@ -4,7 +4,7 @@ import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.delayq.redis.RedisBroker.DueChange;
+import dev.delayq.redis.DueChange;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
@@ -32,7 +32,7 @@ class ChangePendingRaceTest {
   @Test
   void changesRacingTheForwarderAndConsumersLoseAndDoubleNothing() throws Exception {
     long due = probe.redisNowMs() + 300;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < JOBS; i++) {
       jobs.add(at("j" + i, "{\"n\":" + i + "}", due));
     }
@@ -48,10 +48,10 @@ class ChangePendingRaceTest {
     threads.add(loop(stop, () -> broker.moveDueToReady(50)));
     for (String consumer : List.of("c1", "c2")) {
       threads.add(loop(stop, () -> {
-        for (RedisBroker.Claimed c : broker.claimReady(consumer, 30_000, 5, null).jobs()) {
+        for (Claimed c : broker.claimReady(consumer, 30_000, 5, null).jobs()) {
           runs.merge(c.id(), 1, Integer::sum);
           seenRecord.put(c.id(), c.rawRecord());
-          broker.ackAll(List.of(new RedisBroker.Report(consumer, null, List.of(c.delivery()))));
+          broker.ackAll(List.of(new Report(consumer, null, List.of(c.delivery()))));
         }
       }));
     }
@@ -61,7 +61,7 @@ class ChangePendingRaceTest {
     int changed = 0;
     for (int i = 0; i < JOBS; i++) {
       String id = "j" + i;
-      RedisBroker.PendingChange c = switch (i % 3) {
+      PendingChange c = switch (i % 3) {
         case 0 -> broker.changePending(id, DueChange.NOW, 0, null);
         case 1 -> broker.changePending(id, DueChange.DELAY, 200, null);
         default -> broker.changePending(id, DueChange.KEEP, 0, "{\"n\":" + i + ",\"edited\":true}");

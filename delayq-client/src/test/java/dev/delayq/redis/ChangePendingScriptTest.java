@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.delayq.redis.RedisBroker.DueChange;
-import dev.delayq.redis.RedisBroker.PendingChange;
+import dev.delayq.redis.DueChange;
+import dev.delayq.redis.PendingChange;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.List;
@@ -47,7 +47,7 @@ class ChangePendingScriptTest {
   @Test
   void promoteKeepsTheAttemptHistoryAndThePayloadByteForByte() {
     Delivery d = probe.seedInFlight("c1", delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
+    assertEquals(Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
     JsonNode before = probe.record("j1");
 
     broker.changePending("j1", DueChange.NOW, 0, null);

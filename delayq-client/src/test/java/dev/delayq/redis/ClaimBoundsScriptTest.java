@@ -32,11 +32,11 @@ class ClaimBoundsScriptTest {
     RedisBroker tight = broker.withLimits(Duration.ZERO, 1 << 20, 2_100);
     RedisBroker tiny = broker.withLimits(Duration.ZERO, 1 << 20, 10);
 
-    List<RedisBroker.Claimed> two = tight.claimReady("c1", 30_000, 5, null).jobs();
-    List<RedisBroker.Claimed> one = tiny.claimReady("c2", 30_000, 5, null).jobs();
+    List<Claimed> two = tight.claimReady("c1", 30_000, 5, null).jobs();
+    List<Claimed> one = tiny.claimReady("c2", 30_000, 5, null).jobs();
 
-    assertEquals(List.of("j0", "j1"), two.stream().map(RedisBroker.Claimed::id).toList());
-    assertEquals(List.of("j2"), one.stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(List.of("j0", "j1"), two.stream().map(Claimed::id).toList());
+    assertEquals(List.of("j2"), one.stream().map(Claimed::id).toList());
     assertEquals(List.of("j4", "j3"), probe.readyIds());
     assertEquals(two.get(0).delivery().token() + 1, two.get(1).delivery().token());
   }
@@ -50,7 +50,7 @@ class ClaimBoundsScriptTest {
     broker.redis().lpush(keys.ready(), "big");
     probe.seedReady(QueueProbe.at("small", "{}", probe.redisNowMs() - 1_000));
 
-    List<RedisBroker.Claimed> jobs = limited.claimReady("c1", 30_000, 2, null).jobs();
+    List<Claimed> jobs = limited.claimReady("c1", 30_000, 2, null).jobs();
 
     assertEquals("big", jobs.get(0).id());
     assertNull(jobs.get(0).rawRecord());
@@ -67,7 +67,7 @@ class ClaimBoundsScriptTest {
     broker.redis().hset(keys.jobs(), "big", "{\"type\":\"t\",\"payload\":" + payloadOf(70_000) + "}");
     broker.redis().lpush(keys.ready(), "big");
 
-    RedisBroker.Claimed c = limited.claim("c1", 1, 30_000).orElseThrow();
+    Claimed c = limited.claim("c1", 1, 30_000).orElseThrow();
 
     assertNull(c.rawRecord());
     assertTrue(c.tooLongBytes() > 70_000);

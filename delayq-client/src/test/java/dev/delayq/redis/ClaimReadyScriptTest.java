@@ -23,19 +23,19 @@ class ClaimReadyScriptTest {
     }
   }
 
-  private RedisBroker.Batch claim(String consumer, int most) {
+  private Batch claim(String consumer, int most) {
     return broker.claimReady(consumer, TTL_MS, most, null);
   }
 
-  private static List<String> ids(RedisBroker.Batch batch) {
-    return batch.jobs().stream().map(RedisBroker.Claimed::id).toList();
+  private static List<String> ids(Batch batch) {
+    return batch.jobs().stream().map(Claimed::id).toList();
   }
 
   @Test
   void claimTakesThePrefetchWhenItIsBelowTheFairShare() {
     seedReady(10);
 
-    RedisBroker.Batch batch = claim("c1", 4);
+    Batch batch = claim("c1", 4);
 
     assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch));
     assertEquals(6, probe.readyIds().size());
@@ -44,7 +44,7 @@ class ClaimReadyScriptTest {
 
   @Test
   void aClaimOnAnEmptyReadyListSaysNothingIsLeft() {
-    RedisBroker.Batch batch = claim("c1", 4);
+    Batch batch = claim("c1", 4);
 
     assertTrue(batch.jobs().isEmpty());
     assertEquals(0, batch.left());
@@ -64,7 +64,7 @@ class ClaimReadyScriptTest {
     seedReady(6);
     broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), TTL_MS);
 
-    RedisBroker.Batch batch = broker.claimReady("c1", TTL_MS, 100, null, 0, 1, shard -> true, 4);
+    Batch batch = broker.claimReady("c1", TTL_MS, 100, null, 0, 1, shard -> true, 4);
     assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch),
         "floor(6 / 8) = 0, and the consumer's pace says 4");
     assertEquals(2, batch.left());
@@ -90,10 +90,10 @@ class ClaimReadyScriptTest {
     List<String> records = List.of(probe.rawRecord("job-1"), probe.rawRecord("job-2"),
         probe.rawRecord("job-3"));
 
-    RedisBroker.Batch batch = claim("c1", 3);
+    Batch batch = claim("c1", 3);
 
-    List<RedisBroker.Claimed> jobs = batch.jobs();
-    assertEquals(records, jobs.stream().map(RedisBroker.Claimed::rawRecord).toList());
+    List<Claimed> jobs = batch.jobs();
+    assertEquals(records, jobs.stream().map(Claimed::rawRecord).toList());
     long first = jobs.get(0).delivery().token();
     assertEquals(List.of(first, first + 1, first + 2), jobs.stream().map(j -> j.delivery().token()).toList());
     assertEquals(List.of(jobs.get(2).delivery().element(), jobs.get(1).delivery().element(),
@@ -104,7 +104,7 @@ class ClaimReadyScriptTest {
     }
     assertEquals(List.of("job-5", "job-4"), probe.readyIds(), "the younger ones wait, in order");
     assertEquals(5, probe.recordCount(), "records stay while the jobs run");
-    assertEquals(RedisBroker.Ack.NONE, batch.ack());
+    assertEquals(Ack.NONE, batch.ack());
   }
 
   @Test
@@ -120,12 +120,12 @@ class ClaimReadyScriptTest {
   @Test
   void theFinishedJobIsAcknowledgedInTheSameCall() {
     seedReady(3);
-    RedisBroker.Batch first = claim("c1", 1);
+    Batch first = claim("c1", 1);
     Delivery finished = first.jobs().get(0).delivery();
 
-    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 1, finished);
+    Batch next = broker.claimReady("c1", TTL_MS, 1, finished);
 
-    assertEquals(RedisBroker.Ack.ACKED, next.ack());
+    assertEquals(Ack.ACKED, next.ack());
     assertEquals(List.of(), probe.placesOf("job-1"));
     assertNull(probe.rawRecord("job-1"));
     assertEquals(List.of("job-2"), ids(next));
@@ -137,9 +137,9 @@ class ClaimReadyScriptTest {
     seedReady(1);
     Delivery finished = claim("c1", 1).jobs().get(0).delivery();
 
-    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 10, finished);
+    Batch next = broker.claimReady("c1", TTL_MS, 10, finished);
 
-    assertEquals(RedisBroker.Ack.ACKED, next.ack());
+    assertEquals(Ack.ACKED, next.ack());
     assertEquals(List.of(), next.jobs());
     assertEquals(0, probe.recordCount());
   }
@@ -148,13 +148,13 @@ class ClaimReadyScriptTest {
   void anAcknowledgementOfADeliveryTakenBackIsFencedAndChangesNothing() {
     seedReady(1);
     Delivery stale = claim("c1", 1).jobs().get(0).delivery();
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "presumed dead", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
     Delivery fresh = claim("c1", 1).jobs().get(0).delivery(); // the same id, claimed again
     String record = probe.rawRecord("job-1");
 
-    RedisBroker.Batch next = broker.claimReady("c1", TTL_MS, 1, stale);
+    Batch next = broker.claimReady("c1", TTL_MS, 1, stale);
 
-    assertEquals(RedisBroker.Ack.FENCED, next.ack());
+    assertEquals(Ack.FENCED, next.ack());
     assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"), "the fresh claim stands");
     assertEquals(record, probe.rawRecord("job-1"));
   }
@@ -177,7 +177,7 @@ class ClaimReadyScriptTest {
     probe.seedReady("real");
     broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
-    RedisBroker.Batch batch = claim("c1", 2);
+    Batch batch = claim("c1", 2);
 
     assertEquals(List.of("real"), ids(batch));
     assertEquals(List.of("ghost"), batch.dropped());

@@ -23,7 +23,7 @@ class ClaimScriptTest {
     String record = probe.rawRecord("j1");
 
     long before = probe.redisNowMs();
-    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
     long after = probe.redisNowMs();
 
     assertEquals("j1", claimed.id());
@@ -52,7 +52,7 @@ class ClaimScriptTest {
   void eachClaimIsANewDeliveryEvenOfTheSameId() {
     probe.seedReady("j1");
     Delivery first = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker exited", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
 
     Delivery second = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
 
@@ -65,7 +65,7 @@ class ClaimScriptTest {
   void idWithoutARecordIsDroppedAndTheConsumerStillRegistered() {
     broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
-    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
 
     assertEquals("ghost", claimed.id());
     assertNull(claimed.rawRecord());
@@ -79,8 +79,8 @@ class ClaimScriptTest {
     Keys k = broker.keys();
     // BLMOVE moved it, then the consumer was presumed dead and its list taken back: uncharged
     broker.redis().lmove(k.ready(), k.inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
-    assertEquals(new RedisBroker.Requeued(1, 0, 0, false),
-        broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3));
+    assertEquals(new Requeued(1, 0, 0, false),
+        broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3));
 
     Object reply = broker.scripts().eval(Script.CLAIM,
         List.of(k.jobs(), k.inFlight("c1"), k.consumers(), k.running(), k.deliveries()),
@@ -103,7 +103,7 @@ class ClaimScriptTest {
   @Test
   void claimReRegistersAConsumerTheRecovererRemoved() {
     probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker exited", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
     assertNull(probe.consumerExpiry("c1"));
 
     assertEquals("j1", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
@@ -131,9 +131,9 @@ class ClaimScriptTest {
       probe.seedReady(id);
     }
 
-    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 3);
+    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 3);
 
-    assertEquals(List.of("j1", "j2", "j3"), w.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(List.of("j1", "j2", "j3"), w.jobs().stream().map(Claimed::id).toList());
     assertEquals(2, w.left(), "ready's length after the claim");
     long first = w.jobs().get(0).delivery().token();
     for (int i = 0; i < 3; i++) {
@@ -152,7 +152,7 @@ class ClaimScriptTest {
       probe.seedReady("j" + i);
     }
 
-    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
 
     assertEquals(2, w.jobs().size(), "7 waited, 3 consumers: a share of 2");
     assertEquals(5, w.left());
@@ -165,15 +165,15 @@ class ClaimScriptTest {
       probe.seedReady("j" + i);
     }
 
-    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32, 4);
+    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32, 4);
 
-    assertEquals(List.of("j1", "j2", "j3", "j4"), w.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+    assertEquals(List.of("j1", "j2", "j3", "j4"), w.jobs().stream().map(Claimed::id).toList(),
         "7 waited over 8 consumers (a share of 1), and its pace says 4");
     assertEquals(3, w.left());
-    RedisBroker.Woken rest = broker.claimWoken("c2", 1.0, 30_000, 0, 2, 16);
+    Woken rest = broker.claimWoken("c2", 1.0, 30_000, 0, 2, 16);
     assertEquals(2, rest.jobs().size(), "never more than its most");
-    RedisBroker.Woken last = broker.claimWoken("c3", 1.0, 30_000, 0, 32, 16);
-    assertEquals(List.of("j7"), last.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+    Woken last = broker.claimWoken("c3", 1.0, 30_000, 0, 32, 16);
+    assertEquals(List.of("j7"), last.jobs().stream().map(Claimed::id).toList(),
         "never more than waits");
     assertEquals(0, last.left());
   }
@@ -182,12 +182,12 @@ class ClaimScriptTest {
   void aWokenClaimOfOneLooksNoFurtherAndAnEmptyReadySaysSo() {
     probe.seedReady("j1");
     probe.seedReady("j2");
-    RedisBroker.Woken one = broker.claimWoken("c1", 1.0, 30_000, 0, 1);
+    Woken one = broker.claimWoken("c1", 1.0, 30_000, 0, 1);
     assertEquals(1, one.jobs().size());
     assertEquals(-1, one.left(), "not looked at");
 
-    RedisBroker.Woken last = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
-    assertEquals(List.of("j2"), last.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    Woken last = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    assertEquals(List.of("j2"), last.jobs().stream().map(Claimed::id).toList());
     assertEquals(0, last.left());
     assertEquals(0, broker.claimWoken("c1", 0.05, 30_000, 0, 32).left(), "a wait that timed out saw none");
   }
@@ -199,10 +199,10 @@ class ClaimScriptTest {
     probe.seedReady("j3");
     probe.seedReady("j4");
 
-    RedisBroker.Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
 
     assertEquals(List.of("ghost"), w.dropped());
-    assertEquals(List.of("j1", "j3", "j4"), w.jobs().stream().map(RedisBroker.Claimed::id).toList());
+    assertEquals(List.of("j1", "j3", "j4"), w.jobs().stream().map(Claimed::id).toList());
     assertEquals(List.of(), probe.placesOf("ghost"), "dropped, in no list");
   }
 }

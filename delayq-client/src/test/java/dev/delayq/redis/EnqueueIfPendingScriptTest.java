@@ -14,8 +14,8 @@ class EnqueueIfPendingScriptTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
 
-  private static RedisBroker.NewJob job(String id, String payload, long delayMs, IfPending ifPending) {
-    return new RedisBroker.NewJob(id, QueueProbe.head(QueueProbe.TYPE, 5), payload, delayMs, false, ifPending);
+  private static NewJob job(String id, String payload, long delayMs, IfPending ifPending) {
+    return new NewJob(id, QueueProbe.head(QueueProbe.TYPE, 5), payload, delayMs, false, ifPending);
   }
 
   @Test
@@ -23,9 +23,9 @@ class EnqueueIfPendingScriptTest {
     long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).value();
     String record = probe.rawRecord("j1");
 
-    RedisBroker.Enqueued again = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.KEEP));
+    Enqueued again = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.KEEP));
 
-    assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.PENDING, -1), again);
+    assertEquals(new Enqueued(EnqueueCode.PENDING, -1), again);
     assertEquals(record, probe.rawRecord("j1"));
     assertEquals(due, probe.dueAt("j1"));
   }
@@ -34,9 +34,9 @@ class EnqueueIfPendingScriptTest {
   void replacePayloadKeepsTheDueTime() {
     long due = broker.enqueue(job("j1", "{\"v\":1}", 60_000, IfPending.KEEP)).value();
 
-    RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.REPLACE_PAYLOAD));
+    Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 5_000, IfPending.REPLACE_PAYLOAD));
 
-    assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.CHANGED, due), r);
+    assertEquals(new Enqueued(EnqueueCode.CHANGED, due), r);
     assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
     assertEquals(due, probe.dueAt("j1"));
   }
@@ -46,9 +46,9 @@ class EnqueueIfPendingScriptTest {
     broker.enqueue(job("j1", "{\"v\":1}", 5_000, IfPending.KEEP));
     long t0 = probe.redisNowMs();
 
-    RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.PUSH_DUE));
+    Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.PUSH_DUE));
 
-    assertEquals(RedisBroker.EnqueueCode.CHANGED, r.code());
+    assertEquals(EnqueueCode.CHANGED, r.code());
     assertTrue(r.value() >= t0 + 60_000, "due a minute after this enqueue");
     assertEquals(r.value(), probe.dueAt("j1"));
     assertEquals(r.value(), probe.record("j1").get("dueAt").asLong());
@@ -59,9 +59,9 @@ class EnqueueIfPendingScriptTest {
   void bothReplaceThePayloadAndMoveTheDueTimeOfAReadyJob() {
     probe.seedReady("j1");
 
-    RedisBroker.Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.REPLACE_AND_PUSH));
+    Enqueued r = broker.enqueue(job("j1", "{\"v\":2}", 60_000, IfPending.REPLACE_AND_PUSH));
 
-    assertEquals(RedisBroker.EnqueueCode.CHANGED, r.code());
+    assertEquals(EnqueueCode.CHANGED, r.code());
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
     assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
   }
@@ -74,9 +74,9 @@ class EnqueueIfPendingScriptTest {
     String dead = probe.rawRecord("dead");
 
     for (IfPending option : List.of(IfPending.REPLACE_PAYLOAD, IfPending.PUSH_DUE, IfPending.REPLACE_AND_PUSH)) {
-      assertEquals(new RedisBroker.Enqueued(RedisBroker.EnqueueCode.REFUSED_RUNNING, -1),
+      assertEquals(new Enqueued(EnqueueCode.REFUSED_RUNNING, -1),
           broker.enqueue(job("running", "{\"v\":2}", 0, option)));
-      assertEquals(RedisBroker.EnqueueCode.DEAD, broker.enqueue(job("dead", "{\"v\":2}", 0, option)).code());
+      assertEquals(EnqueueCode.DEAD, broker.enqueue(job("dead", "{\"v\":2}", 0, option)).code());
     }
 
     assertEquals(running, probe.rawRecord("running"));
@@ -87,20 +87,20 @@ class EnqueueIfPendingScriptTest {
 
   @Test
   void anAbsentIdIsEnqueuedAsUsualWhateverTheOption() {
-    RedisBroker.Enqueued r = broker.enqueue(job("new", "{}", 60_000, IfPending.REPLACE_AND_PUSH));
+    Enqueued r = broker.enqueue(job("new", "{}", 60_000, IfPending.REPLACE_AND_PUSH));
 
-    assertEquals(RedisBroker.EnqueueCode.ACCEPTED, r.code());
+    assertEquals(EnqueueCode.ACCEPTED, r.code());
     assertEquals(List.of("delayed"), probe.placesOf("new"));
   }
 
   @Test
   void aBatchMayChangeAJobItAcceptedEarlierInTheSameCall() {
-    List<RedisBroker.Enqueued> r = broker.enqueueAll(List.of(
+    List<Enqueued> r = broker.enqueueAll(List.of(
         job("j1", "{\"v\":1}", 60_000, IfPending.KEEP),
         job("j1", "{\"v\":2}", 60_000, IfPending.REPLACE_PAYLOAD)));
 
-    assertEquals(List.of(RedisBroker.EnqueueCode.ACCEPTED, RedisBroker.EnqueueCode.CHANGED),
-        r.stream().map(RedisBroker.Enqueued::code).toList());
+    assertEquals(List.of(EnqueueCode.ACCEPTED, EnqueueCode.CHANGED),
+        r.stream().map(Enqueued::code).toList());
     assertTrue(probe.rawRecord("j1").endsWith(",\"p\":{\"v\":2}}"));
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
   }

@@ -26,7 +26,7 @@ class EnqueueScriptTest {
   @Test
   void delayedJobIsStoredInDelayedWithItsRecord() {
     long before = probe.redisNowMs();
-    RedisBroker.Enqueued e = broker.enqueue(delayed("j1", "{\"order_id\":1001}", 60_000));
+    Enqueued e = broker.enqueue(delayed("j1", "{\"order_id\":1001}", 60_000));
     long after = probe.redisNowMs();
 
     assertTrue(e.accepted());
@@ -49,10 +49,10 @@ class EnqueueScriptTest {
 
   @Test
   void duplicateIdChangesNothingAndSaysSo() {
-    RedisBroker.Enqueued first = broker.enqueue(delayed("j1", "{\"v\":1}", 60_000));
+    Enqueued first = broker.enqueue(delayed("j1", "{\"v\":1}", 60_000));
     String record = probe.rawRecord("j1");
 
-    RedisBroker.Enqueued second = broker.enqueue(delayed("j1", "{\"v\":2}", 1_000));
+    Enqueued second = broker.enqueue(delayed("j1", "{\"v\":2}", 1_000));
 
     assertTrue(first.accepted());
     assertTrue(second.duplicate());
@@ -78,7 +78,7 @@ class EnqueueScriptTest {
   @Test
   void delayIsCountedFromRedisTime() {
     long before = probe.redisNowMs();
-    RedisBroker.Enqueued e = broker.enqueue(delayed("j1", "{}", 90_000));
+    Enqueued e = broker.enqueue(delayed("j1", "{}", 90_000));
     long after = probe.redisNowMs();
 
     JsonNode r = probe.record("j1");
@@ -90,7 +90,7 @@ class EnqueueScriptTest {
   void scheduleKeepsTheAbsoluteDueTime() {
     long dueAt = probe.redisNowMs() + 3_600_123;
 
-    RedisBroker.Enqueued e = broker.enqueue(at("j1", "{}", dueAt));
+    Enqueued e = broker.enqueue(at("j1", "{}", dueAt));
 
     assertEquals(dueAt, e.dueAt());
     assertEquals(dueAt, probe.dueAt("j1"));
@@ -102,7 +102,7 @@ class EnqueueScriptTest {
   void alreadyDueJobWithNothingOlderWaitingGoesStraightToReady() {
     long past = probe.redisNowMs() - 5_000;
 
-    RedisBroker.Enqueued e = broker.enqueue(at("j1", "{}", past));
+    Enqueued e = broker.enqueue(at("j1", "{}", past));
 
     assertEquals(past, e.dueAt());
     assertEquals(List.of("ready"), probe.placesOf("j1"));
@@ -212,11 +212,11 @@ class EnqueueScriptTest {
   void batchEnqueueAcceptsEachJobAndReportsDuplicates() {
     probe.seedDelayed("old", 60_000);
 
-    List<RedisBroker.Enqueued> replies = broker.enqueueAll(List.of(
+    List<Enqueued> replies = broker.enqueueAll(List.of(
         delayed("a", "{}", 60_000), delayed("old", "{}", 1), delayed("b", "{}", 0), delayed("a", "{}", 5)));
 
     assertEquals(List.of(true, false, true, false),
-        replies.stream().map(RedisBroker.Enqueued::accepted).toList());
+        replies.stream().map(Enqueued::accepted).toList());
     assertEquals(List.of("delayed"), probe.placesOf("a"));
     assertEquals(List.of("delayed"), probe.placesOf("old"));
     assertEquals(List.of("ready"), probe.placesOf("b"));

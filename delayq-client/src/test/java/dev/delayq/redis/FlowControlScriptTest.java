@@ -24,11 +24,11 @@ class FlowControlScriptTest {
   private final InvariantCheck invariant = new InvariantCheck(redis, keys);
 
   private void seed(String type, String id, String payload) {
-    probe.seedReady(new RedisBroker.NewJob(id, QueueProbe.head(type, 5), payload, probe.redisNowMs() - 1_000, true));
+    probe.seedReady(new NewJob(id, QueueProbe.head(type, 5), payload, probe.redisNowMs() - 1_000, true));
   }
 
-  private static List<String> ids(RedisBroker.Batch batch) {
-    return batch.jobs().stream().map(RedisBroker.Claimed::id).toList();
+  private static List<String> ids(Batch batch) {
+    return batch.jobs().stream().map(Claimed::id).toList();
   }
 
   private void pause(String scope) {
@@ -50,7 +50,7 @@ class FlowControlScriptTest {
     assertEquals(2, inspector.flow().held().get("pay"));
     assertEquals(List.of(), invariant.breaches(), "a held list is a place of its ids");
 
-    RedisBroker.Resumed r = plain.resume("pay", 1000);
+    Resumed r = plain.resume("pay", 1000);
     assertTrue(r.wasPaused());
     assertEquals(2, r.givenBack());
     assertEquals(List.of("p1", "p2"), ids(plain.claimReady("c2", TTL_MS, 10, null)));
@@ -61,7 +61,7 @@ class FlowControlScriptTest {
   void aWholeQueuePauseHoldsTheBlockingClaimTooAndATypeStaysHeldWhileTheQueueIsPaused() {
     pause("*");
     seed("mail", "m1", "{}");
-    Optional<RedisBroker.Claimed> c = plain.claim("c1", 0.5, TTL_MS);
+    Optional<Claimed> c = plain.claim("c1", 0.5, TTL_MS);
     assertTrue(c.isEmpty(), "held, not claimed");
     assertEquals(List.of("m1"), redis.lrange(keys.held("mail"), 0, -1));
     assertEquals(List.of(), probe.inFlightIds("c1"));
@@ -113,7 +113,7 @@ class FlowControlScriptTest {
     for (int i = 1; i <= 4; i++) {
       seed("stock", "s" + i, "{}");
     }
-    RedisBroker.Claimed first = capped.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    Claimed first = capped.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     assertEquals("s1", first.id());
     assertEquals(List.of("s2"), ids(capped.claimReady("c2", TTL_MS, 10, null)));
     assertEquals(List.of(), ids(capped.claimReady("c3", TTL_MS, 10, null)), "cap 2 reached: held");
@@ -125,7 +125,7 @@ class FlowControlScriptTest {
     assertEquals(List.of(), ids(capped.claimReady("c3", TTL_MS, 10, null)), "full again");
 
     // c2's worker dies: recovery takes its delivery back, and with it the slot
-    capped.requeueInFlight("c2", RedisBroker.RequeueMode.GONE, "worker died", 3);
+    capped.requeueInFlight("c2", RequeueMode.GONE, "worker died", 3);
     assertEquals(List.of("s2"), probe.readyIds());
     assertEquals(List.of("s4"), ids(capped.claimReady("c3", TTL_MS, 10, null)), "the held job goes first");
     assertEquals(List.of(), ids(capped.claimReady("c4", TTL_MS, 10, null)), "full again: s2 is held");
@@ -140,15 +140,15 @@ class FlowControlScriptTest {
     pause("pay");
     plain.claimReady("c1", TTL_MS, 10, null);
     plain.resume("pay", 1000);
-    RedisBroker.Claimed c = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    Claimed c = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     assertTrue(probe.record("p1").get("heldAt").asLong() > 0);
     plain.retry("c1", c.delivery(), 0, "boom");
     probe.awaitRedisTimePast(probe.dueAt("p1"));
     plain.moveDueToReady(100);
-    RedisBroker.Claimed again = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    Claimed again = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     long now = probe.redisNowMs();
 
-    assertEquals(RedisBroker.Moved.MOVED, plain.waitRateLimited("c1", again.delivery(), 3_000));
+    assertEquals(Moved.MOVED, plain.waitRateLimited("c1", again.delivery(), 3_000));
 
     assertEquals(List.of("p1"), probe.delayedIds());
     assertTrue(probe.dueAt("p1") >= now + 3_000);

@@ -14,7 +14,7 @@ class HandOffUnstartedScriptTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
 
-  private List<RedisBroker.Claimed> claimFour() {
+  private List<Claimed> claimFour() {
     for (int i = 1; i <= 5; i++) {
       probe.seedReady("job-" + i);
     }
@@ -23,9 +23,9 @@ class HandOffUnstartedScriptTest {
 
   @Test
   void theJobsBehindTheRunningOneGoBackToReadyToRunNextInClaimOrder() {
-    List<RedisBroker.Claimed> batch = claimFour();
+    List<Claimed> batch = claimFour();
 
-    int n = broker.handOffUnstarted("c1", batch.subList(1, 4).stream().map(RedisBroker.Claimed::delivery).toList());
+    int n = broker.handOffUnstarted("c1", batch.subList(1, 4).stream().map(Claimed::delivery).toList());
 
     assertEquals(3, n);
     assertEquals(List.of("job-1"), probe.inFlightIds("c1"), "the running one stays");
@@ -35,13 +35,13 @@ class HandOffUnstartedScriptTest {
     }
     assertEquals(5, probe.recordCount(), "records untouched");
     assertEquals(List.of("job-2"), broker.claimReady("c2", TTL_MS, 1, null).jobs().stream()
-        .map(RedisBroker.Claimed::id).toList());
+        .map(Claimed::id).toList());
   }
 
   @Test
   void aDeliveryNoLongerInTheListIsPassedOver() {
-    List<RedisBroker.Claimed> batch = claimFour();
-    List<Delivery> rest = batch.subList(1, 4).stream().map(RedisBroker.Claimed::delivery).toList();
+    List<Claimed> batch = claimFour();
+    List<Delivery> rest = batch.subList(1, 4).stream().map(Claimed::delivery).toList();
     broker.handOffUnstarted("c1", rest);
 
     assertEquals(0, broker.handOffUnstarted("c1", rest), "already given back: nothing twice");

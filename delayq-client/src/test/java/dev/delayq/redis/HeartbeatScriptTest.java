@@ -36,7 +36,7 @@ class HeartbeatScriptTest {
     broker.heartbeat(List.of("c1"), 30_000);
 
     assertEquals(List.of(), broker.expiredConsumers(probe.redisNowMs(), 100));
-    assertTrue(broker.requeueInFlight("c1", RedisBroker.RequeueMode.EXPIRED, "expired", 3).consumerAlive());
+    assertTrue(broker.requeueInFlight("c1", RequeueMode.EXPIRED, "expired", 3).consumerAlive());
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
   }
 

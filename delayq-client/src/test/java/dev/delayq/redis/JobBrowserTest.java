@@ -16,7 +16,7 @@ class JobBrowserTest {
   private final JobBrowser browser = new JobBrowser(broker.redis(), broker.keys());
 
   private void enqueue(String id, String type, long dueAt) {
-    broker.enqueue(new RedisBroker.NewJob(id, QueueProbe.head(type, 5), "{\"id\":\"" + id + "\"}", dueAt, true));
+    broker.enqueue(new NewJob(id, QueueProbe.head(type, 5), "{\"id\":\"" + id + "\"}", dueAt, true));
   }
 
   private static List<String> ids(JobBrowser.Page page) {
@@ -64,8 +64,8 @@ class JobBrowserTest {
     for (String id : List.of("c1-a", "c1-b", "c1-c")) {
       enqueue(id, "order_close", now - 1_000);
     }
-    List<RedisBroker.Claimed> batch = broker.claimReady("w-1", 30_000, 3, null).jobs();
-    assertEquals(List.of("c1-a", "c1-b", "c1-c"), batch.stream().map(RedisBroker.Claimed::id).toList());
+    List<Claimed> batch = broker.claimReady("w-1", 30_000, 3, null).jobs();
+    assertEquals(List.of("c1-a", "c1-b", "c1-c"), batch.stream().map(Claimed::id).toList());
     broker.start("w-1", batch.get(1).delivery(), null); // its handler started c1-b; c1-c waits in the batch
     probe.seedInFlight("w-0", QueueProbe.at("c0-a", "{}", now - 1_000)); // claimed and started by w-0
     enqueue("still-ready", "order_close", now - 1_000);
@@ -93,7 +93,7 @@ class JobBrowserTest {
   @Test
   void pagesFollowOneAnotherByOffsetWithoutGapsOrRepeats() {
     long now = probe.redisNowMs();
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
       jobs.add(QueueProbe.at(String.format("j%02d", i), "{}", now + 60_000 + i));
     }
@@ -109,7 +109,7 @@ class JobBrowserTest {
       pages++;
     }
 
-    assertEquals(jobs.stream().map(RedisBroker.NewJob::id).toList(), seen);
+    assertEquals(jobs.stream().map(NewJob::id).toList(), seen);
     assertEquals(3, pages);
   }
 

@@ -50,7 +50,7 @@ class MoveDueToReadyScriptTest {
       records.put(id, probe.rawRecord(id));
     }
 
-    RedisBroker.Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.moveDueToReady(1000);
 
     assertEquals(3, f.moved());
     assertEquals(OptionalLong.of(farDue), f.nextDueAt());
@@ -82,7 +82,7 @@ class MoveDueToReadyScriptTest {
   void withAGraceOnlyJobsOverdueByItMove() {
     Map<String, Long> due = enqueueDueSoon(offsets("past", 0, "recent", 1_100));
 
-    RedisBroker.Forwarded f = broker.moveDueToReady(0, 1000, 1_000);
+    Forwarded f = broker.moveDueToReady(0, 1000, 1_000);
 
     assertEquals(1, f.moved());
     assertEquals(List.of("ready"), probe.placesOf("past"));
@@ -94,7 +94,7 @@ class MoveDueToReadyScriptTest {
   void jobsNotYetDueStayDelayed() {
     long due = probe.seedDelayed("later", 60_000);
 
-    RedisBroker.Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.moveDueToReady(1000);
 
     assertEquals(0, f.moved());
     assertEquals(OptionalLong.of(due), f.nextDueAt());
@@ -106,14 +106,14 @@ class MoveDueToReadyScriptTest {
   void atMostLimitIdsMovePerCall() {
     Map<String, Long> due = enqueueDueSoon(offsets("j1", 1, "j2", 2, "j3", 3, "j4", 4, "j5", 5));
 
-    RedisBroker.Forwarded first = broker.moveDueToReady(2);
+    Forwarded first = broker.moveDueToReady(2);
     assertEquals(2, first.moved());
     assertEquals(List.of("j2", "j1"), probe.readyIds());
     assertEquals(List.of("j3", "j4", "j5"), probe.delayedIds());
     assertEquals(OptionalLong.of(due.get("j3")), first.nextDueAt(), "next due is already past: loop at once");
 
     assertEquals(2, broker.moveDueToReady(2).moved());
-    RedisBroker.Forwarded last = broker.moveDueToReady(2);
+    Forwarded last = broker.moveDueToReady(2);
     assertEquals(1, last.moved());
     assertEquals(OptionalLong.empty(), last.nextDueAt());
     assertEquals(List.of("j5", "j4", "j3", "j2", "j1"), probe.readyIds());
@@ -123,7 +123,7 @@ class MoveDueToReadyScriptTest {
   @Test
   void emptyQueueReportsNoNextDueAndRedisNow() {
     long before = probe.redisNowMs();
-    RedisBroker.Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.moveDueToReady(1000);
     long after = probe.redisNowMs();
 
     assertEquals(0, f.moved());
@@ -138,14 +138,14 @@ class MoveDueToReadyScriptTest {
     assertEquals(List.of("delayed"), probe.placesOf("head"));
     probe.awaitRedisTimePast(headDue);
     long past = probe.redisNowMs() - 1_000;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 4_999; i++) {
       jobs.add(at("j" + i, "{}", past));
     }
     broker.enqueueAll(jobs); // all wait behind the due head, in delayed
     assertEquals(5_000, probe.delayedIds().size());
 
-    RedisBroker.Forwarded f = broker.moveDueToReady(5_000);
+    Forwarded f = broker.moveDueToReady(5_000);
 
     assertEquals(5_000, f.moved());
     assertEquals(OptionalLong.empty(), f.nextDueAt());

@@ -24,7 +24,7 @@ class MoveToDelayedScriptTest {
   private Delivery claimAgain(String consumer, String id) {
     probe.awaitRedisTimePast(probe.dueAt(id));
     assertEquals(1, broker.moveDueToReady(1000).moved());
-    RedisBroker.Claimed c = broker.claim(consumer, 1.0, 30_000).orElseThrow();
+    Claimed c = broker.claim(consumer, 1.0, 30_000).orElseThrow();
     assertEquals(id, c.id());
     return c.delivery();
   }
@@ -35,7 +35,7 @@ class MoveToDelayedScriptTest {
     JsonNode before = probe.record("j1");
 
     long t0 = probe.redisNowMs();
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 5_000, "boom"));
+    assertEquals(Moved.MOVED, broker.retry("c1", d, 5_000, "boom"));
     long t1 = probe.redisNowMs();
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
@@ -59,12 +59,12 @@ class MoveToDelayedScriptTest {
     assertTrue(probe.rawRecord("j1").endsWith(tail));
 
     String error = "IllegalStateException: \"quoted\" ,\"payload\": a/b ✗";
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 0, error));
+    assertEquals(Moved.MOVED, broker.retry("c1", d, 0, error));
     assertTrue(probe.rawRecord("j1").endsWith(tail), probe.rawRecord("j1"));
     assertEquals(error, probe.record("j1").get("lastError").asText());
 
     Delivery again = claimAgain("c1", "j1");
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", again, 0, "again"));
+    assertEquals(Moved.MOVED, broker.retry("c1", again, 0, "again"));
 
     String raw = probe.rawRecord("j1");
     assertTrue(raw.endsWith(tail), raw);
@@ -82,7 +82,7 @@ class MoveToDelayedScriptTest {
     assertEquals(2, probe.record("j1").get("attempt").asInt());
 
     long t0 = probe.redisNowMs();
-    assertEquals(RedisBroker.Moved.MOVED, broker.reschedule("c1", again, 30_000));
+    assertEquals(Moved.MOVED, broker.reschedule("c1", again, 30_000));
 
     JsonNode r = probe.record("j1");
     assertEquals(1, r.get("attempt").asInt());
@@ -107,9 +107,9 @@ class MoveToDelayedScriptTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     String record = probe.rawRecord("j1");
 
-    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c2", d, 1_000, "boom"));
-    assertEquals(RedisBroker.Moved.FENCED, broker.reschedule("c2", d, 1_000));
-    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c1", new Delivery(d.token() + 1, "j1"), 1_000, "old"));
+    assertEquals(Moved.FENCED, broker.retry("c2", d, 1_000, "boom"));
+    assertEquals(Moved.FENCED, broker.reschedule("c2", d, 1_000));
+    assertEquals(Moved.FENCED, broker.retry("c1", new Delivery(d.token() + 1, "j1"), 1_000, "old"));
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -119,12 +119,12 @@ class MoveToDelayedScriptTest {
   @Test
   void staleRetryAfterATakeBackDoesNotTouchTheFreshClaimOfTheSameId() {
     Delivery stale = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE,
+    broker.requeueInFlight("c1", RequeueMode.GONE,
         "heartbeat expired", 3);
     Delivery fresh = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
     String record = probe.rawRecord("j1");
 
-    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c1", stale, 0, "from the old delivery"));
+    assertEquals(Moved.FENCED, broker.retry("c1", stale, 0, "from the old delivery"));
 
     assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -135,7 +135,7 @@ class MoveToDelayedScriptTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
 
-    assertEquals(RedisBroker.Moved.DEAD, broker.retry("c1", d, 1_000, "boom"));
+    assertEquals(Moved.DEAD, broker.retry("c1", d, 1_000, "boom"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     assertEquals("{\"type\":\"x\" garbage", probe.record("j1").get("malformed").asText());
@@ -148,7 +148,7 @@ class MoveToDelayedScriptTest {
     String unencodable = "{\"type\":\"x\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
     broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
 
-    assertEquals(RedisBroker.Moved.DEAD, broker.retry("c1", d, 1_000, "attempt 1: boom"));
+    assertEquals(Moved.DEAD, broker.retry("c1", d, 1_000, "attempt 1: boom"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     JsonNode r = probe.record("j1");

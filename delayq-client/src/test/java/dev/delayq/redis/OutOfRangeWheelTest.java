@@ -29,13 +29,13 @@ class OutOfRangeWheelTest {
 
   private List<String> enqueueDueSoon(int n) {
     long due = probe.redisNowMs() + 300;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       jobs.add(at(String.format("soon%03d", i), "{}", due + i % 7));
     }
     broker.enqueueAll(jobs);
     probe.awaitRedisTimePast(due + 7);
-    return jobs.stream().map(RedisBroker.NewJob::id).toList();
+    return jobs.stream().map(NewJob::id).toList();
   }
 
   /** Forwards until a pass moves nothing; every id moved, in order. */
@@ -81,7 +81,7 @@ class OutOfRangeWheelTest {
     // these land in the overflowed job's bucket (the last one before their place), as they did
     broker.enqueueAll(List.of(at("later1", "{}", later), at("later2", "{}", later + 1)));
 
-    RedisBroker.Forwarded pass = broker.moveDueToReady(1000);
+    Forwarded pass = broker.moveDueToReady(1000);
 
     assertEquals(0, pass.moved());
     assertEquals(later, pass.nextDueAt().getAsLong(), "the next due time is the later jobs'");

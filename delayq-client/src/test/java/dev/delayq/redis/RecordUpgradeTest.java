@@ -21,7 +21,7 @@ class RecordUpgradeTest {
   private Delivery forwardAndClaim(String id) {
     probe.awaitRedisTimePast(probe.dueAt(id));
     assertEquals(1, broker.moveDueToReady(1000).moved());
-    RedisBroker.Claimed c = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed c = broker.claim("c1", 1.0, 30_000).orElseThrow();
     assertEquals(id, c.id());
     return c.delivery();
   }
@@ -30,13 +30,13 @@ class RecordUpgradeTest {
   void aFullNamesRecordIsReadAndARetryRewritesItCompactKeepingTheJob() throws Exception {
     String head = QueueProbe.fullNamesHead("order_close", 4)
         + ",\"keepId\":true,\"headers\":{\"tenant\":\"acme\",\"p\":\"not the payload\"}";
-    broker.enqueue(new RedisBroker.NewJob("j1", head, MoveToDelayedScriptTest.TRICKY_PAYLOAD, 1, false));
+    broker.enqueue(new NewJob("j1", head, MoveToDelayedScriptTest.TRICKY_PAYLOAD, 1, false));
     String old = probe.rawRecord("j1");
     assertTrue(old.startsWith("{\"type\":\"order_close\""), old);
     JobRecord before = JobRecord.parse("j1", old);
 
     Delivery d = forwardAndClaim("j1");
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 0, "boom"));
+    assertEquals(Moved.MOVED, broker.retry("c1", d, 0, "boom"));
 
     String raw = probe.rawRecord("j1");
     assertTrue(raw.startsWith("{\"t\":\"order_close\",\"m\":4,\"a\":2,\"c\":" + before.createdAt() + ",\"d\":"), raw);
@@ -59,7 +59,7 @@ class RecordUpgradeTest {
     Delivery d = probe.seedInFlight("c1", "j3");
     broker.redis().hset(broker.keys().jobs(), "j3", "{\"maxAttempts\":3,\"attempt\":1,\"payload\":{\"n\":1}}");
 
-    assertEquals(RedisBroker.Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
+    assertEquals(Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
 
     String raw = probe.rawRecord("j3");
     assertTrue(raw.startsWith("{\"t\":null,\"m\":3,\"a\":2,"), raw);
@@ -76,7 +76,7 @@ class RecordUpgradeTest {
     assertTrue(raw.matches("\\{\"t\":\"" + QueueProbe.TYPE + "\",\"m\":5,\"c\":\\d+,\"d\":\\d+,\"p\":\\{\"n\":1}}"), raw);
     assertEquals(dueAt, JobRecord.parse("j2", raw).dueAt());
 
-    broker.changePending("j2", RedisBroker.DueChange.KEEP, 0, "{\"n\":2}");
+    broker.changePending("j2", DueChange.KEEP, 0, "{\"n\":2}");
 
     String edited = probe.rawRecord("j2");
     assertEquals(raw.replace("{\"n\":1}", "{\"n\":2}"), edited);

@@ -29,7 +29,7 @@ class RecoveryTest {
     List<Recovery.TakenBack> taken = recovery.expired(probe.redisNowMs(), 100, "");
 
     assertEquals(List.of(new Recovery.TakenBack("silent", Recovery.Cause.HEARTBEAT_EXPIRED,
-        new RedisBroker.Requeued(0, 1, 0, false))), taken);
+        new Requeued(0, 1, 0, false))), taken);
     assertEquals(List.of("ready"), probe.placesOf("lost"));
     assertEquals(List.of("inflight:alive"), probe.placesOf("kept"));
   }
@@ -72,14 +72,14 @@ class RecoveryTest {
     for (String id : List.of("a", "b", "c")) {
       probe.seedReady(id);
     }
-    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:7:1", 30_000, 3, null).jobs();
+    List<Claimed> batch = broker.claimReady("worker-1:7:1", 30_000, 3, null).jobs();
     // the worker had started b (its running mark was still on its way) when it died
     Map<String, RunningFile.Slot> record = Map.of("worker-1:7:1",
         new RunningFile.Slot(batch.get(1).delivery().element(), List.of()));
 
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:7:", "worker-1 killed", true, Optional.of(record));
 
-    assertEquals(new RedisBroker.Requeued(2, 1, 0, false), taken.get(0).result());
+    assertEquals(new Requeued(2, 1, 0, false), taken.get(0).result());
     assertEquals(2, probe.record("b").get("attempt").asInt());
     assertEquals(1, probe.record("a").get("attempt").asInt(), "a, marked by the claim, had finished");
     assertEquals(1, probe.record("c").get("attempt").asInt());
@@ -90,14 +90,14 @@ class RecoveryTest {
     for (String id : List.of("a", "b", "c", "d")) {
       probe.seedReady(id);
     }
-    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:9:1", 30_000, 4, null).jobs();
+    List<Claimed> batch = broker.claimReady("worker-1:9:1", 30_000, 4, null).jobs();
     // a and b had finished, their acknowledgements not yet sent; c was running; d never started
     Map<String, RunningFile.Slot> record = Map.of("worker-1:9:1", new RunningFile.Slot(
         batch.get(2).delivery().element(), List.of(batch.get(0).delivery().element(), batch.get(1).delivery().element())));
 
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:9:", "worker-1 halted", true, Optional.of(record));
 
-    assertEquals(new RedisBroker.Requeued(1, 1, 0, false, 2), taken.get(0).result());
+    assertEquals(new Requeued(1, 1, 0, false, 2), taken.get(0).result());
     assertEquals(List.of(), probe.placesOf("a"));
     assertEquals(List.of(), probe.placesOf("b"));
     assertEquals(null, probe.rawRecord("a"), "done: its record is gone");
@@ -110,16 +110,16 @@ class RecoveryTest {
   @Test
   void aJobTheCrashRecordShowsEndedCancelledKeepsItsIdAsCancelledNotDone() {
     for (String id : List.of("order-1", "order-2")) {
-      broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5,\"keepId\":true", "{}", 0, false));
+      broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5,\"keepId\":true", "{}", 0, false));
     }
-    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1:6:1", 30_000, 2, null).jobs();
+    List<Claimed> batch = broker.claimReady("worker-1:6:1", 30_000, 2, null).jobs();
     // both had finished before the crash, order-1 cancelled by an operator: as the consumer writes them
     Map<String, RunningFile.Slot> record = Map.of("worker-1:6:1", new RunningFile.Slot(null, List.of(
         batch.get(0).delivery().endedCancelled().ackElement(), batch.get(1).delivery().ackElement())));
 
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:6:", "worker-1 killed", true, Optional.of(record));
 
-    assertEquals(new RedisBroker.Requeued(0, 0, 0, false, 2), taken.get(0).result());
+    assertEquals(new Requeued(0, 0, 0, false, 2), taken.get(0).result());
     String first = batch.get(0).id();
     String second = batch.get(1).id();
     assertTrue(broker.redis().hget(keys.ended(), first).startsWith("cancelled:"), broker.redis().hget(keys.ended(), first));
@@ -135,14 +135,14 @@ class RecoveryTest {
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:8:", "worker-1 killed", true,
         Optional.of(Map.of()));
 
-    assertEquals(new RedisBroker.Requeued(1, 0, 0, false), taken.get(0).result());
+    assertEquals(new Requeued(1, 0, 0, false), taken.get(0).result());
     assertEquals(1, probe.record("finished").get("attempt").asInt());
   }
 
   @Test
   void describeSaysWhatWasChargedAndWhy() {
     Recovery.TakenBack t = new Recovery.TakenBack("w:1:2", Recovery.Cause.PROCESS_GONE,
-        new RedisBroker.Requeued(31, 1, 1, false));
+        new Requeued(31, 1, 1, false));
 
     assertEquals("32 job(s) of consumer w:1:2 (process gone): 31 back to ready uncharged, 1 that was "
         + "running charged an attempt (1 of them to dead)", t.describe());

@@ -20,7 +20,7 @@ class ReleaseClaimedScriptTest {
       probe.seedReady(id);
     }
     return broker.claimReady(consumer, 30_000, ids.length, null).jobs().stream()
-        .map(RedisBroker.Claimed::delivery).toList();
+        .map(Claimed::delivery).toList();
   }
 
   @Test
@@ -29,7 +29,7 @@ class ReleaseClaimedScriptTest {
     probe.seedReady("waiting");
     String recordBefore = probe.rawRecord("a");
 
-    assertEquals(new RedisBroker.Released(RedisBroker.Ack.ACKED, 2), broker.releaseClaimed("c1", d.get(0)));
+    assertEquals(new Released(Ack.ACKED, 2), broker.releaseClaimed("c1", d.get(0)));
 
     assertNull(probe.rawRecord("done"));
     assertEquals(List.of(), probe.inFlightIds("c1"));
@@ -42,7 +42,7 @@ class ReleaseClaimedScriptTest {
   void withNothingToAcknowledgeEverythingGoesBack() {
     claim("c1", "a", "b");
 
-    assertEquals(new RedisBroker.Released(RedisBroker.Ack.NONE, 2), broker.releaseClaimed("c1", null));
+    assertEquals(new Released(Ack.NONE, 2), broker.releaseClaimed("c1", null));
 
     assertEquals(List.of("b", "a"), probe.readyIds());
     assertEquals(2, probe.recordCount());

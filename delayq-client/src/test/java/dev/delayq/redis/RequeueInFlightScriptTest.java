@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.delayq.redis.RedisBroker.RequeueMode;
-import dev.delayq.redis.RedisBroker.Requeued;
+import dev.delayq.redis.RequeueMode;
+import dev.delayq.redis.Requeued;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.ArrayList;
@@ -33,17 +33,17 @@ class RequeueInFlightScriptTest {
   }
 
   /** Seeds ready jobs and claims them for {@code consumer} in one batch (the first is marked running). */
-  private List<Delivery> claimBatch(String consumer, RedisBroker.NewJob... jobs) {
-    for (RedisBroker.NewJob job : jobs) {
+  private List<Delivery> claimBatch(String consumer, NewJob... jobs) {
+    for (NewJob job : jobs) {
       probe.seedReady(job);
     }
     return broker.claimReady(consumer, 30_000, jobs.length, null).jobs().stream()
-        .map(RedisBroker.Claimed::delivery).toList();
+        .map(Claimed::delivery).toList();
   }
 
   private List<Delivery> claimBatch(String consumer, String... ids) {
     return claimBatch(consumer, java.util.Arrays.stream(ids).map(id -> delayed(id, "{}", 0))
-        .toArray(RedisBroker.NewJob[]::new));
+        .toArray(NewJob[]::new));
   }
 
   private void assertUncharged(String id) {
@@ -85,7 +85,7 @@ class RequeueInFlightScriptTest {
 
   @Test
   void aPrefetchedJobAtItsLastAttemptGoesBackToReadyNotToDead() {
-    claimBatch("c1", delayed("running", "{}", 0), new RedisBroker.NewJob("last-try", QueueProbe.head("t", 1), "{}", 0, false));
+    claimBatch("c1", delayed("running", "{}", 0), new NewJob("last-try", QueueProbe.head("t", 1), "{}", 0, false));
 
     assertEquals(new Requeued(1, 1, 0, false), gone("c1"));
 
@@ -95,7 +95,7 @@ class RequeueInFlightScriptTest {
 
   @Test
   void theRunningJobPastItsMaxAttemptsGoesToDead() {
-    claimBatch("c1", new RedisBroker.NewJob("j1", QueueProbe.head("t", 1), "{}", 0, false));
+    claimBatch("c1", new NewJob("j1", QueueProbe.head("t", 1), "{}", 0, false));
 
     assertEquals(new Requeued(0, 1, 1, false), gone("c1"));
 
@@ -178,8 +178,8 @@ class RequeueInFlightScriptTest {
     gone("c1");
     assertNull(probe.consumerExpiry("c1"));
 
-    assertEquals(RedisBroker.Ack.FENCED, broker.releaseClaimed("c1", d).ack());
-    assertEquals(RedisBroker.Moved.FENCED, broker.retry("c1", d, 0, "late"));
+    assertEquals(Ack.FENCED, broker.releaseClaimed("c1", d).ack());
+    assertEquals(Moved.FENCED, broker.retry("c1", d, 0, "late"));
     assertEquals(List.of("ready"), probe.placesOf("j1"));
     assertEquals(2, probe.record("j1").get("attempt").asInt());
   }
@@ -189,8 +189,8 @@ class RequeueInFlightScriptTest {
     probe.seedReady("pill");
     probe.seedReady("behind");
     for (int lost = 1; lost < POISON_AT; lost++) {
-      List<RedisBroker.Claimed> batch = broker.claimReady("c1", 30_000, 2, null).jobs();
-      assertEquals(List.of("pill", "behind"), batch.stream().map(RedisBroker.Claimed::id).toList());
+      List<Claimed> batch = broker.claimReady("c1", 30_000, 2, null).jobs();
+      assertEquals(List.of("pill", "behind"), batch.stream().map(Claimed::id).toList());
       assertEquals(new Requeued(1, 1, 0, false), gone("c1"));
       assertEquals(lost, probe.record("pill").get("lost").asInt());
     }
@@ -250,7 +250,7 @@ class RequeueInFlightScriptTest {
 
   @Test
   void moreJobsThanOneBatchAreAllTakenBackInClaimOrder() {
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 1_500; i++) {
       jobs.add(delayed("j" + i, "{}", 0));
     }

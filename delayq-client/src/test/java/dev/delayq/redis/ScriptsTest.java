@@ -50,11 +50,11 @@ class ScriptsTest {
     assertEquals(0, broker.moveDueToReady(10).moved());
 
     broker.redis().scriptFlush();
-    RedisBroker.Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
     assertEquals("j1", claimed.id());
 
     broker.redis().scriptFlush();
-    assertEquals(RedisBroker.Ack.ACKED, broker.releaseClaimed("c1", claimed.delivery()).ack());
+    assertEquals(Ack.ACKED, broker.releaseClaimed("c1", claimed.delivery()).ack());
     assertEquals(List.of(), probe.placesOf("j1"));
   }
 
@@ -62,10 +62,10 @@ class ScriptsTest {
   void pipelinedEnqueueAllStillWorksAfterRedisLostItsScripts() {
     broker.redis().scriptFlush();
 
-    List<RedisBroker.Enqueued> replies = broker.enqueueAll(List.of(
+    List<Enqueued> replies = broker.enqueueAll(List.of(
         delayed("a", "{}", 60_000), delayed("b", "{}", 60_000), delayed("a", "{}", 60_000)));
 
-    assertEquals(List.of(true, true, false), replies.stream().map(RedisBroker.Enqueued::accepted).toList());
+    assertEquals(List.of(true, true, false), replies.stream().map(Enqueued::accepted).toList());
     assertEquals(List.of("delayed"), probe.placesOf("a"));
     assertEquals(List.of("delayed"), probe.placesOf("b"));
     assertEquals(2, probe.recordCount());

@@ -33,7 +33,7 @@ class ShardRepliesTest {
         Keys keys = Keys.of(config);
         RedisBroker broker = new RedisBroker(redis, keys);
         broker.prepare();
-        List<RedisBroker.NewJob> jobs = new ArrayList<>();
+        List<NewJob> jobs = new ArrayList<>();
         for (int n = 0; jobs.size() < 30; n++) {
           jobs.add(QueueProbe.delayed("job-" + n, "{}", 300));
         }
@@ -43,9 +43,9 @@ class ShardRepliesTest {
         cluster.node(cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(dead).ready())).getPort()).kill();
 
         long before = System.nanoTime();
-        List<RedisBroker.ShardReply<RedisBroker.Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
-        List<RedisBroker.ShardReply<Boolean>> leases = broker.holdLeases(List.of(0, 1, 2), "me", 10_000);
-        List<RedisBroker.ShardReply<Integer>> trims = broker.forgetEndedEach(List.of(0, 1, 2), 1000);
+        List<ShardReply<Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+        List<ShardReply<Boolean>> leases = broker.holdLeases(List.of(0, 1, 2), "me", 10_000);
+        List<ShardReply<Integer>> trims = broker.forgetEndedEach(List.of(0, 1, 2), 1000);
         long tookMs = (System.nanoTime() - before) / 1_000_000;
 
         for (int s = 0; s < SHARDS; s++) {
@@ -93,7 +93,7 @@ class ShardRepliesTest {
         try {
           for (int pass = 0; pass < 5; pass++) {
             long sent = System.nanoTime();
-            List<RedisBroker.ShardReply<RedisBroker.Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+            List<ShardReply<Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
             long tookMs = (System.nanoTime() - sent) / 1_000_000;
             assertTrue(forwards.get(hung).failure() instanceof NodeInFlightException,
                 "pass " + pass + ": the hung master's forward is in flight, not failed: " + forwards.get(hung).failure());

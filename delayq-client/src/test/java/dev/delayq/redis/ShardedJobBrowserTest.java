@@ -27,7 +27,7 @@ class ShardedJobBrowserTest {
     List<String> inDueOrder = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
       String id = "job-" + (24 - i); // ids in another order than their due times
-      broker.enqueue(new RedisBroker.NewJob(id, QueueProbe.head("order_close", 5), "{}", now + 60_000 + i * 10L, true));
+      broker.enqueue(new NewJob(id, QueueProbe.head("order_close", 5), "{}", now + 60_000 + i * 10L, true));
       inDueOrder.add(id);
     }
     assertEquals(3, new HashSet<>(inDueOrder.stream().map(keys::shardIndexOf).toList()).size(), "spread over the shards");
@@ -53,7 +53,7 @@ class ShardedJobBrowserTest {
     long now = broker.redisNowMs();
     List<String> all = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      broker.enqueue(new RedisBroker.NewJob("r-" + i, QueueProbe.head("stock_release", 5), "{}", now - 1_000, true));
+      broker.enqueue(new NewJob("r-" + i, QueueProbe.head("stock_release", 5), "{}", now - 1_000, true));
       all.add("r-" + i);
     }
 

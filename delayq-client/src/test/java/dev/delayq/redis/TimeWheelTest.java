@@ -37,7 +37,7 @@ class TimeWheelTest {
       order.add(i);
     }
     Collections.shuffle(order, new Random(15));
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i : order) {
       jobs.add(at(String.format("j%04d", i), "{}", base + (spreadMs == 0 ? 0 : (i * 7919L) % spreadMs)));
     }
@@ -126,7 +126,7 @@ class TimeWheelTest {
     // 300 ids due within 150 ms and 100 not due for an hour, over several buckets, in an order
     // that mixes them
     List<Long> dues = new ArrayList<>();
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 400; i++) {
       long due = i < 300 ? base + i / 2 : base + 3_600_000 + i;
       dues.add(due);
@@ -142,12 +142,12 @@ class TimeWheelTest {
     int moved = 0;
     for (int call = 0; moved < 300; call++) {
       int limit = limits[call % limits.length];
-      RedisBroker.Forwarded f = broker.moveDueToReady(limit);
+      Forwarded f = broker.moveDueToReady(limit);
       assertEquals(Math.min(limit, 300 - moved), f.moved());
       moved += f.moved();
       assertEquals(dues.get(moved), f.nextDueAt().orElseThrow(), "after " + moved + " moved");
     }
-    RedisBroker.Forwarded idle = broker.moveDueToReady(1000);
+    Forwarded idle = broker.moveDueToReady(1000);
     assertEquals(0, idle.moved());
     assertEquals(dues.get(300), idle.nextDueAt().orElseThrow());
     assertEquals(100, inspector.depths().delayed());
@@ -196,7 +196,7 @@ class TimeWheelTest {
     assertEquals(List.of(), invariant.breaches());
     assertTrue(broker.cancel("old-cancel"));
 
-    RedisBroker.Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.moveDueToReady(1000);
     assertEquals(1, f.moved());
     assertEquals(List.of("old-due"), probe.readyIds());
     assertEquals(newDue, f.nextDueAt().orElseThrow());

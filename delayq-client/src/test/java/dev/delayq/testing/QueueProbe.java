@@ -4,10 +4,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.delayq.redis.JobRecord;
-import dev.delayq.redis.Keys;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Delivery;
+import dev.delayq.redis.Enqueued;
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.JobRecord;
+import dev.delayq.redis.Keys;
+import dev.delayq.redis.NewJob;
 import dev.delayq.redis.RedisBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,10 +21,10 @@ import java.util.Optional;
 import org.awaitility.Awaitility;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.params.LPosParams;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * Seeds one queue through its {@link RedisBroker} and reads back every structure the invariant
@@ -38,7 +42,7 @@ public final class QueueProbe {
 
   public QueueProbe(RedisBroker broker) {
     this.broker = broker;
-    this.redis = broker.redis();
+    this.redis = GatewayAccess.redis(broker);
     this.keys = broker.keys();
   }
 
@@ -55,18 +59,18 @@ public final class QueueProbe {
   }
 
   /** A job due {@code delayMs} after Redis's now. */
-  public static RedisBroker.NewJob delayed(String id, String payload, long delayMs) {
-    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, delayMs, false);
+  public static NewJob delayed(String id, String payload, long delayMs) {
+    return new NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, delayMs, false);
   }
 
   /** A job due at {@code dueAtMs} (epoch ms). */
-  public static RedisBroker.NewJob at(String id, String payload, long dueAtMs) {
-    return new RedisBroker.NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, dueAtMs, true);
+  public static NewJob at(String id, String payload, long dueAtMs) {
+    return new NewJob(id, head(TYPE, MAX_ATTEMPTS), payload, dueAtMs, true);
   }
 
   /** Enqueues a job due in {@code delayMs}; returns its due time. */
   public long seedDelayed(String id, long delayMs) {
-    RedisBroker.Enqueued e = broker.enqueue(delayed(id, "{\"n\":1}", delayMs));
+    Enqueued e = broker.enqueue(delayed(id, "{\"n\":1}", delayMs));
     require(e.accepted() && placesOf(id).equals(List.of("delayed")), id + " did not land in delayed");
     return e.dueAt();
   }
@@ -76,7 +80,7 @@ public final class QueueProbe {
     seedReady(broker.enqueue(at(id, "{\"n\":1}", redisNowMs() - 1_000)).accepted(), id);
   }
 
-  public void seedReady(RedisBroker.NewJob job) {
+  public void seedReady(NewJob job) {
     seedReady(broker.enqueue(job).accepted(), job.id());
   }
 
@@ -93,13 +97,13 @@ public final class QueueProbe {
     return claimExactly(consumer, id);
   }
 
-  public Delivery seedInFlight(String consumer, RedisBroker.NewJob job) {
+  public Delivery seedInFlight(String consumer, NewJob job) {
     seedReady(job);
     return claimExactly(consumer, job.id());
   }
 
   private Delivery claimExactly(String consumer, String id) {
-    Optional<RedisBroker.Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
+    Optional<Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
     require(claimed.isPresent() && claimed.get().id().equals(id), consumer + " did not claim " + id);
     return claimed.get().delivery();
   }

@@ -52,7 +52,7 @@ public final class RedisFixture {
 
   public RedisBroker broker(Keys keys) {
     RedisBroker broker = new RedisBroker(redis, keys);
-    broker.scripts().loadAll();
+    broker.loadScripts();
     return broker;
   }
 

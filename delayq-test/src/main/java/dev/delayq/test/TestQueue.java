@@ -63,7 +63,7 @@ public final class TestQueue implements AutoCloseable {
     this.redis = redis;
     this.broker = new RedisBroker(redis, new Keys(config.queue().keyPrefix(), config.queue().name()))
         .withLimits(config);
-    broker.scripts().loadAll();
+    broker.loadScripts();
     this.inspector = new Inspector(redis.client(), broker.keys());
     this.queue = new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts());
   }

@@ -3,9 +3,11 @@ package dev.delayq.worker;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RedisTrouble;
 import dev.delayq.process.ShardHealth;
+import dev.delayq.redis.Ack;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisErrors;
+import dev.delayq.redis.Report;
 import dev.delayq.worker.AckSender.Item;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
@@ -122,10 +124,10 @@ final class AckLane {
         started.put(i.channel().consumer(), i.started()); // the latest start is the one running
       }
     }
-    List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
-    finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
+    List<Report> reports = new ArrayList<>(finished.size());
+    finished.forEach((c, f) -> reports.add(new Report(c, started.get(c), f)));
     try {
-      List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
+      List<Ack[]> answers = broker.ackAllAnswers(reports);
       Map<String, List<Integer>> places = null;
       for (int r = 0; r < reports.size(); r++) {
         for (int i = 0; i < answers.get(r).length; i++) {
@@ -147,7 +149,7 @@ final class AckLane {
       } else {
         // sent again, in order, once this shard's retry is due; what this try acknowledged on
         // the master, unconfirmed, is noted, for the retry may find it gone
-        List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+        List<Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
         if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
           // what this try did is unknown: each of its acknowledgements may have landed, if its
           // delivery was still the consumer's (held against the lease it was last known so under)
@@ -163,7 +165,7 @@ final class AckLane {
           Map<String, List<Integer>> places = finishedPlaces(round);
           for (int r = 0; r < reports.size(); r++) {
             for (int i = 0; i < unconfirmed.get(r).length; i++) {
-              if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
+              if (unconfirmed.get(r)[i] == Ack.ACKED) {
                 int at = places.get(reports.get(r).consumerId()).get(i);
                 round.set(at, round.get(at).landed(landing));
               }
@@ -185,9 +187,9 @@ final class AckLane {
    * Says that {@code count} reports are given up at shutdown, by what their last try met
    * ({@code e}); {@code unconfirmed}, when it ran unconfirmed, is what it acknowledged on the master.
    */
-  private void givingUp(int count, RuntimeException e, List<RedisBroker.Ack[]> unconfirmed) {
+  private void givingUp(int count, RuntimeException e, List<Ack[]> unconfirmed) {
     long done = unconfirmed == null ? 0 : unconfirmed.stream().flatMap(java.util.Arrays::stream)
-        .filter(a -> a == RedisBroker.Ack.ACKED).count();
+        .filter(a -> a == Ack.ACKED).count();
     String trouble = RedisTrouble.of(e).said(e, false);
     if (done == 0) {
       log.error("giving up {} acknowledgement(s): {} at shutdown; those jobs stay in "

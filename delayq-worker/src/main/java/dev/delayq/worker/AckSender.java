@@ -1,8 +1,8 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
-import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
+import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import java.util.Set;

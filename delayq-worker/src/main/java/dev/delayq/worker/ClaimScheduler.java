@@ -3,7 +3,10 @@ package dev.delayq.worker;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.process.ShardHealth;
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Woken;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -106,7 +109,7 @@ final class ClaimScheduler {
       return;
     }
     pending.handOffUnlessIn(first); // it cannot ride on a claim in another shard's slot
-    RedisBroker.Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
+    Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
         pending.get(), first, rotation.tries(), this::mayClaimFrom, atLeast());
     if (shards > 1) {
       health.worked(first);
@@ -125,7 +128,7 @@ final class ClaimScheduler {
     for (String dropped : claimed.dropped()) {
       droppedWithoutRecord(dropped);
     }
-    List<RedisBroker.Claimed> jobs = claimed.jobs();
+    List<Claimed> jobs = claimed.jobs();
     if (jobs.isEmpty() && claimed.dropped().isEmpty() && blockWhenIdle) {
       jobs = shared.watch() != null ? awaitWatch() : awaitJobs();
     }
@@ -138,7 +141,7 @@ final class ClaimScheduler {
    * worker's {@link IdleGate}, only when it is its turn to block; otherwise it parks until woken
    * to claim (or the poll timeout), and its next claim does not block.
    */
-  private List<RedisBroker.Claimed> awaitJobs() {
+  private List<Claimed> awaitJobs() {
     IdleGate gate = shared.gate();
     if (gate != null) {
       IdleGate.Turn turn = gate.awaitTurn((long) (settings.pollSeconds() * 1e9));
@@ -153,7 +156,7 @@ final class ClaimScheduler {
         return List.of();
       }
     }
-    RedisBroker.Woken woken = null;
+    Woken woken = null;
     try {
       woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
           rotation.home(), settings.prefetch(), atLeast());
@@ -166,7 +169,7 @@ final class ClaimScheduler {
   }
 
   /** What a blocking wait on {@code shard} brought: its jobs; notes whether it left ready empty. */
-  private List<RedisBroker.Claimed> woke(int shard, RedisBroker.Woken woken) {
+  private List<Claimed> woke(int shard, Woken woken) {
     rotation.waitedOn(shard);
     batch.shard = shard;
     for (String dropped : woken.dropped()) {
@@ -213,7 +216,7 @@ final class ClaimScheduler {
    * shard with jobs, which its next claim tries first (nothing claimed here), or to let it block
    * on a shard itself (what that wait claimed).
    */
-  private List<RedisBroker.Claimed> awaitWatch() {
+  private List<Claimed> awaitWatch() {
     ShardWatch.Turn turn;
     try {
       turn = shared.watch().await((long) (settings.pollSeconds() * 1e9));
@@ -237,12 +240,12 @@ final class ClaimScheduler {
    * Blocks on {@code shard}, where the watch let it wait in Redis itself (as {@link #awaitJobs}
    * on one shard), and tells the watch what its claim there left when the wait ends.
    */
-  private List<RedisBroker.Claimed> awaitJobsIn(int shard) {
+  private List<Claimed> awaitJobsIn(int shard) {
     if (giveBack.owes(shard)) {
       shared.watch().unblocked(shard, -1); // what it holds there goes back first (giveBackOwed)
       return List.of();
     }
-    RedisBroker.Woken woken = null;
+    Woken woken = null;
     try {
       woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
     } finally {
@@ -254,10 +257,10 @@ final class ClaimScheduler {
 
   /**
    * Tells the worker's watch what a claim that tried {@code first} saw: that shard had nothing
-   * when the batch came from another, and the batch's shard kept {@link RedisBroker.Batch#left()}.
+   * when the batch came from another, and the batch's shard kept {@link Batch#left()}.
    * A shard it was sent to and did not claim from (held back meanwhile) is to be looked at again.
    */
-  private void tellWatch(int first, RedisBroker.Batch claimed) {
+  private void tellWatch(int first, Batch claimed) {
     ShardWatch watch = shared.watch();
     if (first != claimed.shard()) {
       watch.looked(first, 0, sentTo == first);

@@ -1,6 +1,6 @@
 package dev.delayq.worker;
 
-import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Claimed;
 import java.util.List;
 
 /**
@@ -13,7 +13,7 @@ import java.util.List;
  */
 final class ClaimedBatch {
   /** The claimed jobs; the first {@link #next} of them were started. */
-  List<RedisBroker.Claimed> jobs = List.of();
+  List<Claimed> jobs = List.of();
   int next;
   /** The first job of a batch comes marked running by the claim itself. */
   boolean nextIsMarked;
@@ -29,7 +29,7 @@ final class ClaimedBatch {
   }
 
   /** A claim brought {@code claimed}, claimed under lease {@code epoch} (if {@code leaseHeld}) on master {@code masterEpoch}. */
-  void took(List<RedisBroker.Claimed> claimed, int epoch, boolean leaseHeld, long masterEpoch) {
+  void took(List<Claimed> claimed, int epoch, boolean leaseHeld, long masterEpoch) {
     jobs = claimed;
     next = 0;
     nextIsMarked = !claimed.isEmpty();

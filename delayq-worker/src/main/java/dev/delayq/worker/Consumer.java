@@ -5,8 +5,12 @@ import dev.delayq.process.LogText;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
 import dev.delayq.process.ShardHealth;
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardFailed;
+import dev.delayq.redis.Started;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -170,10 +174,10 @@ final class Consumer {
       if (e instanceof RuntimeException r) {
         pending.callFailed(r);
       }
-      if (e instanceof RedisBroker.ShardFailed f && !quiet.getAsBoolean()) {
+      if (e instanceof ShardFailed f && !quiet.getAsBoolean()) {
         // one shard's call: that shard is held back, and this consumer goes on with the others
         giveBack.shardFailed(f.shard(), f);
-        if (f.ack() != RedisBroker.Ack.NONE) {
+        if (f.ack() != Ack.NONE) {
           pending.answered(f.ack());
         }
         return 0;
@@ -212,7 +216,7 @@ final class Consumer {
       claims.claim();
       return;
     }
-    RedisBroker.Claimed job = batch.jobs.get(batch.next);
+    Claimed job = batch.jobs.get(batch.next);
     if (!roomInCrashRecord()) {
       return; // told to be quiet meanwhile: the next step gives the batch back
     }
@@ -259,7 +263,7 @@ final class Consumer {
   }
 
   /** Confirms the delivery is still this consumer's and marks it running; false when taken back. */
-  private boolean start(RedisBroker.Claimed job) {
+  private boolean start(Claimed job) {
     if (shared.lease().holdsSince(batch.epoch, System.nanoTime())
         && shared.resync().epoch() == batch.masterEpoch) {
       pending.reportWith(job.delivery());
@@ -270,7 +274,7 @@ final class Consumer {
     if (shards > 1) {
       pending.handOffUnlessIn(shard); // one call to one shard: a failure there is that shard's alone
     }
-    RedisBroker.Started s;
+    Started s;
     try {
       s = broker.start(id, job.delivery(), pending.get());
     } catch (JedisException e) {
@@ -295,7 +299,7 @@ final class Consumer {
     return s.started();
   }
 
-  private void run(RedisBroker.Claimed job) {
+  private void run(Claimed job) {
     running = job.delivery();
     if (shared.crashRecord() != null) {
       shared.crashRecord().running(slot, job.delivery().element());
@@ -327,7 +331,7 @@ final class Consumer {
   }
 
   /** The delivery an acknowledgement sends: this one, marked when the job ended cancelled. */
-  private static Delivery ackOf(RedisBroker.Claimed job, Outcome.Ack ack) {
+  private static Delivery ackOf(Claimed job, Outcome.Ack ack) {
     return ack.cancelled() ? job.delivery().endedCancelled() : job.delivery();
   }
 
@@ -346,13 +350,13 @@ final class Consumer {
    * of them after this.
    */
   void handOffUnstarted(HandOffBook.Ticket ticket) {
-    List<RedisBroker.Claimed> rest = handOffs.takeForHandOff(ticket);
+    List<Claimed> rest = handOffs.takeForHandOff(ticket);
     if (rest == null) {
       return;
     }
     boolean sent = false;
     try {
-      int n = broker.handOffUnstarted(id, rest.stream().map(RedisBroker.Claimed::delivery).toList());
+      int n = broker.handOffUnstarted(id, rest.stream().map(Claimed::delivery).toList());
       sent = true;
       log.debug("{}: handed {} claimed job(s) to idle consumers while its handler ran long", id, n);
       if (shared.gate() != null) {
@@ -367,7 +371,7 @@ final class Consumer {
   }
 
   /** A retry, reschedule or dead-letter, applied now (retried through Redis outages). */
-  private void apply(RedisBroker.Claimed job, Outcome outcome) {
+  private void apply(Claimed job, Outcome outcome) {
     try {
       shared.finisher().finish(id, job.delivery(), outcome, ownedUnder);
     } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package dev.delayq.worker;
 
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Released;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -41,12 +42,12 @@ final class FailoverResync {
    * list holds on the new master. Empty when the acknowledgements could not be sent yet (nothing
    * was given back: the caller tries again later).
    */
-  Optional<RedisBroker.Released> giveBack(String consumerId, AckSender.Channel acks, Delivery pendingAck)
+  Optional<Released> giveBack(String consumerId, AckSender.Channel acks, Delivery pendingAck)
       throws InterruptedException {
     if (!acks.flush(System.nanoTime() + FLUSH_NANOS)) {
       return Optional.empty();
     }
-    RedisBroker.Released r = broker.releaseClaimed(consumerId, pendingAck);
+    Released r = broker.releaseClaimed(consumerId, pendingAck);
     if (r.released() > 0) {
       log.warn("{}: the Redis master changed; gave back {} job(s) its list still held on the new "
           + "master (their outcome reached only the old one): they run again, uncharged", consumerId,

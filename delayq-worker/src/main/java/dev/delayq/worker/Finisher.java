@@ -5,6 +5,7 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RedisTrouble;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.HandlerWait;
+import dev.delayq.redis.Moved;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisErrors;
 import java.util.function.BooleanSupplier;
@@ -65,7 +66,7 @@ final class Finisher {
   boolean finish(String consumer, Delivery delivery, Outcome outcome, int ownedUnder)
       throws InterruptedException {
     int landing = Refusals.NOT_LANDED;
-    RedisBroker.Moved landedMove = null; // what the try that applied it unconfirmed did, when known
+    Moved landedMove = null; // what the try that applied it unconfirmed did, when known
     while (true) {
       try {
         if (apply(consumer, delivery, outcome)) {
@@ -76,7 +77,7 @@ final class Finisher {
         if (!refusals.outcomeRefused(consumer, delivery, name(outcome), landing)) {
           return false;
         }
-        if (landedMove == RedisBroker.Moved.DEAD) {
+        if (landedMove == Moved.DEAD) {
           wentToDead(consumer, delivery, outcome); // the earlier try's doing, not this refusal's
         }
         return true;
@@ -122,11 +123,11 @@ final class Finisher {
         + " on its own (acknowledgements ride on the next call)");
   }
 
-  private static boolean moved(String consumer, Delivery delivery, Outcome outcome, RedisBroker.Moved m) {
-    if (m == RedisBroker.Moved.DEAD) {
+  private static boolean moved(String consumer, Delivery delivery, Outcome outcome, Moved m) {
+    if (m == Moved.DEAD) {
       wentToDead(consumer, delivery, outcome);
     }
-    return m != RedisBroker.Moved.FENCED;
+    return m != Moved.FENCED;
   }
 
   private static void wentToDead(String consumer, Delivery delivery, Outcome outcome) {

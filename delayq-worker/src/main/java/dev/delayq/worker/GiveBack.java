@@ -3,6 +3,7 @@ package dev.delayq.worker;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Released;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -107,7 +108,7 @@ final class GiveBack {
         return;
       }
       Delivery ack = pending.in(s);
-      RedisBroker.Released r;
+      Released r;
       try {
         r = broker.releaseClaimed(id, s, ack);
       } catch (JedisException e) {
@@ -143,7 +144,7 @@ final class GiveBack {
       seenMasterEpoch = epoch;
       return;
     }
-    Optional<RedisBroker.Released> r;
+    Optional<Released> r;
     try {
       r = resync.giveBack(id, acks, pending.get());
     } catch (InterruptedException e) {
@@ -180,7 +181,7 @@ final class GiveBack {
       throw new JedisConnectionException(id + ": its acknowledgements are not sent yet; its claimed "
           + "jobs are given back once they are");
     }
-    RedisBroker.Released r = broker.releaseClaimed(id, pending.get());
+    Released r = broker.releaseClaimed(id, pending.get());
     pending.answered(r.ack());
     batch.drop();
     if (r.released() > 0) {

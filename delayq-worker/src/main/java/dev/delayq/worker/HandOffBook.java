@@ -1,6 +1,6 @@
 package dev.delayq.worker;
 
-import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.Claimed;
 import java.util.List;
 
 /**
@@ -26,10 +26,10 @@ final class HandOffBook {
   }
 
   /** A look at the jobs a consumer holds behind the one it runs: what {@link #takeForHandOff} hands off. */
-  record Ticket(List<RedisBroker.Claimed> batch, int committed) {}
+  record Ticket(List<Claimed> batch, int committed) {}
 
   /** The batch of the job last committed to, and that job's index in it. */
-  private List<RedisBroker.Claimed> committedBatch = List.of();
+  private List<Claimed> committedBatch = List.of();
   private int committed;
   private HandOff handOff = HandOff.NONE;
 
@@ -38,7 +38,7 @@ final class HandOffBook {
    * (with the rest) while the job before ran; waits first for a hand-off being sent. The owner's
    * thread only.
    */
-  synchronized Commit commit(List<RedisBroker.Claimed> batch, int next) {
+  synchronized Commit commit(List<Claimed> batch, int next) {
     try {
       while (handOff == HandOff.SENDING) {
         wait();
@@ -70,7 +70,7 @@ final class HandOffBook {
    * when the owner has moved on since {@code ticket} was taken. The caller then calls
    * {@link #sent} whatever happens.
    */
-  synchronized List<RedisBroker.Claimed> takeForHandOff(Ticket ticket) {
+  synchronized List<Claimed> takeForHandOff(Ticket ticket) {
     if (committedBatch != ticket.batch() || committed != ticket.committed() || !holdsJobsBehind()) {
       return null;
     }

@@ -84,7 +84,7 @@ final class Heartbeat implements AutoCloseable {
   long flushPass() {
     long now = System.nanoTime();
     if (now - nextFlushNanos >= 0) {
-      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
+      broker.flushStats(stats, System.currentTimeMillis() / 1000);
       nextFlushNanos = now + FLUSH_EVERY_NANOS;
     }
     return nextFlushNanos;
@@ -111,7 +111,7 @@ final class Heartbeat implements AutoCloseable {
       }
     }
     try {
-      stats.flush(broker.redis(), System.currentTimeMillis() / 1000);
+      broker.flushStats(stats, System.currentTimeMillis() / 1000);
     } catch (RuntimeException e) {
       outage.failed(e);
     }

@@ -7,8 +7,8 @@ import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.JobRecord;
-import dev.delayq.redis.RedisBroker;
 import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,7 +63,7 @@ final class JobRunner {
   }
 
   /** Runs the job on the thread of {@code slot}'s consumer; returns what to do with it. */
-  Outcome run(Watchdog.Slot slot, RedisBroker.Claimed claimed) {
+  Outcome run(Watchdog.Slot slot, Claimed claimed) {
     String consumer = slot.consumer();
     String jobId = claimed.id();
     JobRecord job;

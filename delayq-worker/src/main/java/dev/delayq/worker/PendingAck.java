@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Ack;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisErrors;
@@ -83,7 +84,7 @@ final class PendingAck {
   }
 
   /** A call carried the acknowledgement in hand and Redis answered {@code ack}: it is no longer held. */
-  void answered(RedisBroker.Ack ack) {
+  void answered(Ack ack) {
     if (ack.refused()) {
       refusals.ackRefused(consumer, delivery, ack, landingOf(delivery));
     }
@@ -97,7 +98,7 @@ final class PendingAck {
    * next call that holds it, or the sender) may find the job done by it.
    */
   void callFailed(RuntimeException e) {
-    if (delivery != null && RedisBroker.unconfirmedAck(e) == RedisBroker.Ack.ACKED) {
+    if (delivery != null && RedisBroker.unconfirmedAck(e) == Ack.ACKED) {
       landedAck = delivery;
       landedAckAt = refusals.landed();
     } else if (delivery != null && delivery != landedAck && RedisErrors.isReplyLost(e)) {

@@ -1,8 +1,8 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.LogText;
+import dev.delayq.redis.Ack;
 import dev.delayq.redis.Delivery;
-import dev.delayq.redis.RedisBroker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@link #landed} noted; its {@link Lease} held from that attempt to the refusal without a break,
  * so no recovery can have taken the consumer's jobs back in between (and had a failover lost the
  * attempt, the delivery would still be in the list, where the retry applies it); and, for an
- * acknowledgement, Redis answered that the job's record is gone ({@link RedisBroker.Ack#ENDED}: a
+ * acknowledgement, Redis answered that the job's record is gone ({@link Ack#ENDED}: a
  * job taken back lives on, with its record). A job taken back, run and acknowledged elsewhere also
  * has no record, but its taking back broke the lease: it WARNs. (For an attempt whose reply was
  * lost, nothing says the delivery was still the consumer's when it went out, so the lease counted
@@ -82,14 +82,14 @@ final class Refusals {
    * A refused acknowledgement ({@code answer} FENCED or ENDED) of {@code delivery}, whose last
    * attempt that acknowledged it unconfirmed {@link #landed} as {@code landing}: logged as what it is.
    */
-  void ackRefused(String consumer, Delivery delivery, RedisBroker.Ack answer, int landing) {
-    if (answer == RedisBroker.Ack.ENDED && echoes(landing)) {
+  void ackRefused(String consumer, Delivery delivery, Ack answer, int landing) {
+    if (answer == Ack.ENDED && echoes(landing)) {
       log.debug("{}: job {} (delivery {}) was acknowledged by an earlier try that was not confirmed "
           + "(its replicas fell short, or its reply was lost); its retry found it done", consumer,
           LogText.escape(delivery.id()), delivery.token());
       return;
     }
-    if (answer == RedisBroker.Ack.ENDED && landing != NOT_LANDED) {
+    if (answer == Ack.ENDED && landing != NOT_LANDED) {
       // an earlier try may have ended it, but the lease did not hold from it on: a recovery may
       // have taken the job back, and it may have run and ended elsewhere. Nothing here tells which
       log.warn("{}: the ack of job {} (delivery {}) found the job ended, and this worker cannot tell "

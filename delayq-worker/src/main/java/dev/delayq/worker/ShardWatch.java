@@ -4,6 +4,7 @@ import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.ShardHealth;
+import dev.delayq.redis.Batch;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@link RedisBroker#awaitReady}), and the idle consumers wait here, in the JVM: a shard with
  * jobs sends one of them to claim there.
  *
- * <p>A claim answers how many jobs it left in its shard ({@link RedisBroker.Batch#left()}), and
+ * <p>A claim answers how many jobs it left in its shard ({@link Batch#left()}), and
  * that many more idle consumers are sent there at once (less those already on their way), so a
  * burst is claimed by several consumers side by side, as on one shard where every idle consumer
  * blocks on the one list; not one after the other, each after the claim before it and a new

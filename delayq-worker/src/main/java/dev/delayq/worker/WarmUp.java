@@ -5,9 +5,9 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
 import dev.delayq.metrics.StatsRecorder;
+import dev.delayq.redis.Claimed;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Keys;
-import dev.delayq.redis.RedisBroker;
 import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +55,7 @@ final class WarmUp {
       long now = System.currentTimeMillis();
       String record = "{\"t\":\"" + TYPE + "\",\"m\":1,\"c\":" + now + ",\"d\":0,\"p\":{\"round\":" + i
           + ",\"text\":\"warm-up\",\"list\":[1,2.5,true,null]}}";
-      Outcome outcome = runner.run(slot, new RedisBroker.Claimed(new Delivery(i + 1, "warm-up-" + i), record));
+      Outcome outcome = runner.run(slot, new Claimed(new Delivery(i + 1, "warm-up-" + i), record));
       if (outcome instanceof Outcome.Ack) {
         acked++;
       }

@@ -8,8 +8,9 @@ import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.process.RunningFile;
 import dev.delayq.redis.HandlerWait;
-import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
+import dev.delayq.redis.RequeueMode;
+import dev.delayq.redis.Requeued;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -359,7 +360,7 @@ public final class Worker implements AutoCloseable {
       for (int q = 0; q < lanes.size(); q++) {
         for (Consumer c : consumers.get(q)) {
           String id = c.id();
-          RedisBroker.Requeued r = lanes.get(q).broker.requeueInFlight(id, RedisBroker.RequeueMode.GONE, reason,
+          Requeued r = lanes.get(q).broker.requeueInFlight(id, RequeueMode.GONE, reason,
               config.worker().poisonPillAfter(), c.runningNow(), List.of());
           if (r.taken() > 0) {
             log.warn("{}: put back {} job(s) in queue {}: {} unstarted, uncounted; {} that was running charged "

@@ -74,7 +74,7 @@ class GivingUpAtShutdownTest {
     broker = new RedisBroker(redis, keys);
     broker.prepare();
     RedisBroker direct = new RedisBroker(master.client(), keys);
-    direct.scripts().loadAll();
+    direct.loadScripts();
     probe = new QueueProbe(direct);
     lines.start();
     root.addAppender(lines);

@@ -1,12 +1,12 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import dev.delayq.redis.RedisBroker;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,17 +18,17 @@ class HandOffBookTest {
   private final HandOffBook book = new HandOffBook();
 
   /** A batch of n claimed jobs: the book looks only at its size and identity. */
-  private static List<RedisBroker.Claimed> batch(int n) {
-    return Arrays.asList(new RedisBroker.Claimed[n]);
+  private static List<Claimed> batch(int n) {
+    return Arrays.asList(new Claimed[n]);
   }
 
   @Test
   void jobsBehindTheCommittedOneAreOfferedAndOnceSentTheOwnerDropsTheBatch() {
-    List<RedisBroker.Claimed> batch = batch(4);
+    List<Claimed> batch = batch(4);
     assertEquals(HandOffBook.Commit.COMMITTED, book.commit(batch, 1));
 
     HandOffBook.Ticket ticket = book.ticket(true);
-    List<RedisBroker.Claimed> rest = book.takeForHandOff(ticket);
+    List<Claimed> rest = book.takeForHandOff(ticket);
     book.sent(true);
 
     assertEquals(2, rest.size(), "the two after the committed one");
@@ -39,7 +39,7 @@ class HandOffBookTest {
 
   @Test
   void aFailedHandOffLeavesTheOwnerUnsure() {
-    List<RedisBroker.Claimed> batch = batch(3);
+    List<Claimed> batch = batch(3);
     book.commit(batch, 0);
     assertNotNull(book.takeForHandOff(book.ticket(true)));
     book.sent(false);
@@ -49,7 +49,7 @@ class HandOffBookTest {
 
   @Test
   void noTicketForTheBatchesLastJobOrWhenNothingRuns() {
-    List<RedisBroker.Claimed> batch = batch(2);
+    List<Claimed> batch = batch(2);
     book.commit(batch, 1);
     assertNull(book.ticket(true), "the last job runs: none behind it");
     book.commit(batch(3), 0);
@@ -58,7 +58,7 @@ class HandOffBookTest {
 
   @Test
   void aTicketTakenBeforeTheOwnerMovedOnHandsOffNothing() {
-    List<RedisBroker.Claimed> batch = batch(4);
+    List<Claimed> batch = batch(4);
     book.commit(batch, 0);
     HandOffBook.Ticket stale = book.ticket(true);
     assertEquals(HandOffBook.Commit.COMMITTED, book.commit(batch, 1));
@@ -71,7 +71,7 @@ class HandOffBookTest {
 
   @Test
   void aCommitWaitsWhileAHandOffIsBeingSent() throws Exception {
-    List<RedisBroker.Claimed> batch = batch(3);
+    List<Claimed> batch = batch(3);
     book.commit(batch, 0);
     book.takeForHandOff(book.ticket(true));
 

@@ -1,5 +1,8 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.NewJob;
+import dev.delayq.redis.RequeueMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -84,7 +87,7 @@ class LostRepliesTest {
     broker = new RedisBroker(workerRedis, keys);
     broker.prepare();
     direct = new RedisBroker(redisServer.client(), keys);
-    direct.scripts().loadAll();
+    direct.loadScripts();
     probe = new QueueProbe(direct);
     lease = new Lease(60_000_000_000L, 1_000_000_000L);
     lease.renewed(System.nanoTime()); // as under a beating heartbeat
@@ -129,7 +132,7 @@ class LostRepliesTest {
 
   /** The job is taken back from c1 (its heartbeat expired) and claimed by c2: c2's delivery. */
   private Delivery takenBackAndClaimedByC2() {
-    direct.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "heartbeat expired", 3);
+    direct.requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
     return direct.claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
   }
 
@@ -163,7 +166,7 @@ class LostRepliesTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     AckSender.Channel channel = sender("c1");
     proxy.loseNext(ReplyLosingProxy.Loss.REQUEST, "EVALSHA", () -> {
-      direct.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3);
+      direct.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
       direct.claimReady("c2", 30_000, 1, null);
     });
 
@@ -199,7 +202,7 @@ class LostRepliesTest {
   @Test
   void anAcknowledgementFoldedIntoAClaimWhoseReplyWasLostIsReportedDoneWhenGivenBack() throws Exception {
     for (String id : List.of("j1", "j2")) {
-      probe.seedReady(new RedisBroker.NewJob(id, QueueProbe.head("count", 5), "{}", 0, false));
+      probe.seedReady(new NewJob(id, QueueProbe.head("count", 5), "{}", 0, false));
     }
     sender("c1");
     StatsRecorder stats = new StatsRecorder(broker.keys());
@@ -270,7 +273,7 @@ class LostRepliesTest {
     int ownedUnder = lease.epoch();
     leaseLapsesAndIsRenewed();
     Delivery c2s = takenBackAndClaimedByC2();
-    assertEquals(RedisBroker.Ack.ACKED, direct.releaseClaimed("c2", c2s).ack(), "c2 ran it and acknowledged it");
+    assertEquals(Ack.ACKED, direct.releaseClaimed("c2", c2s).ack(), "c2 ran it and acknowledged it");
     AckSender.Channel channel = sender("c1");
     proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
 
@@ -317,7 +320,7 @@ class LostRepliesTest {
    */
   @Test
   void aConsumersRetryWhoseReplyWasLostUnderTheLeaseOfItsClaimIsTheEchoOfItsFirstTry() throws Exception {
-    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
+    probe.seedReady(new NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
     sender("c1");
     Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
     try {
@@ -343,7 +346,7 @@ class LostRepliesTest {
    */
   @Test
   void aConsumersRetryWhoseReplyWasLostAfterItsLeaseLapsedWhileTheJobRanWarns() throws Exception {
-    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
+    probe.seedReady(new NewJob("j1", QueueProbe.head("flaky", 5), "{}", 0, false));
     sender("c1");
     Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
     try {

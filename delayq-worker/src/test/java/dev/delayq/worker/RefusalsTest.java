@@ -1,5 +1,9 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.NewJob;
+import dev.delayq.redis.Report;
+import dev.delayq.redis.RequeueMode;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -198,7 +202,7 @@ class RefusalsTest {
   @Test
   void anAcknowledgementOfAJobTakenBackIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE,
+    broker.requeueInFlight("c1", RequeueMode.GONE,
         "worker presumed dead", 3);
     AckSender.Channel channel = sender("c1");
 
@@ -214,9 +218,9 @@ class RefusalsTest {
   @Test
   void anAcknowledgementOfAJobTakenBackAndDoneElsewhereIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
     Delivery again = broker.claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
-    broker.ackAll(List.of(new RedisBroker.Report("c2", null, List.of(again))));
+    broker.ackAll(List.of(new Report("c2", null, List.of(again))));
     AckSender.Channel channel = sender("c1");
 
     channel.report(null, d);
@@ -269,10 +273,10 @@ class RefusalsTest {
    */
   @Test
   void anAcknowledgementFoldedIntoAClaimWhoseWaitFellShortIsReportedDoneWhenGivenBack() throws Exception {
-    probe.seedReady(new RedisBroker.NewJob("j1", QueueProbe.head("count", 5), "{}", 0, false));
+    probe.seedReady(new NewJob("j1", QueueProbe.head("count", 5), "{}", 0, false));
     // j2 waits behind it, so that the claim of j1 leaves ready not empty and the next pass claims
     // (with j1's acknowledgement folded in) rather than handing it to the sender and waiting
-    probe.seedReady(new RedisBroker.NewJob("j2", QueueProbe.head("count", 5), "{}", 0, false));
+    probe.seedReady(new NewJob("j2", QueueProbe.head("count", 5), "{}", 0, false));
     sender("c1");
     StatsRecorder stats = new StatsRecorder(broker.keys());
     Watchdog watchdog = new Watchdog(1_000_000_000L, () -> { });
@@ -344,7 +348,7 @@ class RefusalsTest {
   @Test
   void aRetryWhoseFirstTrySentTheJobToDeadUnconfirmedStillSaysItWentToDead() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
     CompletableFuture<Boolean> applied = new CompletableFuture<>();
 
@@ -368,7 +372,7 @@ class RefusalsTest {
   @Test
   void aRetryOfAJobTakenBackIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RedisBroker.RequeueMode.GONE, "worker presumed dead", 3);
+    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
 
     assertEquals(false, finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom")));

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The clock pitfall: due times must not depend on the producer's clock. Here the

@@ -2,7 +2,7 @@ package dev.delayq.scheduler;
 
 import dev.delayq.Schedules;
 import dev.delayq.process.LogText;
-import dev.delayq.redis.RedisBroker.StoredSchedule;
+import dev.delayq.redis.StoredSchedule;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;

@@ -1,6 +1,8 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.Forwarded;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardReply;
 import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.exceptions.JedisException;
@@ -71,15 +73,15 @@ final class Forwarder {
     // them too early, moving nothing (in a traced run 0.2 more calls a job); from halfway, one
     // way's latency after it, and hardly ever early.
     long sent = System.nanoTime();
-    List<RedisBroker.ShardReply<RedisBroker.Forwarded>> all = broker.moveDueToReadyEach(shards, batchSize, graceMs);
+    List<ShardReply<Forwarded>> all = broker.moveDueToReadyEach(shards, batchSize, graceMs);
     long clockRead = sent + (System.nanoTime() - sent) / 2;
     List<Pass> out = new ArrayList<>(all.size());
-    for (RedisBroker.ShardReply<RedisBroker.Forwarded> reply : all) {
+    for (ShardReply<Forwarded> reply : all) {
       if (reply.failure() != null) {
         out.add(Pass.failed(reply.failure()));
         continue;
       }
-      RedisBroker.Forwarded f = reply.value();
+      Forwarded f = reply.value();
       long next = Long.MAX_VALUE;
       if (f.nextDueAt().isPresent()) {
         next = clockRead + waitNanos(f.nextDueAt().getAsLong() + graceMs, f.redisNowMicros());

@@ -2,6 +2,7 @@ package dev.delayq.scheduler;
 
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardReply;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,7 +35,7 @@ final class IdRetentionTrimmer {
       }
     }
     boolean full = false;
-    for (RedisBroker.ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
+    for (ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
       if (freed.failure() != null) {
         health.failedOrThrow(freed.shard(), freed.failure());
       } else {

@@ -4,9 +4,9 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.HandlerWait;
-import dev.delayq.redis.Inspector;
-import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.Recovery;
+import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardReply;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -46,7 +46,7 @@ final class Recoverer {
     this.broker = broker;
     this.handlerWait = HandlerWait.of(broker);
     this.handlerWaitLimit = handlerWait;
-    this.recovery = new Recovery(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+    this.recovery = new Recovery(broker, poisonPillAfter);
     this.ticks = new AtomicIntegerArray(broker.shards());
   }
 
@@ -69,7 +69,7 @@ final class Recoverer {
    * cluster each master's shards on that master's own thread, so a hung master's recovery is left
    * in flight ({@link dev.delayq.redis.NodeInFlightException}) and holds up no other shard.
    */
-  List<RedisBroker.ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
+  List<ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
     return broker.eachShardApart(shards, shard -> tick(shard, redisNowMs[shard]));
   }
 

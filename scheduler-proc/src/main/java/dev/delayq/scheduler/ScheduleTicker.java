@@ -6,6 +6,8 @@ import dev.delayq.process.OutageLog;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.StoredSchedule;
+import dev.delayq.redis.Ticked;
 import dev.delayq.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,7 +69,7 @@ final class ScheduleTicker {
     List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS + broken.size());
     int ticked = 0;
     for (Tuple t : due) {
-      Optional<RedisBroker.StoredSchedule> stored = broker.schedule(t.getElement());
+      Optional<StoredSchedule> stored = broker.schedule(t.getElement());
       if (stored.isPresent() && tickOne(stored.get(), broker.redisNowMs()) != Outcome.BROKEN) {
         ticked++;
       }
@@ -104,7 +106,7 @@ final class ScheduleTicker {
   private record Plan(Schedule schedule, long tick, long create, int missed, long next, String jobId,
       String recordHead) {}
 
-  Outcome tickOne(RedisBroker.StoredSchedule stored, long now) {
+  Outcome tickOne(StoredSchedule stored, long now) {
     if (broken.stillBroken(stored)) {
       return Outcome.BROKEN;
     }
@@ -118,7 +120,7 @@ final class ScheduleTicker {
       return Outcome.BROKEN;
     }
     broken.computed(stored.id());
-    RedisBroker.Ticked r = broker.tickSchedule(stored, p.create(), p.jobId(), p.recordHead(),
+    Ticked r = broker.tickSchedule(stored, p.create(), p.jobId(), p.recordHead(),
         p.schedule().payloadJson(), p.next());
     if (r.stale()) {
       return Outcome.STALE;
@@ -131,7 +133,7 @@ final class ScheduleTicker {
     return p.create() < 0 ? Outcome.SKIPPED_MISSED : r.code() == 1 ? Outcome.CREATED : Outcome.NONE;
   }
 
-  private static Plan plan(RedisBroker.StoredSchedule stored, long now) {
+  private static Plan plan(StoredSchedule stored, long now) {
     Schedule s = Schedule.fromJson(stored.definition());
     long tick = stored.nextTick();
     long create = tick;

@@ -7,6 +7,7 @@ import dev.delayq.process.ShardHealth;
 import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.NodeInFlightException;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardReply;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -235,7 +236,7 @@ final class SchedulerLoop {
       recoverHere(0, redisNowMs[0]);
       return;
     }
-    for (RedisBroker.ShardReply<Integer> r : recoverer.ticks(shards, redisNowMs)) {
+    for (ShardReply<Integer> r : recoverer.ticks(shards, redisNowMs)) {
       if (r.failure() == null) {
         recoveries.worked(r.shard());
       } else if (!(r.failure() instanceof NodeInFlightException)) {

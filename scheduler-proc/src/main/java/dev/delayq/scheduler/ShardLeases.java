@@ -3,6 +3,7 @@ package dev.delayq.scheduler;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.NodeInFlightException;
 import dev.delayq.redis.RedisBroker;
+import dev.delayq.redis.ShardReply;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -96,7 +97,7 @@ final class ShardLeases {
    * outage path, as for any call of a one-shard queue).
    */
   private void hold(List<Integer> toHold) {
-    for (RedisBroker.ShardReply<Boolean> r : broker.holdLeases(toHold, owner, ttlMs)) {
+    for (ShardReply<Boolean> r : broker.holdLeases(toHold, owner, ttlMs)) {
       if (r.failure() != null) {
         health.failedOrThrow(r.shard(), r.failure());
       } else {
@@ -174,7 +175,7 @@ final class ShardLeases {
    */
   private List<Integer> released(List<Integer> toRelease) {
     List<Integer> out = new ArrayList<>();
-    for (RedisBroker.ShardReply<Boolean> r : broker.releaseLeases(toRelease, owner)) {
+    for (ShardReply<Boolean> r : broker.releaseLeases(toRelease, owner)) {
       if (r.failure() == null && r.value()) {
         out.add(r.shard());
       } else if (r.failure() != null && !(r.failure() instanceof NodeInFlightException)) {

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -84,7 +85,7 @@ class RecovererTest {
   void unregisteredConsumerListIsTakenBackOnlyOnTheSecondSweepThatSeesIt() {
     probe.seedReady("j1");
     broker.claim("orphaned", 1.0, 30_000).orElseThrow();
-    broker.redis().zrem(broker.keys().consumers(), "orphaned"); // died between claim and register
+    GatewayAccess.redis(broker).zrem(broker.keys().consumers(), "orphaned"); // died between claim and register
 
     assertEquals(0, recoverer.sweepUnregistered());
     assertEquals(List.of("inflight:orphaned"), probe.placesOf("j1"), "one sighting is not enough");
@@ -98,7 +99,7 @@ class RecovererTest {
   void consumerThatRegistersBetweenSweepsKeepsItsJobs() {
     probe.seedReady("j1");
     broker.claim("slow", 1.0, 30_000).orElseThrow();
-    broker.redis().zrem(broker.keys().consumers(), "slow");
+    GatewayAccess.redis(broker).zrem(broker.keys().consumers(), "slow");
 
     assertEquals(0, recoverer.sweepUnregistered());
     broker.heartbeat(List.of("slow"), 30_000);

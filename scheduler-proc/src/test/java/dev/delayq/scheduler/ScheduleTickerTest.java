@@ -1,5 +1,7 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.StoredSchedule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +32,7 @@ class ScheduleTickerTest {
     return new Schedule(id, new Cadence.Every(interval), "report", payload, 3, false, missed);
   }
 
-  private RedisBroker.StoredSchedule stored(String id) {
+  private StoredSchedule stored(String id) {
     return broker.schedule(id).orElseThrow();
   }
 
@@ -62,7 +64,7 @@ class ScheduleTickerTest {
   void twoTickersThatReadTheSameScheduleMakeOneJob() {
     Schedules.View v = schedules.upsert(every("s1", Duration.ofSeconds(1), Schedule.Missed.SKIP, "{}"));
     long tick = v.nextTicks().get(0).toEpochMilli();
-    RedisBroker.StoredSchedule read = stored("s1");
+    StoredSchedule read = stored("s1");
     ScheduleTicker other = new ScheduleTicker(broker);
 
     assertEquals(ScheduleTicker.Outcome.CREATED, ticker.tickOne(read, tick - 500));
@@ -93,7 +95,7 @@ class ScheduleTickerTest {
       assertEquals("s1@" + (first + i * 1_000L), ids.get(i), "every tick once, in order: " + ids);
     }
     assertEquals(ids.size(), probe.recordCount());
-    assertEquals(String.valueOf(ids.size()), broker.redis().hget(broker.keys().stats(), "count:enqueued:report"));
+    assertEquals(String.valueOf(ids.size()), GatewayAccess.redis(broker).hget(broker.keys().stats(), "count:enqueued:report"));
   }
 
   private static void race(ScheduleTicker t, AtomicBoolean stop) {
@@ -199,8 +201,8 @@ class ScheduleTickerTest {
 
   /** Writes a definition as another client could, past every check of upsert, with its next tick. */
   private void plant(String id, String definition, long nextTick) {
-    broker.redis().hset(broker.keys().schedules(), id, definition);
-    broker.redis().zadd(broker.keys().scheduleNext(), nextTick, id);
+    GatewayAccess.redis(broker).hset(broker.keys().schedules(), id, definition);
+    GatewayAccess.redis(broker).zadd(broker.keys().scheduleNext(), nextTick, id);
   }
 
   @Test
@@ -260,7 +262,7 @@ class ScheduleTickerTest {
     plant("nocron", "{\"id\":\"nocron\",\"cron\":\"every tuesday\",\"type\":\"report\"}", later);
     plant("badid", "{\"id\":\"bad id!\",\"everyMs\":1000,\"type\":\"report\"}", later);
     plant("nojson", "{nope", later);
-    broker.redis().hset(broker.keys().scheduleLast(), "s1", "not a tick");
+    GatewayAccess.redis(broker).hset(broker.keys().scheduleLast(), "s1", "not a tick");
 
     Schedules.Listing all = schedules.listing();
 

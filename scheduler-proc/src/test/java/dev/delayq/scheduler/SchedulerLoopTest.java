@@ -1,5 +1,7 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.NewJob;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,7 +41,7 @@ class SchedulerLoopTest {
    */
   private void seedDueInDelayed(String... ids) {
     long base = probe.redisNowMs() + 500;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       jobs.add(at(ids[i], "{}", base + i));
     }
@@ -109,7 +111,7 @@ class SchedulerLoopTest {
     assertEquals(List.of(), probe.readyIds());
     assertTrue(wakeAt - before > 9_000_000_000L && wakeAt - before <= 10_100_000_000L,
         "looks again when the first is overdue by the grace, in " + (wakeAt - before) / 1_000_000 + " ms");
-    assertEquals("other", broker.redis().get(broker.keys().leader()));
+    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
   }
 
   @Test
@@ -132,7 +134,7 @@ class SchedulerLoopTest {
         "looks again when 'later' is overdue by the grace: in " + (wakeAt - before) / 1_000_000 + " ms, expected "
             + untilOverdue / 1_000_000);
     assertEquals(List.of("inflight:silent"), probe.placesOf("j1"), "recovery stays with the lease holder");
-    assertEquals("other", broker.redis().get(broker.keys().leader()));
+    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
   }
 
   @Test

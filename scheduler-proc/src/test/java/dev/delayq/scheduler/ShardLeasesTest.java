@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,11 +16,11 @@ class ShardLeasesTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
 
   private String holder() {
-    return broker.redis().get(broker.keys().leader());
+    return GatewayAccess.redis(broker).get(broker.keys().leader());
   }
 
   private long pttl() {
-    return broker.redis().pttl(broker.keys().leader());
+    return GatewayAccess.redis(broker).pttl(broker.keys().leader());
   }
 
   @Test

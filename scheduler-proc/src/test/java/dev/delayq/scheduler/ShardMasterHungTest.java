@@ -1,5 +1,7 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.RedisCluster;
 import dev.delayq.testing.RedisServer;
 import java.io.IOException;
@@ -119,7 +121,7 @@ class ShardMasterHungTest {
           }
           for (int shard : heldJob.keySet()) {
             broker.moveDueToReady(List.of(shard), 10, 0);
-            RedisBroker.Batch b = broker.claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
+            Batch b = broker.claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
                 null, shard, 1);
             assertEquals(1, b.jobs().size(), "the held job of shard " + shard + " is claimed");
           }
@@ -129,7 +131,7 @@ class ShardMasterHungTest {
             for (int i = 0; i < 10_000; i++) {
               expired.put("silent-" + chunk + "-" + i, 1.0);
             }
-            broker.redis().zadd(keys.shard(0).consumers(), expired);
+            GatewayAccess.redis(broker).zadd(keys.shard(0).consumers(), expired);
           }
         });
     Keys keys = run.keys;

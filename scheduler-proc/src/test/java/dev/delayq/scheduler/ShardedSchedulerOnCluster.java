@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.NewJob;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.awaitility.Awaitility.await;
 
@@ -72,7 +73,7 @@ final class ShardedSchedulerOnCluster implements AutoCloseable {
     broker.prepare();
     client = redis.client();
 
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     int[] inShard = new int[SHARDS];
     for (int n = 0; jobs.size() < SHARDS * perShard; n++) {
       String id = "job-" + n;

@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.NewJob;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,11 +77,11 @@ class SharedShardsProcessTest {
 
     // jobs due over the next seconds in every shard, while one scheduler is killed
     Set<String> ids = new HashSet<>();
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 300; i++) {
       String id = "j" + i;
       ids.add(id);
-      jobs.add(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 500 + i * 15L, false));
+      jobs.add(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 500 + i * 15L, false));
     }
     long enqueuedAt = System.nanoTime();
     broker.enqueueAll(jobs);

@@ -1,7 +1,6 @@
 package dev.delayq.supervisor;
 
 import dev.delayq.config.DelayqConfig;
-import dev.delayq.redis.Inspector;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

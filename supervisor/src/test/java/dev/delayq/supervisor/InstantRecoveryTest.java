@@ -1,5 +1,8 @@
 package dev.delayq.supervisor;
 
+import dev.delayq.redis.Ack;
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.NewJob;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +41,7 @@ class InstantRecoveryTest {
   }
 
   private String readyJob(String id) {
-    broker.enqueue(new RedisBroker.NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
+    broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     broker.moveDueToReady(1000);
     assertTrue(redis.lrange(keys.ready(), 0, -1).contains(id), id + " is ready");
     return id;
@@ -61,7 +64,7 @@ class InstantRecoveryTest {
     readyJob("finished");
     readyJob("running");
     readyJob("prefetched");
-    List<RedisBroker.Claimed> batch = broker.claimReady("worker-1@h1:4244:1", 30_000, 3, null).jobs();
+    List<Claimed> batch = broker.claimReady("worker-1@h1:4244:1", 30_000, 3, null).jobs();
     // the worker had finished the first (its acknowledgement had not landed) and started the second
     RunningFile.create(RunningFile.pathFor(runDir, "worker-1", 4244), 4244, 1)
         .running(0, batch.get(1).delivery().element());
@@ -78,7 +81,7 @@ class InstantRecoveryTest {
   void jobsOfAGoneWorkerAreReadyAgainWithTheNextAttemptAndItsLateAckIsFenced() {
     readyJob("a");
     String consumer = "worker-1@h1:4242:3";
-    RedisBroker.Claimed claimed = broker.claim(consumer, 1, 30_000).orElseThrow();
+    Claimed claimed = broker.claim(consumer, 1, 30_000).orElseThrow();
     assertEquals(0, redis.llen(keys.ready()));
 
     recovery.workerGone("worker-1", 4242, 137, System.nanoTime());
@@ -87,7 +90,7 @@ class InstantRecoveryTest {
     assertEquals(0, redis.llen(keys.inFlight(consumer)));
     assertEquals("2", attemptOf("a"));
     assertTrue(redis.hget(keys.jobs(), "a").contains("worker-1 (pid 4242) exited with code 137"));
-    assertEquals(RedisBroker.Ack.FENCED, broker.releaseClaimed(consumer, claimed.delivery()).ack(),
+    assertEquals(Ack.FENCED, broker.releaseClaimed(consumer, claimed.delivery()).ack(),
         "a late ack from the dead process deletes nothing");
     assertTrue(redis.hexists(keys.jobs(), "a"));
     assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer), "the consumer is unregistered");

@@ -1,5 +1,11 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.Batch;
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.GatewayAccess;
+import dev.delayq.redis.NewJob;
+import dev.delayq.redis.RequeueMode;
+import dev.delayq.redis.Requeued;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -106,8 +112,8 @@ class ConsumerTest {
     watchdog.close();
   }
 
-  private static RedisBroker.NewJob due(String id, String type) {
-    return new RedisBroker.NewJob(id, QueueProbe.head(type, QueueProbe.MAX_ATTEMPTS), "{\"n\":1}", 0, false);
+  private static NewJob due(String id, String type) {
+    return new NewJob(id, QueueProbe.head(type, QueueProbe.MAX_ATTEMPTS), "{\"n\":1}", 0, false);
   }
 
   private JsonNode deadRecord(String id) {
@@ -117,7 +123,7 @@ class ConsumerTest {
 
   @Test
   void backlogOfJobsIsAllRunAndAcknowledged() {
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 250; i++) {
       jobs.add(due("n-" + i, i % 2 == 0 ? "noop" : "count"));
     }
@@ -186,8 +192,8 @@ class ConsumerTest {
     assertNotNull(ticket);
     consumer().handOffUnstarted(ticket);
     assertEquals(List.of("g"), probe.inFlightIds(CONSUMER));
-    RedisBroker.Batch idle = broker.claimReady("worker-1:1:2", 30_000, 10, null, 0, 1, shard -> true, 3);
-    assertEquals(List.of("a", "b", "c"), idle.jobs().stream().map(RedisBroker.Claimed::id).toList(),
+    Batch idle = broker.claimReady("worker-1:1:2", 30_000, 10, null, 0, 1, shard -> true, 3);
+    assertEquals(List.of("a", "b", "c"), idle.jobs().stream().map(Claimed::id).toList(),
         "an idle consumer claims them, in order");
 
     GateHandler.open();
@@ -204,7 +210,7 @@ class ConsumerTest {
     lease = new Lease(30_000_000_000L, 1_000_000_000L); // never renewed: as after a long stop
     consumer().pass(); // claims a, b, c
     // it stalls past its heartbeat here; the recoverer takes its jobs back: a was marked running
-    broker.requeueInFlight(CONSUMER, RedisBroker.RequeueMode.GONE, "heartbeat expired", 3);
+    broker.requeueInFlight(CONSUMER, RequeueMode.GONE, "heartbeat expired", 3);
     assertEquals(2, probe.record("a").get("attempt").asInt());
 
     consumer().pass(); // runs a, the job in hand
@@ -231,8 +237,8 @@ class ConsumerTest {
 
   @Test
   void malformedRecordGoesToDeadSayingSo() {
-    broker.redis().hset(broker.keys().jobs(), "garbled", "{this is not a record");
-    broker.redis().lpush(broker.keys().ready(), "garbled");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "{this is not a record");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
 
     JsonNode record = deadRecord("garbled");
 
@@ -243,8 +249,8 @@ class ConsumerTest {
   @Test
   void anEmptyRecordGoesToDeadSayingSoAndTheJobsBesideItRun() {
     probe.seedReady(due("before", "noop"));
-    broker.redis().hset(broker.keys().jobs(), "blank", "");
-    broker.redis().lpush(broker.keys().ready(), "blank");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "blank", "");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "blank");
     probe.seedReady(due("after", "noop"));
 
     JsonNode record = deadRecord("blank");
@@ -308,8 +314,8 @@ class ConsumerTest {
   @Test
   void goodJobsBehindABadOneStillRun() {
     probe.seedReady(due("mystery", "nobody_handles_this"));
-    broker.redis().hset(broker.keys().jobs(), "garbled", "]");
-    broker.redis().lpush(broker.keys().ready(), "garbled");
+    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "]");
+    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
     broker.enqueueAll(List.of(due("ok-1", "noop"), due("ok-2", "order_close")));
 
     // the garbled one dead, the one of a type no handler here runs left waiting for one
@@ -347,7 +353,7 @@ class ConsumerTest {
   @Test
   void jobsFinishedWhileTheirAcknowledgementsCannotLeaveAreAllInTheCrashRecordWhateverTheBatch() throws Exception {
     int batch = RunningFile.FINISHED_KEPT + 8;
-    List<RedisBroker.NewJob> jobs = new ArrayList<>();
+    List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < batch; i++) {
       jobs.add(due("p-" + i, "count"));
     }
@@ -386,9 +392,9 @@ class ConsumerTest {
     await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
 
     // the worker dies here; its supervisor takes back what its consumer held
-    RedisBroker.Requeued r = broker.requeueInFlight(CONSUMER, RedisBroker.RequeueMode.GONE, "worker-1 killed", 3);
+    Requeued r = broker.requeueInFlight(CONSUMER, RequeueMode.GONE, "worker-1 killed", 3);
 
-    assertEquals(new RedisBroker.Requeued(3, 1, 0, false), r);
+    assertEquals(new Requeued(3, 1, 0, false), r);
     assertEquals(2, probe.record("g-0").get("attempt").asInt());
     for (String id : List.of("g-1", "g-2", "g-3")) {
       assertEquals(1, probe.record(id).get("attempt").asInt(), id);
@@ -415,8 +421,8 @@ class ConsumerTest {
     broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
     consumer().pass(); // claims a, b, c on the old master
     // the new master never got that claim: the three are still in ready there
-    broker.redis().del(broker.keys().inFlight(CONSUMER));
-    broker.redis().rpush(broker.keys().ready(), "c", "b", "a");
+    GatewayAccess.redis(broker).del(broker.keys().inFlight(CONSUMER));
+    GatewayAccess.redis(broker).rpush(broker.keys().ready(), "c", "b", "a");
     masterEpoch.incrementAndGet();
 
     consumer().pass(); // runs a, the job in hand

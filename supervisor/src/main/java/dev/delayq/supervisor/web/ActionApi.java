@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.Resumed;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,7 +96,7 @@ final class ActionApi {
   /** {@code {"scope": "*"}} or a job type: the jobs held meanwhile go back to ready. */
   ObjectNode resume(JsonNode body) {
     String scope = scope(body);
-    dev.delayq.redis.RedisBroker.Resumed r;
+    Resumed r;
     try {
       r = admin.resume(scope);
     } catch (IllegalArgumentException e) {
