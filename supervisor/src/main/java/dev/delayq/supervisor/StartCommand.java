@@ -105,7 +105,8 @@ final class StartCommand implements Callable<Integer> {
         ChildEnvironment.HOST, host);
     String webToken = config.web().token().isEmpty() ? SecretFile.generate() : config.web().token();
     try (RedisConnection redis = RedisConnector.connect(config, redisUrl, "delayq-supervisor", 4);
-        ChildLauncher launcher = new ChildLauncher(env, home.home(), rotation(config))) {
+        ProcessLauncher launcher = new ProcessLauncher(env, home.home(), rotation(config),
+            config.redis().embeddedPort(), specs.embeddedPassword())) {
       List<Recovery> perQueue = new java.util.ArrayList<>();
       Map<String, Inspector> inspectors = new java.util.LinkedHashMap<>();
       for (DelayqConfig queue : config.perQueue()) {
