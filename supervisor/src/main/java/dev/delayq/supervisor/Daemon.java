@@ -49,7 +49,7 @@ final class Daemon {
       return 1;
     }
     long logStart = Files.size(log);
-    Process process = new ProcessBuilder(ProcessLauncher.command(command()))
+    Process process = new ProcessBuilder(Setsid.command(command()))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

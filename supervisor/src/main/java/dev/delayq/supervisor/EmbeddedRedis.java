@@ -60,7 +60,7 @@ final class EmbeddedRedis {
     String script = "s=$1; r=$2; "
         + "while kill -0 $s 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done; "
         + "if kill -0 $r 2>/dev/null; then sleep " + ORPHAN_GRACE_SECONDS + "; kill -TERM $r 2>/dev/null; fi";
-    return new ProcessBuilder(ProcessLauncher.command(List.of("/bin/sh", "-c", script, "delayq-redis-watchdog",
+    return new ProcessBuilder(Setsid.command(List.of("/bin/sh", "-c", script, "delayq-redis-watchdog",
         Long.toString(supervisorPid), Long.toString(redisPid))))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectErrorStream(true)

@@ -6,8 +6,6 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,8 +25,6 @@ import org.slf4j.LoggerFactory;
 final class ProcessLauncher implements ChildLauncher, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ProcessLauncher.class);
   private static final Duration REDIS_START_TIMEOUT = Duration.ofSeconds(30);
-  /** util-linux setsid execs in place (same PID) when its caller leads no process group. */
-  private static final String SETSID = findSetsid();
   private static final long PUMP_JOIN_MS = 2000;
 
   private final Map<String, String> environment;
@@ -55,7 +51,7 @@ final class ProcessLauncher implements ChildLauncher, AutoCloseable {
     RotatingLog childLog = logs.computeIfAbsent(spec.logFile(), f -> new RotatingLog(f, rotation));
     childLog.writeLine("--- " + OffsetDateTime.now() + " delayq supervisor starts " + spec.name() + ": "
         + String.join(" ", spec.command()));
-    ProcessBuilder builder = new ProcessBuilder(command(spec.command()))
+    ProcessBuilder builder = new ProcessBuilder(Setsid.command(spec.command()))
         .directory(workingDir.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectErrorStream(true)
@@ -136,24 +132,5 @@ final class ProcessLauncher implements ChildLauncher, AutoCloseable {
         log.warn("cannot close {}: {}", l.file(), e.toString());
       }
     }
-  }
-
-  static List<String> command(List<String> command) {
-    List<String> full = new ArrayList<>(command.size() + 1);
-    if (SETSID != null) {
-      full.add(SETSID);
-    }
-    full.addAll(command);
-    return full;
-  }
-
-  private static String findSetsid() {
-    for (String dir : new String[] {"/usr/bin", "/bin", "/usr/local/bin"}) {
-      File f = new File(dir, "setsid");
-      if (f.canExecute()) {
-        return f.getPath();
-      }
-    }
-    return null;
   }
 }

@@ -13,7 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * One child's log file, rotated by size. The supervisor copies each child's output here (see
- * {@link ProcessLauncher}), so the file is closed and renamed by its only writer: nothing keeps
+ * the supervisor's launcher), so the file is closed and renamed by its only writer: nothing keeps
  * writing to a rotated file. Whole lines stay in one file wherever a write brings them whole.
  * Thread-safe: the output of a restarted child may arrive while its predecessor's last lines do.
  */
