@@ -1,5 +1,9 @@
 package dev.delayq.supervisor;
 
+import dev.delayq.supervisor.host.EmbeddedRedis;
+import dev.delayq.supervisor.host.LogRotation;
+import dev.delayq.supervisor.host.RotatingLog;
+import dev.delayq.supervisor.host.Setsid;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * pipe; they drain and exit anyway. The embedded Redis gets a watchdog beside it
  * ({@link EmbeddedRedis#watchdog}), ended when Redis ends or the launcher closes.
  */
-final class ProcessLauncher implements ChildLauncher, AutoCloseable {
+public final class ProcessLauncher implements ChildLauncher, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ProcessLauncher.class);
   private static final Duration REDIS_START_TIMEOUT = Duration.ofSeconds(30);
   private static final long PUMP_JOIN_MS = 2000;
@@ -37,7 +41,7 @@ final class ProcessLauncher implements ChildLauncher, AutoCloseable {
   private final String embeddedPassword;
 
   /** {@code embeddedPassword}: the embedded Redis's, or null when redis.url names another Redis. */
-  ProcessLauncher(Map<String, String> environment, Path workingDir, LogRotation rotation, int embeddedPort,
+  public ProcessLauncher(Map<String, String> environment, Path workingDir, LogRotation rotation, int embeddedPort,
       String embeddedPassword) {
     this.environment = Map.copyOf(environment);
     this.workingDir = workingDir;

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * workers. One control thread (the one calling {@link #run}) owns the child table and acts on
  * {@link Event}s; every other thread only posts events through the public-facing methods.
  */
-final class Supervisor {
+public final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
   private static final Duration TICK = Duration.ofMillis(200);
 
@@ -55,7 +55,7 @@ final class Supervisor {
    * and the workers start; what it throws ends {@link #run}. {@code ticker} is the clock of
    * every backoff, restart budget, start grace and stop deadline.
    */
-  Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
+  public Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
       int workers, Ticker ticker, Runnable redisCheck) {
     this.redisCheck = redisCheck;
     this.specs = specs;
@@ -68,11 +68,11 @@ final class Supervisor {
 
   // ---- any thread ------------------------------------------------------------------------
 
-  CompletableFuture<List<ChildView>> snapshot() {
+  public CompletableFuture<List<ChildView>> snapshot() {
     return overview().thenApply(Overview::children);
   }
 
-  CompletableFuture<Overview> overview() {
+  public CompletableFuture<Overview> overview() {
     CompletableFuture<Overview> reply = new CompletableFuture<>();
     events.add(new Event.StatusRequest(reply));
     return reply;
@@ -83,7 +83,7 @@ final class Supervisor {
    *
    * @throws IllegalArgumentException for a count below 0 or above worker.maxProcesses
    */
-  CompletableFuture<String> resize(OptionalInt workerCount) {
+  public CompletableFuture<String> resize(OptionalInt workerCount) {
     int max = specs.config().worker().maxProcesses();
     if (workerCount.isPresent() && (workerCount.getAsInt() < 0 || workerCount.getAsInt() > max)) {
       throw new IllegalArgumentException("workers must be between 0 and worker.maxProcesses (" + max
@@ -94,28 +94,28 @@ final class Supervisor {
     return reply;
   }
 
-  CompletableFuture<String> restart(String childName) {
+  public CompletableFuture<String> restart(String childName) {
     CompletableFuture<String> reply = new CompletableFuture<>();
     events.add(new Event.Restart(childName, reply));
     return reply;
   }
 
   /** Starts (or joins) the stop; {@code progress} may be null. */
-  CompletableFuture<Void> stop(Duration timeout, String why, Consumer<String> progress) {
+  public CompletableFuture<Void> stop(Duration timeout, String why, Consumer<String> progress) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     events.add(new Event.Stop(timeout, why, progress, done));
     return done;
   }
 
   /** The read side of every queue served. */
-  QueueInspectors queues() {
+  public QueueInspectors queues() {
     return queues;
   }
 
   // ---- the control thread ------------------------------------------------------------------
 
   /** Starts every child, then runs the control loop until a stop has taken everything down. */
-  void run() throws InterruptedException {
+  public void run() throws InterruptedException {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "supervisor-timer");
       t.setDaemon(true);
@@ -134,7 +134,7 @@ final class Supervisor {
   }
 
   /** Kills whatever runs: the way out when start-up itself failed. */
-  void abort() {
+  public void abort() {
     processes.killAll();
   }
 

@@ -8,6 +8,7 @@ import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
+import dev.delayq.supervisor.host.Home;
 import dev.delayq.testing.RedisFixture;
 import java.nio.file.Path;
 import java.time.Duration;
