@@ -36,9 +36,22 @@ public record ChangeResult(String id, Status status, Instant dueAt, String detai
       case RUNNING -> "job " + id + " is running: only a delayed or ready job can be changed";
       case DEAD -> "job " + id + " is dead: only a delayed or ready job can be changed "
           + "(delayq dead retry " + id + " runs it again)";
-      case UNKNOWN -> "no job with id " + id + " (never enqueued, or already done)";
+      case UNKNOWN -> noSuchJob(id);
       case MALFORMED -> "job " + id + " was not changed: " + detail;
     };
+  }
+
+  /**
+   * The refusal of an id no job holds, as every door words it (this result, the dashboard, the
+   * CLI, which names the queue instead of the reasons).
+   */
+  public static String noSuchJob(String id) {
+    return noJobWithId(id) + " (never enqueued, or already done)";
+  }
+
+  /** The start of {@link #noSuchJob}, for a door that goes on in its own words. */
+  public static String noJobWithId(String id) {
+    return "no job with id " + id;
   }
 
   static ChangeResult of(String id, String place, long dueAt) {

@@ -3,6 +3,8 @@ package dev.delayq;
 import dev.delayq.config.Durations;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 
 /**
  * The range of a job's due time, from the epoch to {@link #LATEST}, which every door that sets
@@ -40,6 +42,24 @@ public final class DueTime {
       throw new IllegalArgumentException("due time " + at + " is out of range: " + RANGE);
     }
     return at.toEpochMilli();
+  }
+
+  /**
+   * A due time as an operator types it (the CLI's --at, a job line's "at", the dashboard's
+   * reschedule): ISO-8601 with an offset, or an instant in UTC. {@code what} names the input in
+   * the IllegalArgumentException that refuses anything else.
+   */
+  public static Instant parse(String what, String text) {
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      try {
+        return Instant.parse(text);
+      } catch (DateTimeParseException e2) {
+        throw new IllegalArgumentException(what + " '" + text + "' is not an ISO-8601 instant with an offset, "
+            + "e.g. 2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z");
+      }
+    }
   }
 
   /** As {@link #delayMs(Duration, long)} from this host's clock. */

@@ -3,7 +3,7 @@ package dev.delayq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
@@ -67,7 +67,7 @@ class DebounceTest {
     assertTrue(run.record().endsWith(",\"p\":{\"comment\":50}}"), run.record());
     long after = run.redisMs() - (lastDue - 1_000);
     assertTrue(after >= 1_000 && after < 1_300, "ran " + after + " ms after the last enqueue");
-    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
   }
 
   @Test

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.job.JobResult;
 import dev.delayq.job.RetryPolicy;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.schedule.Cadence;
@@ -74,7 +74,7 @@ class DueTimeRangeTest {
 
     assertEquals(DueTime.LATEST, latest.dueAt());
     assertEquals(DueTime.LATEST_MS, probe.dueAt("latest"));
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
     assertEquals(0, broker.moveDueToReady(1000).moved());
     assertEquals(List.of("latest"), probe.delayedIds(), "the latest due time is in range: it waits");
   }

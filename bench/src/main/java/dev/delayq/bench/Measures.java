@@ -5,6 +5,8 @@ import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -179,6 +181,7 @@ final class Measures {
       double cpuBefore = redis.cpuSeconds();
       Map<String, long[]> commandsBefore = redis.commandStats();
       Inspector inspector = new Inspector(redis.redis(), q.keys());
+      InvariantCheck invariant = new InvariantCheck(redis.redis(), q.keys());
       while (records(q) > 0) {
         Thread.sleep(2);
       }
@@ -186,7 +189,7 @@ final class Measures {
       double redisCpu = redis.cpuSeconds() - cpuBefore;
       Map<String, Double> split = cpuSplit(split0, redis.cpuByMaster());
       double rate = n * 1000.0 / Math.max(1, doneAt - dueAt);
-      List<Inspector.Breach> breaches = inspector.check();
+      List<InvariantCheck.Breach> breaches = invariant.breaches();
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("jobs_per_s", Math.round(rate));
       out.put("workers", workers);
@@ -281,7 +284,7 @@ final class Measures {
       int breaches = 0;
       long dead = 0;
       for (Queue q : queues) {
-        breaches += new Inspector(redis.redis(), q.keys()).check().size();
+        breaches += new InvariantCheck(redis.redis(), q.keys()).breaches().size();
         dead += redis.redis().zcard(q.keys().dead());
       }
       out.put("started", starts.size());
@@ -337,7 +340,7 @@ final class Measures {
       out.put("busiest_1s_window", busiest);
       out.put("busiest_over_limit_pct", round2(100.0 * (busiest - limit) / limit));
       out.put("dead", redis.redis().zcard(q.keys().dead()));
-      out.put("consistency_breaches", new Inspector(redis.redis(), q.keys()).check().size());
+      out.put("consistency_breaches", new InvariantCheck(redis.redis(), q.keys()).breaches().size());
       return out;
     } finally {
       redis.redis().del(log);

@@ -3,6 +3,7 @@ package dev.delayq.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -98,7 +99,7 @@ final class SoakRun {
       ledgerThread.join(10_000);
 
       List<Map<String, Object>> workersAtEnd = workerFigures(supervisor);
-      int breaches = new Inspector(redis.redis(), q.keys()).check().size();
+      int breaches = new InvariantCheck(redis.redis(), q.keys()).breaches().size();
       long dead = new Inspector(redis.redis(), q.keys()).depths().dead();
       redis.redis().del(log);
       long slowlogEntries = redis.slowlogLength();

@@ -421,8 +421,8 @@ public final class Admin {
     }
     int orphansRequeued = 0;
     int orphansDead = 0;
-    for (Inspector.Breach b : inspector.check()) {
-      if (b.kind() == Inspector.Breach.Kind.ORPHAN_RECORD) {
+    for (InvariantCheck.Breach b : new InvariantCheck(redis, keys).breaches()) {
+      if (b.kind() == InvariantCheck.Breach.Kind.ORPHAN_RECORD) {
         long code = requeueOrphan(b.id());
         if (code == 1) {
           orphansRequeued++;

@@ -29,6 +29,6 @@ class AdminHandlerWaitTest {
     assertEquals(0, report.orphansRequeued(), "not an orphan: it has its place");
     assertEquals(Admin.State.WAITING_FOR_HANDLER, admin.inspect("j1").orElseThrow().state());
     assertEquals(Map.of(QueueProbe.TYPE, 1L), admin.flow().waitingForHandler());
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
   }
 }

@@ -128,7 +128,7 @@ class AdminTest {
     assertEquals(List.of("ready"), probe.placesOf("ghost-job"));
     assertEquals(List.of("ready"), probe.placesOf("orphan"));
     assertEquals(List.of("inflight:alive"), probe.placesOf("alive-job"));
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
   }
 
   @Test

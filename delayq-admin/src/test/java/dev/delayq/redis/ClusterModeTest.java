@@ -37,6 +37,7 @@ class ClusterModeTest {
   private final RedisBroker broker = new RedisBroker(redis, keys);
   private final Admin admin = new Admin(redis, keys, 3);
   private final Inspector inspector = new Inspector(redis.client(), keys);
+  private final InvariantCheck invariant = new InvariantCheck(redis.client(), keys);
 
   @AfterEach
   void close() {
@@ -77,7 +78,7 @@ class ClusterModeTest {
     assertEquals(Admin.State.DEAD, admin.inspect("second").orElseThrow().state());
     assertTrue(admin.retryDead("second"));
     assertEquals(new Inspector.Depths(0, 1, 0, 0, 1), inspector.depths());
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
     assertTrue(admin.redisNowMs() > 0);
 
     // the per-second stats hashes share the queue's slot, so their pipeline goes to one master
@@ -94,7 +95,7 @@ class ClusterModeTest {
     // an in-flight list of a consumer nobody registered: found among the slot's keys
     redis.client().lpush(keys.inFlight("ghost"), "7|lost");
 
-    List<String> found = inspector.check().stream().map(Inspector.Breach::toString).sorted().toList();
+    List<String> found = invariant.breaches().stream().map(InvariantCheck.Breach::toString).sorted().toList();
 
     assertEquals(2, found.size(), found.toString());
     assertTrue(found.get(0).startsWith("lost: in inflight:ghost without a record"), found.toString());

@@ -122,7 +122,7 @@ class IdRetentionScriptTest {
     assertEquals(List.of("ready"), probe.placesOf("k-1"));
     assertTrue(probe.rawRecord("k-1") != null);
     assertEquals(0, broker.redis().hlen(keys.ended()));
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
   }
 
   @Test
@@ -160,7 +160,7 @@ class IdRetentionScriptTest {
       assertEquals(RedisBroker.EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
     }
     assertEquals(0, probe.recordCount());
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
   }
 
   @Test
@@ -264,14 +264,14 @@ class IdRetentionScriptTest {
   void checkAcceptsKeptIdsAndReportsOneThatAlsoHasARecord() {
     broker.enqueue(kept("p-1", 0));
     broker.ackAll(List.of(new RedisBroker.Report("c1", null, List.of(claimOne(broker, "c1")))));
-    Inspector inspector = new Inspector(broker.redis(), keys);
-    assertEquals(List.of(), inspector.check());
+    InvariantCheck invariant = new InvariantCheck(broker.redis(), keys);
+    assertEquals(List.of(), invariant.breaches());
 
     broker.redis().hset(keys.jobs(), "p-1", "{}");
     broker.redis().zadd(keys.delayed(), 1, "p-1");
     broker.redis().zadd(keys.endedExpiry(), 1, "lonely");
 
-    List<String> found = inspector.check().stream().map(Inspector.Breach::toString).sorted().toList();
+    List<String> found = invariant.breaches().stream().map(InvariantCheck.Breach::toString).sorted().toList();
     assertEquals(List.of("lonely: ended, but in ended:expiry only", "p-1: ended, but it has a record in jobs"), found);
   }
 }

@@ -20,7 +20,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.resps.Slowlog;
 
 /**
- * {@code delayq check} and {@code delayq recover} (Inspector.check, Admin.recover) on a queue of
+ * {@code delayq check} and {@code delayq recover} (InvariantCheck.breaches, Admin.recover) on a queue of
  * 1,000,000 pending jobs, on a Redis of their own: every command they send does a bounded chunk
  * of work (100 to 1,000 ids), so none costs more than a fiftieth of one whole read of the jobs
  * hash timed on the same Redis just before, and never less than 10 ms (a read of a million ids,
@@ -103,7 +103,7 @@ class MillionJobsCheckAndRecoverTest {
     }
   }
 
-  private record Look(List<Inspector.Breach> breaches, int takenBack, long checkMs, long recoverMs,
+  private record Look(List<InvariantCheck.Breach> breaches, int takenBack, long checkMs, long recoverMs,
       List<SlowCommand> slowCommands, int pings, double pingP50Ms, double pingP99Ms, double pingMaxMs) {
     @Override
     public String toString() {
@@ -133,7 +133,7 @@ class MillionJobsCheckAndRecoverTest {
     }, "pinger");
     pinger.start();
     long t0 = System.nanoTime();
-    List<Inspector.Breach> breaches = new Inspector(redis, keys).check();
+    List<InvariantCheck.Breach> breaches = new InvariantCheck(redis, keys).breaches();
     long checkMs = (System.nanoTime() - t0) / 1_000_000;
     t0 = System.nanoTime();
     Admin.RecoverReport report = new Admin(broker, 3).recover();

@@ -63,7 +63,7 @@ class RequeueOrphanScriptTest {
     assertEquals(List.of("dead"), probe.placesOf("orphan"));
     assertEquals(unencodable, probe.record("orphan").get("malformed").asText());
     assertTrue(probe.record("orphan").get("lastError").asText().contains("cannot be written back"));
-    assertEquals(List.of(), new Inspector(broker.redis(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
   }
 
   @Test

@@ -146,7 +146,7 @@ class ShardedQueueTest {
     assertEquals(Admin.State.ENDED, admin.inspect("job-5").orElseThrow().state(), "its id stays taken, in its shard");
     assertTrue(producer2Duplicate("job-5"));
     assertTrue(admin.retryDead(dead.id()));
-    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(redis.client(), keys).breaches());
     assertEquals(31L, admin.stats().counters().get("t").get("enqueued"), "the 30 and the cancelled one");
     assertEquals(new Inspector.Depths(1, 1, 0, 0, 2), new Inspector(redis.client(), keys).depths());
   }
@@ -321,7 +321,7 @@ class ShardedQueueTest {
     }
     assertEquals(1, JobRecord.parse(running.id(), redis.client().hget(keys.shardOf(running.id()).jobs(),
         running.id())).lost());
-    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(redis.client(), keys).breaches());
   }
 
   @ParameterizedTest
@@ -392,6 +392,6 @@ class ShardedQueueTest {
         new JobBrowser.Query(null, "change-", 50, 0));
     assertEquals(12, listed.rows().size(), "the listing spans the shards: " + listed.rows());
     assertTrue(listed.rows().stream().allMatch(r -> r.type().equals("t")), "each record read in its shard");
-    assertEquals(List.of(), new Inspector(redis.client(), keys).check());
+    assertEquals(List.of(), new InvariantCheck(redis.client(), keys).breaches());
   }
 }

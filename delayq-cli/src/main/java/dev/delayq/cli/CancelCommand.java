@@ -4,7 +4,7 @@ import dev.delayq.redis.Admin;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,26 +24,26 @@ final class CancelCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(paramLabel = "ID", description = "The job's id.")
-  String id;
+  @Mixin
+  JobId jobId;
 
   @Override
   public Integer call() {
     try (Session s = parent.connect()) {
-      if (s.broker.cancel(id)) {
-        spec.commandLine().getOut().println("cancelled " + id);
+      if (s.broker.cancel(jobId.id)) {
+        spec.commandLine().getOut().println("cancelled " + jobId.id);
         return ExitCodes.OK;
       }
-      if (s.broker.requestCancel(id) == dev.delayq.redis.RedisBroker.CancelAsk.ASKED) {
-        spec.commandLine().getOut().println("cancelling " + id + ": it is running; its worker interrupts it "
+      if (s.broker.requestCancel(jobId.id) == dev.delayq.redis.RedisBroker.CancelAsk.ASKED) {
+        spec.commandLine().getOut().println("cancelling " + jobId.id + ": it is running; its worker interrupts it "
             + "and it ends as cancelled, not retried");
         return ExitCodes.OK;
       }
-      Optional<Admin.JobView> job = s.admin.inspect(id);
+      Optional<Admin.JobView> job = s.admin.inspect(jobId.id);
       if (job.isEmpty()) {
-        throw CliException.noSuchJob(id, s.keys.queue());
+        throw CliException.noSuchJob(jobId.id, s.keys.queue());
       }
-      throw CliException.notFound("job " + id + " cannot be cancelled: it is "
+      throw CliException.notFound("job " + jobId.id + " cannot be cancelled: it is "
           + InspectCommand.describe(job.get()) + " (delayed, ready and running jobs can be)");
     }
   }

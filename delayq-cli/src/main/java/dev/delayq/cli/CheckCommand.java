@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -34,13 +35,13 @@ final class CheckCommand implements Callable<Integer> {
     List<String> breached = new java.util.ArrayList<>();
     for (DelayqConfig queue : queues()) {
       try (Session s = parent.connect(queue)) {
-        List<Inspector.Breach> found = s.inspector.check();
+        List<InvariantCheck.Breach> found = s.invariant.breaches();
         Inspector.Depths d = s.inspector.depths();
         if (found.isEmpty()) {
           out.printf("ok: queue %s, %d records, each job in exactly one place%n", s.keys.queue(), d.records());
           continue;
         }
-        for (Inspector.Breach b : found) {
+        for (InvariantCheck.Breach b : found) {
           out.println("breach " + b.kind() + ": " + LogText.escape(b));
         }
         breaches += found.size();

@@ -1,5 +1,7 @@
 package dev.delayq.cli;
 
+import dev.delayq.ChangeResult;
+
 /** A command's refusal: its message is the one line the operator sees, with this exit code. */
 final class CliException extends RuntimeException {
   private final int exitCode;
@@ -15,7 +17,7 @@ final class CliException extends RuntimeException {
 
   /** A command given the id of a job the queue does not hold. */
   static CliException noSuchJob(String id, String queue) {
-    return notFound("no job with id " + id + " in queue " + queue);
+    return notFound(ChangeResult.noJobWithId(id) + " in queue " + queue);
   }
 
   static CliException badInput(String message) {

@@ -106,7 +106,7 @@ final class DeadCommand implements Runnable {
     Which which;
 
     static final class Which {
-      @Parameters(paramLabel = "ID", description = "The dead job's id.")
+      @Parameters(paramLabel = JobId.LABEL, description = "The dead job's id.")
       String id;
 
       @Option(names = "--all", description = "Every dead job (in batches of 1,000).")

@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import picocli.CommandLine;
@@ -80,24 +79,8 @@ public final class DelayqCli implements Runnable {
     cl.registerConverter(Duration.class, DelayqCli::duration);
     cl.setExecutionExceptionHandler(new Errors(cli));
     cl.setParameterExceptionHandler(DelayqCli::usageError);
-    unclusterIdCommands(cl);
+    JobId.unclusterIdCommands(cl);
     return cl;
-  }
-
-  /**
-   * On a command that takes an id, "-hQ2..." or "-q8Zz..." is an unknown option, not -h (help)
-   * or -q with a value: a mistyped id must not show help or switch the queue. There a short
-   * option is written apart ("-q NAME").
-   */
-  private static void unclusterIdCommands(CommandLine cl) {
-    if (takesId(cl.getCommandSpec())) {
-      cl.setPosixClusteredShortOptionsAllowed(false);
-    }
-    cl.getSubcommands().values().forEach(DelayqCli::unclusterIdCommands);
-  }
-
-  private static boolean takesId(CommandLine.Model.CommandSpec command) {
-    return command.positionalParameters().stream().anyMatch(p -> p.paramLabel().equals("ID"));
   }
 
   @Override
@@ -216,22 +199,9 @@ public final class DelayqCli implements Runnable {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
     err.println("delayq: " + e.getMessage().replaceFirst("^Error: ", "") + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')"
-        + dashedIdHint(cmd.getCommandSpec(), args));
+        + JobId.dashedIdHint(cmd.getCommandSpec(), args));
     err.flush();
     return ExitCodes.USAGE;
-  }
-
-  /**
-   * Why a command that takes an id may have refused one: an id that begins with '-' reads as an
-   * option ("-q8Zz..." is -q with a value), and goes after "--". delayq never generates such an
-   * id; a caller may choose one.
-   */
-  private static String dashedIdHint(CommandLine.Model.CommandSpec command, String[] args) {
-    boolean dashed = Arrays.stream(args).anyMatch(a -> a.startsWith("-") && !a.equals("--")
-        && command.findOption(a) == null && !a.contains("="));
-    return takesId(command) && dashed
-        ? "; an id that begins with '-' goes after '--': " + command.qualifiedName() + " -- ID"
-        : "";
   }
 
   /** Maps every exception a command lets through to one line on stderr and an exit code. */

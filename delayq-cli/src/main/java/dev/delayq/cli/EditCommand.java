@@ -4,7 +4,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
@@ -21,8 +21,8 @@ final class EditCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(paramLabel = "ID", description = "The job's id.")
-  String id;
+  @Mixin
+  JobId jobId;
 
   @Option(names = "--payload", paramLabel = "JSON", required = true, description = "The new payload, JSON.")
   String payload;
@@ -30,6 +30,6 @@ final class EditCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     EnqueueCommand.checkJson(payload);
-    return JobChanges.run(parent, spec.commandLine().getOut(), "edited", q -> q.editPayload(id, payload));
+    return JobChanges.run(parent, spec.commandLine().getOut(), "edited", q -> q.editPayload(jobId.id, payload));
   }
 }

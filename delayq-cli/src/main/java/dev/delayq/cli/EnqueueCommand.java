@@ -2,6 +2,7 @@ package dev.delayq.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.delayq.DelayQueue;
+import dev.delayq.DueTime;
 import dev.delayq.EnqueueResult;
 import dev.delayq.IfPending;
 import dev.delayq.JobOptions;
@@ -11,8 +12,6 @@ import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import java.io.PrintWriter;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -104,7 +103,7 @@ final class EnqueueCommand implements Callable<Integer> {
     JobOptions options = new JobOptions(id, maxAttempts).ifPending(option);
     JobRequest request = delay != null
         ? new JobRequest(type, json, Durations.parse(delay), null, options)
-        : new JobRequest(type, json, null, instant("--at", at), options);
+        : new JobRequest(type, json, null, DueTime.parse("--at", at), options);
     DelayqConfig config = parent.loadConfig();
     PrintWriter out = spec.commandLine().getOut();
     try (DelayQueue queue = DelayQueue.connect(config, parent.redisUrl(config))) {
@@ -176,19 +175,6 @@ final class EnqueueCommand implements Callable<Integer> {
           java.time.Duration.between(at, now).truncatedTo(java.time.temporal.ChronoUnit.SECONDS))
           + " ago): the job is due now and runs as soon as a worker takes it");
       err.flush();
-    }
-  }
-
-  static Instant instant(String what, String text) {
-    try {
-      return OffsetDateTime.parse(text).toInstant();
-    } catch (DateTimeParseException e) {
-      try {
-        return Instant.parse(text);
-      } catch (DateTimeParseException e2) {
-        throw new IllegalArgumentException(what + " '" + text + "' is not an ISO-8601 instant with an offset, "
-            + "e.g. 2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z");
-      }
     }
   }
 }

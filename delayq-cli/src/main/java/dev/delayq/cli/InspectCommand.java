@@ -6,7 +6,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,8 +25,8 @@ final class InspectCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(paramLabel = "ID", description = "The job's id.")
-  String id;
+  @Mixin
+  JobId jobId;
 
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
@@ -34,8 +34,8 @@ final class InspectCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try (Session s = parent.connect()) {
-      Admin.JobView job = s.admin.inspect(id).orElseThrow(() ->
-          CliException.noSuchJob(id, s.keys.queue()));
+      Admin.JobView job = s.admin.inspect(jobId.id).orElseThrow(() ->
+          CliException.noSuchJob(jobId.id, s.keys.queue()));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         out.println(Formats.json(job));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.delayq.DelayQueue;
+import dev.delayq.DueTime;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.config.Durations;
@@ -88,7 +89,7 @@ sealed interface JobLine {
       throw new IllegalArgumentException("\"at\" must be an ISO-8601 string, got " + at);
     }
     return new JobRequest(type.asText(), payload.toString(), null,
-        EnqueueCommand.instant("\"at\"", at.asText()), options);
+        DueTime.parse("\"at\"", at.asText()), options);
   }
 
   private static String text(JsonNode node, String field) {

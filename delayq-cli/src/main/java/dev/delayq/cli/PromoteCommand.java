@@ -3,7 +3,7 @@ package dev.delayq.cli;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
@@ -20,11 +20,11 @@ final class PromoteCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(paramLabel = "ID", description = "The job's id.")
-  String id;
+  @Mixin
+  JobId jobId;
 
   @Override
   public Integer call() {
-    return JobChanges.run(parent, spec.commandLine().getOut(), "promoted", q -> q.promote(id));
+    return JobChanges.run(parent, spec.commandLine().getOut(), "promoted", q -> q.promote(jobId.id));
   }
 }

@@ -5,7 +5,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
@@ -25,8 +25,8 @@ final class RescheduleCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(paramLabel = "ID", description = "The job's id.")
-  String id;
+  @Mixin
+  JobId jobId;
 
   @Option(names = "--delay", paramLabel = "DURATION", description = "Due after this delay from now: 250ms, 30s, 5m, 2h, 1d.")
   String delay;
@@ -43,11 +43,11 @@ final class RescheduleCommand implements Callable<Integer> {
     if (delay != null) {
       java.time.Duration d = Durations.parse(delay);
       dev.delayq.DueTime.delayMs(d);
-      return JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(id, d));
+      return JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(jobId.id, d));
     }
-    java.time.Instant instant = EnqueueCommand.instant("--at", at);
+    java.time.Instant instant = dev.delayq.DueTime.parse("--at", at);
     dev.delayq.DueTime.atMs(instant);
-    int exit = JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(id, instant));
+    int exit = JobChanges.run(parent, spec.commandLine().getOut(), "rescheduled", q -> q.reschedule(jobId.id, instant));
     if (exit == ExitCodes.OK) {
       EnqueueCommand.pastAtNotice(spec.commandLine().getErr(), instant);
     }

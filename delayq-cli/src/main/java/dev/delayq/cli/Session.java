@@ -3,6 +3,7 @@ package dev.delayq.cli;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
@@ -14,6 +15,7 @@ final class Session implements AutoCloseable {
   final Keys keys;
   final Admin admin;
   final Inspector inspector;
+  final InvariantCheck invariant;
   final RedisBroker broker;
   private final RedisConnection redis;
 
@@ -24,6 +26,7 @@ final class Session implements AutoCloseable {
     this.broker = new RedisBroker(redis, keys).withLimits(config);
     this.admin = new Admin(broker, config.worker().poisonPillAfter());
     this.inspector = new Inspector(redis.client(), keys);
+    this.invariant = new InvariantCheck(redis.client(), keys);
   }
 
   /** {@code redisUrl}: the URL of the config's Redis, with the embedded one's password when it is that. */

@@ -29,23 +29,12 @@ public final class JobContext {
   private final BooleanSupplier cancelled;
   private final Instant tickAt;
 
-  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
-      Instant createdAt, Instant dueAt) {
-    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, Map.of());
-  }
-
-  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
-      Instant createdAt, Instant dueAt, Map<String, String> headers) {
-    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, headers, () -> false);
-  }
-
-  /** {@code cancelled}: whether a cancel of this run was asked for (the worker's flag). */
-  public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
-      Instant createdAt, Instant dueAt, Map<String, String> headers, BooleanSupplier cancelled) {
-    this(id, type, payloadJson, attempt, maxAttempts, createdAt, dueAt, headers, cancelled, null);
-  }
-
-  /** {@code tickAt}: the schedule tick that created this job, or null for a job no schedule created. */
+  /**
+   * The one way to make a context: the worker's, and a handler's unit test's.
+   * {@code headers}: null for none. {@code cancelled}: whether a cancel of this run was asked for
+   * (the worker's flag; {@code () -> false} outside a worker). {@code tickAt}: the schedule tick
+   * that created this job, or null for a job no schedule created.
+   */
   public JobContext(String id, String type, String payloadJson, int attempt, int maxAttempts,
       Instant createdAt, Instant dueAt, Map<String, String> headers, BooleanSupplier cancelled, Instant tickAt) {
     this.tickAt = tickAt;

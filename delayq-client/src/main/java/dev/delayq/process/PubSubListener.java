@@ -41,20 +41,20 @@ public final class PubSubListener {
   /** Starts both threads until {@code stopping}; {@code onCannotGoOn} is told should one not go on. */
   public void start(BooleanSupplier stopping, RedisOutage outage, Consumer<Throwable> onCannotGoOn) {
     this.outage = outage;
-    RunUntilShutdown.of(name, this::listen).until(stopping).riding(outage)
+    RunUntilShutdown.of(name, this::listenPass).until(stopping).riding(outage)
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
-    RunUntilShutdown.of(name + "-ping", this::ping).until(stopping)
+    RunUntilShutdown.of(name + "-ping", this::pingPass).until(stopping)
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
 
   /** Blocks in the subscription until it ends (close, or the connection drops); then at once again. */
-  long listen() {
+  long listenPass() {
     subscribe.accept(subscription);
     return System.nanoTime();
   }
 
   /** One ping of the subscription, when there is one. */
-  long ping() {
+  long pingPass() {
     if (subscription.isSubscribed()) {
       try {
         subscription.ping();

@@ -29,7 +29,11 @@ public final class RunUntilShutdown implements Runnable {
   static final long MIN_BACKOFF_MS = 100;
   static final long MAX_BACKOFF_MS = 5_000;
 
-  /** One pass of a role; returns when the next is due, on System.nanoTime (now or before: at once). */
+  /**
+   * One pass of a role; returns when the next is due, on System.nanoTime (now or before: at once).
+   * A role names the method it hands in {@code pass} ({@code <what>Pass} when it runs two loops),
+   * so each loop's body is found by one name.
+   */
   @FunctionalInterface
   public interface Pass {
     long run() throws Exception;

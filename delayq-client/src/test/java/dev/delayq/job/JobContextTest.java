@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** {@link JobContext} and {@link JobResult}: what a handler sees and says. */
@@ -16,7 +17,7 @@ class JobContextTest {
 
   private static JobContext context(String payload, int attempt, int maxAttempts) {
     return new JobContext("j1", "order_close", payload, attempt, maxAttempts,
-        Instant.ofEpochMilli(1_000), Instant.ofEpochMilli(2_000));
+        Instant.ofEpochMilli(1_000), Instant.ofEpochMilli(2_000), Map.of(), () -> false, null);
   }
 
   @Test

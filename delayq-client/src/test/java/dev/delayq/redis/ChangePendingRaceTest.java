@@ -27,7 +27,7 @@ class ChangePendingRaceTest {
 
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
 
   @Test
   void changesRacingTheForwarderAndConsumersLoseAndDoubleNothing() throws Exception {
@@ -83,7 +83,7 @@ class ChangePendingRaceTest {
     }
 
     assertEquals(List.of(), breaches.stream().distinct().limit(10).toList(), "no snapshot may hold an id twice or without its record");
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
     assertEquals(0, probe.recordCount());
     for (int i = 0; i < JOBS; i++) {
       String id = "j" + i;

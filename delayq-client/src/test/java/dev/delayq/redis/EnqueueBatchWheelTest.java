@@ -30,6 +30,7 @@ class EnqueueBatchWheelTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
   private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
   private final Keys keys = broker.keys();
   private final UnifiedJedis redis = broker.redis();
   private final String head = QueueProbe.head(QueueProbe.TYPE, QueueProbe.MAX_ATTEMPTS);
@@ -67,7 +68,7 @@ class EnqueueBatchWheelTest {
     }
     assertEquals(due.size(), inBuckets, "ids in the buckets");
     assertEquals(due.size(), inspector.depths().delayed(), "the count");
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
     List<String> ids = probe.delayedIds();
     List<String> expected = new ArrayList<>(due.keySet());
     expected.sort((a, b) -> due.get(a).equals(due.get(b)) ? a.compareTo(b) : Long.compare(due.get(a), due.get(b)));

@@ -21,6 +21,7 @@ class FlowControlScriptTest {
   private final Keys keys = plain.keys();
   private final UnifiedJedis redis = plain.redis();
   private final Inspector inspector = new Inspector(redis, keys);
+  private final InvariantCheck invariant = new InvariantCheck(redis, keys);
 
   private void seed(String type, String id, String payload) {
     probe.seedReady(new RedisBroker.NewJob(id, QueueProbe.head(type, 5), payload, probe.redisNowMs() - 1_000, true));
@@ -47,7 +48,7 @@ class FlowControlScriptTest {
     assertEquals(List.of("p2", "p1"), redis.lrange(keys.held("pay"), 0, -1), "oldest on the right");
     assertTrue(probe.record("p1").get("heldAt").asLong() > 0, "a pause marks the record: lateness apart");
     assertEquals(2, inspector.flow().held().get("pay"));
-    assertEquals(List.of(), inspector.check(), "a held list is a place of its ids");
+    assertEquals(List.of(), invariant.breaches(), "a held list is a place of its ids");
 
     RedisBroker.Resumed r = plain.resume("pay", 1000);
     assertTrue(r.wasPaused());
@@ -89,7 +90,7 @@ class FlowControlScriptTest {
     assertTrue(due3 >= now + 9_000 && due3 <= now + 11_000, "due when the window frees: " + (due3 - now));
     assertTrue(probe.dueAt("p4") >= due3 + 5_000, "deferred jobs are spread at the rate");
     assertEquals(1, probe.record("p3").get("attempt") == null ? 1 : probe.record("p3").get("attempt").asInt());
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 
   @Test
@@ -117,7 +118,7 @@ class FlowControlScriptTest {
     assertEquals(List.of("s2"), ids(capped.claimReady("c2", TTL_MS, 10, null)));
     assertEquals(List.of(), ids(capped.claimReady("c3", TTL_MS, 10, null)), "cap 2 reached: held");
     assertEquals(List.of("s4", "s3"), redis.lrange(keys.held("stock"), 0, -1));
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
 
     // c1 finishes: its acknowledgement rides on its next claim, which then finds the slot free
     assertEquals(List.of("s3"), ids(capped.claimReady("c1", TTL_MS, 10, first.delivery())));
@@ -130,7 +131,7 @@ class FlowControlScriptTest {
     assertEquals(List.of(), ids(capped.claimReady("c4", TTL_MS, 10, null)), "full again: s2 is held");
     assertEquals(List.of("s2"), redis.lrange(keys.held("stock"), 0, -1));
     assertEquals(2, redis.hlen(keys.capHolders("stock")));
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 
   @Test

@@ -22,6 +22,7 @@ class HandlerWaitScriptTest {
   private final QueueProbe probe = new QueueProbe(broker);
   private final HandlerWait wait = HandlerWait.of(broker);
   private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
 
   @Test
   void aJobLeftForWantOfAHandlerWaitsUnchargedInExactlyOnePlaceAndIsCounted() {
@@ -34,7 +35,7 @@ class HandlerWaitScriptTest {
     assertEquals(before, probe.rawRecord("j1"), "its record untouched: no attempt counted");
     assertTrue(wait.isWaiting("j1", TYPE));
     assertEquals(Map.of(TYPE, 1L), inspector.flow().waitingForHandler());
-    assertEquals(List.of(), inspector.check(), "the waiting set is a place of the invariant");
+    assertEquals(List.of(), invariant.breaches(), "the waiting set is a place of the invariant");
     assertFalse(wait.leave("c1", d, TYPE), "a second leave of that delivery is fenced");
   }
 
@@ -53,7 +54,7 @@ class HandlerWaitScriptTest {
         "the longest-waiting at ready's right end, to run first");
     assertEquals(new HandlerWait.Announced(2, 0), wait.announce(List.of(TYPE), Duration.ofSeconds(30), 100));
     assertEquals(Map.of(), inspector.flow().waitingForHandler());
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 
   @Test
@@ -64,7 +65,7 @@ class HandlerWaitScriptTest {
 
     assertEquals(0, probe.recordCount());
     assertEquals(Map.of(), inspector.flow().waitingForHandler());
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 
   @Test
@@ -85,6 +86,6 @@ class HandlerWaitScriptTest {
     assertEquals(1, r.get("attempt").asInt(), "never charged");
     assertEquals("1", broker.redis().hget(broker.keys().stats(), "count:dead:" + TYPE), "counted as dead");
     assertEquals(Map.of(), inspector.flow().waitingForHandler());
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 }

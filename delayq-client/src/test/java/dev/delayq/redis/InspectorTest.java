@@ -2,15 +2,12 @@ package dev.delayq.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.delayq.redis.Inspector.Breach;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
-import java.util.Comparator;
-import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link Inspector}: depths and the invariant check, on a healthy queue and on each breach. */
+/** {@link Inspector}: depths, on a healthy queue and on an empty one. */
 class InspectorTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
@@ -37,56 +34,6 @@ class InspectorTest {
     Inspector empty = new Inspector(broker.redis(), RedisFixture.freshKeys());
 
     assertEquals(new Inspector.Depths(0, 0, 0, 0, 0), empty.depths());
-    assertEquals(List.of(), empty.check());
-  }
-
-  @Test
-  void healthyQueueChecksClean() {
-    assertEquals(List.of(), inspector.check());
-  }
-
-  @Test
-  void recordWithNoPlaceIsAnOrphan() {
-    broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
-
-    List<Breach> breaches = inspector.check();
-
-    assertEquals(List.of(new Breach("orphan", Breach.Kind.ORPHAN_RECORD, List.of())), breaches);
-    assertEquals("orphan: record in jobs but the id is in no structure", breaches.get(0).toString());
-  }
-
-  @Test
-  void idWithoutARecordIsMissingItsRecord() {
-    broker.redis().lpush(keys.ready(), "ghost");
-
-    assertEquals(List.of(new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("ready"))), inspector.check());
-  }
-
-  @Test
-  void idInDelayedAndReadyIsInSeveralPlaces() {
-    broker.redis().lpush(keys.ready(), "delayed-1");
-
-    List<Breach> breaches = inspector.check();
-
-    assertEquals(List.of(new Breach("delayed-1", Breach.Kind.SEVERAL_PLACES, List.of("delayed", "ready"))), breaches);
-    assertEquals("delayed-1: in several places at once: delayed, ready", breaches.get(0).toString());
-  }
-
-  @Test
-  void idTwiceInOneListIsInSeveralPlaces() {
-    broker.redis().lpush(keys.ready(), "ready-1");
-
-    assertEquals(List.of(new Breach("ready-1", Breach.Kind.SEVERAL_PLACES, List.of("ready", "ready"))),
-        inspector.check());
-  }
-
-  @Test
-  void inFlightListOfAnUnregisteredConsumerIsFoundByTheCheck() {
-    broker.redis().lpush(keys.inFlight("unregistered"), "ghost");
-
-    assertEquals(List.of(new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("inflight:unregistered"))),
-        inspector.check());
-    assertEquals(1, inspector.depths().inFlight(), "depths count the registered consumers' lists only");
   }
 
   @Test
@@ -108,17 +55,4 @@ class InspectorTest {
     return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
   }
 
-  @Test
-  void breachesOfEveryKindAreAllReported() {
-    broker.redis().hset(keys.jobs(), "orphan", "{}");
-    broker.redis().zadd(keys.dead(), 1, "ghost");
-    broker.redis().lpush(keys.inFlight("c1"), "delayed-2");
-
-    List<Breach> breaches = inspector.check();
-
-    assertEquals(3, breaches.size(), breaches.toString());
-    assertEquals(List.of("orphan", "ghost", "delayed-2"), breaches.stream()
-        .sorted(Comparator.comparing(Breach::kind))
-        .map(Breach::id).toList());
-  }
 }

@@ -156,7 +156,7 @@ class MoveToDelayedScriptTest {
     String error = r.get("lastError").asText();
     assertTrue(error.contains("the record cannot be written back: Cannot serialise number")
         && error.endsWith("attempt 1: boom"), error);
-    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
   }
 
   @Test

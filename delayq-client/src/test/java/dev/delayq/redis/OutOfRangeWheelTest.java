@@ -23,6 +23,7 @@ class OutOfRangeWheelTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
   private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
   private final Keys keys = broker.keys();
   private final UnifiedJedis redis = broker.redis();
 
@@ -54,9 +55,9 @@ class OutOfRangeWheelTest {
     OutOfRangeRecords.plantFarFuture(redis, keys, "far", "t", "{}");
     List<String> soon = enqueueDueSoon(100);
 
-    List<Inspector.Breach> breaches = inspector.check();
+    List<InvariantCheck.Breach> breaches = invariant.breaches();
     assertEquals(Set.of("overflowed", "far"), ids(breaches), breaches.toString());
-    assertTrue(breaches.stream().allMatch(b -> b.kind() == Inspector.Breach.Kind.OUT_OF_RANGE), breaches.toString());
+    assertTrue(breaches.stream().allMatch(b -> b.kind() == InvariantCheck.Breach.Kind.OUT_OF_RANGE), breaches.toString());
     assertTrue(breaches.toString().contains("(9.2233720368548"), breaches.toString());
 
     List<String> forwarded = forwardAll();
@@ -70,7 +71,7 @@ class OutOfRangeWheelTest {
     }
     assertEquals(0, inspector.depths().delayed());
     assertEquals(List.of(), redis.zrange(keys.delayedIndex(), 0, -1));
-    assertEquals(List.of(), inspector.check());
+    assertEquals(List.of(), invariant.breaches());
   }
 
   @Test
@@ -87,7 +88,7 @@ class OutOfRangeWheelTest {
     assertEquals(List.of("overflowed"), probe.deadIds());
     assertEquals(List.of("later1", "later2"), probe.delayedIds());
     assertEquals(2, inspector.depths().delayed());
-    assertEquals(List.of(), inspector.check(), "the later jobs are filed by their due times again");
+    assertEquals(List.of(), invariant.breaches(), "the later jobs are filed by their due times again");
     assertTrue(broker.cancel("later2"), "found by id");
   }
 
@@ -113,7 +114,7 @@ class OutOfRangeWheelTest {
     return out;
   }
 
-  private static Set<String> ids(List<Inspector.Breach> breaches) {
+  private static Set<String> ids(List<InvariantCheck.Breach> breaches) {
     Set<String> out = new HashSet<>();
     breaches.forEach(b -> out.add(b.id()));
     return out;

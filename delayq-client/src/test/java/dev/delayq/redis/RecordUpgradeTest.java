@@ -51,7 +51,7 @@ class RecordUpgradeTest {
     JobRecord dead = JobRecord.parse("j1", probe.rawRecord("j1"));
     assertEquals("gave up", dead.lastError());
     assertEquals(MoveToDelayedScriptTest.TRICKY_PAYLOAD, dead.payloadJson());
-    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
   }
 
   @Test

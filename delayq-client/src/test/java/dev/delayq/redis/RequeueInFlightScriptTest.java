@@ -234,7 +234,7 @@ class RequeueInFlightScriptTest {
     JsonNode r = probe.record("j1");
     assertEquals(unencodable, r.get("malformed").asText());
     assertTrue(r.get("lastError").asText().contains("the record cannot be written back"), r.toString());
-    assertEquals(List.of(), new Inspector(broker.redis(), broker.keys()).check());
+    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
   }
 
   @Test

@@ -54,9 +54,9 @@ class WrongTypeReadyTest {
   void checkNamesTheKeyOfTheWrongType() {
     broker.redis().set(keys.ready(), "planted");
 
-    List<Inspector.Breach> found = new Inspector(broker.redis(), keys).check();
+    List<InvariantCheck.Breach> found = new InvariantCheck(broker.redis(), keys).breaches();
 
-    assertEquals(List.of(new Inspector.Breach(keys.ready(), Inspector.Breach.Kind.WRONG_TYPE, List.of("string", "list"))),
+    assertEquals(List.of(new InvariantCheck.Breach(keys.ready(), InvariantCheck.Breach.Kind.WRONG_TYPE, List.of("string", "list"))),
         found);
     assertTrue(found.get(0).toString().startsWith("key " + keys.ready() + " holds a string, not a list"), found.toString());
   }

@@ -1,27 +1,16 @@
 package dev.delayq.worker;
 
 import dev.delayq.process.RedisOutage;
-import dev.delayq.process.RedisTrouble;
 import dev.delayq.process.ShardHealth;
 import dev.delayq.process.RunUntilShutdown;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
-import dev.delayq.redis.RedisErrors;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Sends what the consumers report as they go: the deliveries they finished (acknowledged: the
@@ -39,14 +28,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * promoted master with no replica yet) keeps its reports and tries again after the
  * {@link ShardHealth} backoff (50 ms doubling to 1 s, at once after a change of master), while the
  * other lanes go on sending theirs: one shard's failure holds back that shard's acknowledgements
- * alone. (With one pipeline over every shard, one failed WAIT failed them all, and the whole
- * worker waited, up to 5 s between tries.)
+ * alone ({@link AckLane}). (With one pipeline over every shard, one failed WAIT failed them all,
+ * and the whole worker waited, up to 5 s between tries.)
  */
 final class AckSender implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(AckSender.class);
-  private static final int MOST_PER_CALL = 4_096;
-  private static final long IDLE_PARK_NANOS = 100_000_000L;
-  private static final long RETRY_LOOK_NANOS = 50_000_000L;
 
   /**
    * A report; for a finished delivery, {@code landing} is what {@link Refusals#landed} said at the
@@ -54,7 +39,7 @@ final class AckSender implements AutoCloseable {
    * {@code ownedUnder} the lease under which it was last known the consumer's (a try whose reply
    * is lost is held against that one: see {@link Finisher#finish(String, Delivery, Outcome, int)}).
    */
-  private record Item(Channel channel, Delivery started, Delivery finished, int landing, int ownedUnder) {
+  record Item(Channel channel, Delivery started, Delivery finished, int landing, int ownedUnder) {
     Item(Channel channel, Delivery started, Delivery finished) {
       this(channel, started, finished, Refusals.NOT_LANDED, Refusals.NOT_LANDED);
     }
@@ -79,6 +64,10 @@ final class AckSender implements AutoCloseable {
       for (int s = 0; s < unsentInShard.length; s++) {
         unsentInShard[s] = new AtomicLong();
       }
+    }
+
+    String consumer() {
+      return consumer;
     }
 
     /**
@@ -158,7 +147,8 @@ final class AckSender implements AutoCloseable {
       return true;
     }
 
-    private void sent(int shard, Item i) {
+    /** The lane of {@code shard} sent (or gave up) {@code i}. The lane's thread. */
+    void sent(int shard, Item i) {
       if (i.finished() != null) {
         unsentAcks.remove(i.finished().ackElement());
       }
@@ -170,164 +160,10 @@ final class AckSender implements AutoCloseable {
     }
   }
 
-  /** One shard's reports, sent by a thread of its own. */
-  private final class Lane {
-    private final int shard;
-    private final RedisOutage outage;
-    private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
-    /** Reports whose call failed, sent first (in order) when the shard's retry is due. */
-    private final List<Item> retrying = new ArrayList<>();
-    /** True while the lane waits for reports: only then does a report need to wake it. */
-    private volatile boolean idle;
-    private volatile Thread thread;
-
-    Lane(int shard, RedisOutage outage) {
-      this.shard = shard;
-      this.outage = outage;
-    }
-
-    void add(Item item) {
-      queue.add(item);
-      if (idle) {
-        LockSupport.unpark(thread);
-      }
-    }
-
-    /** One call with everything reported in this shard, or a short wait for a report or a retry. */
-    long send() {
-      if (!retrying.isEmpty() && !health.mayCall(shard)) {
-        long wait = Math.min(RETRY_LOOK_NANOS, health.retryAt(shard) - System.nanoTime());
-        if (wait > 0 && !health.masterChangedSinceFailure(shard)) {
-          LockSupport.parkNanos(this, wait);
-        }
-        return 0;
-      }
-      List<Item> round = new ArrayList<>(retrying);
-      retrying.clear();
-      for (Item i; round.size() < MOST_PER_CALL && (i = queue.poll()) != null; ) {
-        round.add(i);
-      }
-      if (round.isEmpty()) {
-        idle = true;
-        if (queue.isEmpty()) { // checked after idle is set: a report added meanwhile wakes us
-          LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-        }
-        idle = false;
-        return 0;
-      }
-      Map<String, List<Delivery>> finished = new LinkedHashMap<>();
-      Map<String, Delivery> started = new LinkedHashMap<>();
-      for (Item i : round) {
-        List<Delivery> f = finished.computeIfAbsent(i.channel().consumer, c -> new ArrayList<>(2));
-        if (i.finished() != null) {
-          f.add(i.finished());
-        }
-        if (i.started() != null) {
-          started.put(i.channel().consumer, i.started()); // the latest start is the one running
-        }
-      }
-      List<RedisBroker.Report> reports = new ArrayList<>(finished.size());
-      finished.forEach((c, f) -> reports.add(new RedisBroker.Report(c, started.get(c), f)));
-      try {
-        List<RedisBroker.Ack[]> answers = broker.ackAllAnswers(reports);
-        Map<String, List<Integer>> places = null;
-        for (int r = 0; r < reports.size(); r++) {
-          for (int i = 0; i < answers.get(r).length; i++) {
-            if (answers.get(r)[i].refused()) {
-              places = places == null ? finishedPlaces(round) : places;
-              String consumer = reports.get(r).consumerId();
-              refusals.ackRefused(consumer, reports.get(r).finished().get(i), answers.get(r)[i],
-                  round.get(places.get(consumer).get(i)).landing());
-            }
-          }
-        }
-        sent(round);
-        health.worked(shard);
-        outage.succeeded();
-      } catch (RuntimeException e) {
-        if (abandon.getAsBoolean()) {
-          givingUp(round.size(), e, broker.unconfirmedAcks(reports, e));
-          sent(round);
-        } else {
-          // sent again, in order, once this shard's retry is due; what this try acknowledged on
-          // the master, unconfirmed, is noted, for the retry may find it gone
-          List<RedisBroker.Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
-          if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
-            // what this try did is unknown: each of its acknowledgements may have landed, if its
-            // delivery was still the consumer's (held against the lease it was last known so under)
-            for (int at = 0; at < round.size(); at++) {
-              Item i = round.get(at);
-              if (i.finished() != null && i.landing() == Refusals.NOT_LANDED) {
-                round.set(at, i.landed(i.ownedUnder()));
-              }
-            }
-          }
-          if (unconfirmed != null) {
-            int landing = refusals.appliedOnMaster();
-            Map<String, List<Integer>> places = finishedPlaces(round);
-            for (int r = 0; r < reports.size(); r++) {
-              for (int i = 0; i < unconfirmed.get(r).length; i++) {
-                if (unconfirmed.get(r)[i] == RedisBroker.Ack.ACKED) {
-                  int at = places.get(reports.get(r).consumerId()).get(i);
-                  round.set(at, round.get(at).landed(landing));
-                }
-              }
-            }
-          }
-          retrying.addAll(round);
-        }
-        if (!(e instanceof JedisException je)) {
-          throw e;
-        }
-        health.failed(shard, je);
-        outage.failed(je); // logs the outage once; the backoff is the shard's
-      }
-      return 0;
-    }
-
-    /**
-     * Says that {@code count} reports are given up at shutdown, by what their last try met
-     * ({@code e}); {@code unconfirmed}, when it ran unconfirmed, is what it acknowledged on the master.
-     */
-    private void givingUp(int count, RuntimeException e, List<RedisBroker.Ack[]> unconfirmed) {
-      long done = unconfirmed == null ? 0 : unconfirmed.stream().flatMap(java.util.Arrays::stream)
-          .filter(a -> a == RedisBroker.Ack.ACKED).count();
-      String trouble = RedisTrouble.of(e).said(e, false);
-      if (done == 0) {
-        log.error("giving up {} acknowledgement(s): {} at shutdown; those jobs stay in "
-            + "flight and are taken back, uncharged", count, trouble);
-      } else {
-        log.error("giving up {} acknowledgement(s): {} at shutdown; {} of those jobs are acknowledged "
-            + "on the master, unconfirmed (a failover may lose that, and then they are taken back), "
-            + "the others stay in flight and are taken back, uncharged", count, trouble, done);
-      }
-    }
-
-    /**
-     * Per consumer, where in {@code round} its finished deliveries are, in the order of its report.
-     * Read only when a delivery was refused or a try unconfirmed: a round that lands costs nothing more.
-     */
-    private Map<String, List<Integer>> finishedPlaces(List<Item> round) {
-      Map<String, List<Integer>> places = new HashMap<>();
-      for (int at = 0; at < round.size(); at++) {
-        if (round.get(at).finished() != null) {
-          places.computeIfAbsent(round.get(at).channel().consumer, c -> new ArrayList<>()).add(at);
-        }
-      }
-      return places;
-    }
-
-    private void sent(List<Item> round) {
-      unsent.addAndGet(-round.size());
-      round.forEach(i -> i.channel().sent(shard, i));
-    }
-  }
-
   private final RedisBroker broker;
-  private final BooleanSupplier abandon;
   private final ShardHealth health;
   private final Refusals refusals;
-  private final Lane[] lanes;
+  private final AckLane[] lanes;
   private final AtomicLong unsent = new AtomicLong();
   private volatile boolean closed;
 
@@ -342,12 +178,11 @@ final class AckSender implements AutoCloseable {
   AckSender(RedisBroker broker, IntFunction<RedisOutage> outages, BooleanSupplier abandon,
       ShardHealth health, Refusals refusals) {
     this.broker = broker;
-    this.abandon = abandon;
     this.health = health;
     this.refusals = refusals;
-    this.lanes = new Lane[broker.shards()];
+    this.lanes = new AckLane[broker.shards()];
     for (int s = 0; s < lanes.length; s++) {
-      lanes[s] = new Lane(s, outages.apply(s));
+      lanes[s] = new AckLane(s, outages.apply(s), broker, abandon, health, refusals, unsent);
     }
   }
 
@@ -357,10 +192,10 @@ final class AckSender implements AutoCloseable {
 
   /** Starts sending, a thread per shard; {@code onCannotGoOn} is told should one not go on. */
   void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
-    for (Lane lane : lanes) {
-      String name = lanes.length == 1 ? "ack-sender" : "ack-sender-" + lane.shard;
-      lane.thread = RunUntilShutdown.of(name, lane::send).until(() -> closed)
-          .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start();
+    for (AckLane lane : lanes) {
+      String name = lanes.length == 1 ? "ack-sender" : "ack-sender-" + lane.shard();
+      lane.runOn(RunUntilShutdown.of(name, lane::pass).until(() -> closed)
+          .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(30)).build().start());
     }
   }
 
@@ -397,11 +232,8 @@ final class AckSender implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    for (Lane lane : lanes) {
-      Thread t = lane.thread;
-      if (t != null) {
-        LockSupport.unpark(t);
-      }
+    for (AckLane lane : lanes) {
+      lane.wake();
     }
   }
 }

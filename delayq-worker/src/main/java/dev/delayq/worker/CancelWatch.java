@@ -40,13 +40,13 @@ final class CancelWatch {
   /** Starts the subscription and the sweep on their own threads until {@code stopping}. */
   void start(BooleanSupplier stopping, OutageLog outages, String worker, Consumer<Throwable> onCannotGoOn) {
     listener.start(stopping, new RedisOutage(worker + "/cancel-listener", outages), onCannotGoOn);
-    RunUntilShutdown.of("cancel-sweep", this::sweep).until(stopping)
+    RunUntilShutdown.of("cancel-sweep", this::pass).until(stopping)
         .riding(new RedisOutage(worker + "/cancel-sweep", outages))
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
 
   /** One look at the standing cancel requests of the running jobs. */
-  long sweep() {
+  long pass() {
     for (String id : broker.cancelRequested(watchdog.running())) {
       watchdog.cancel(id);
     }
@@ -65,7 +65,7 @@ final class CancelWatch {
 
   private void sweepOnSubscribe() {
     try {
-      sweep(); // a cancel asked while the subscription was down
+      pass(); // a cancel asked while the subscription was down
     } catch (RuntimeException e) {
       log.debug("cancel sweep on subscribe failed: {}", e.toString());
     }

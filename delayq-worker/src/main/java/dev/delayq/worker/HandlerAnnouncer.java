@@ -58,16 +58,16 @@ final class HandlerAnnouncer implements AutoCloseable {
       return; // nothing to announce: a worker with no handlers runs no job
     }
     try {
-      tick();
+      pass();
     } catch (RuntimeException e) {
       outage.failed(e); // the thread tries again at once
     }
-    thread = RunUntilShutdown.of(name + "/handlers", this::tick).until(() -> closed || stopping.getAsBoolean())
+    thread = RunUntilShutdown.of(name + "/handlers", this::pass).until(() -> closed || stopping.getAsBoolean())
         .riding(outage).build().start();
   }
 
   /** Announces when due, or brings back jobs when some wait and it has room; returns when to look next. */
-  long tick() {
+  long pass() {
     long now = System.nanoTime();
     int most = Math.min(MOST_PER_CALL, Math.max(0, room.getAsInt()));
     boolean due = now - nextAnnouncementNanos >= 0;

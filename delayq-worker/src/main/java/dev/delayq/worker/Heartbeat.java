@@ -64,14 +64,14 @@ final class Heartbeat implements AutoCloseable {
       nextBeatNanos = now; // the thread tries again at once; a claim registers its consumer too
     }
     nextFlushNanos = now + FLUSH_EVERY_NANOS;
-    thread = RunUntilShutdown.of("heartbeat", this::tick).until(() -> closed).riding(outage)
+    thread = RunUntilShutdown.of("heartbeat", this::beatPass).until(() -> closed).riding(outage)
         .onCannotGoOn(onCannotGoOn, giveUpAfter).build().start();
-    flushThread = RunUntilShutdown.of("stats-flush", this::flushTick).until(() -> closed).riding(flushOutage)
+    flushThread = RunUntilShutdown.of("stats-flush", this::flushPass).until(() -> closed).riding(flushOutage)
         .onCannotGoOn(onCannotGoOn, giveUpAfter).build().start();
   }
 
   /** Beats when due; returns when the next beat is. */
-  long tick() {
+  long beatPass() {
     long now = System.nanoTime();
     if (now - nextBeatNanos >= 0) {
       beat(now);
@@ -81,7 +81,7 @@ final class Heartbeat implements AutoCloseable {
   }
 
   /** Sends the statistics when due; returns when they are next. */
-  long flushTick() {
+  long flushPass() {
     long now = System.nanoTime();
     if (now - nextFlushNanos >= 0) {
       stats.flush(broker.redis(), System.currentTimeMillis() / 1000);

@@ -103,7 +103,7 @@ final class ShardWatch {
     for (int shard = 0; shard < unserved.length; shard++) {
       int s = shard;
       String thread = name + "/shard-watch-" + s;
-      threads.add(RunUntilShutdown.of(thread, () -> tick(s)).until(stopping)
+      threads.add(RunUntilShutdown.of(thread, () -> pass(s)).until(stopping)
           .riding(new RedisOutage(thread, outages)).onCannotGoOn(cannotGoOn, Duration.ofMinutes(1)).build().start());
     }
     return threads;
@@ -113,7 +113,7 @@ final class ShardWatch {
    * One watcher's pass over {@code shard}: while a consumer idles and nobody is on the way there,
    * a wait (up to the poll timeout) for the shard to have jobs; else a wait to be told to look.
    */
-  long tick(int shard) throws InterruptedException {
+  long pass(int shard) throws InterruptedException {
     lock.lock();
     try {
       if (onTheirWay[shard] > 0 && System.nanoTime() - sentAtNanos[shard] >= pollNanos) {

@@ -110,12 +110,12 @@ final class Watchdog implements AutoCloseable {
    * any more, so {@code onCannotGoOn} is told (the worker exits non-zero).
    */
   void start(java.util.function.Consumer<Throwable> onCannotGoOn) {
-    thread = RunUntilShutdown.of("watchdog", this::tick).until(() -> closed)
+    thread = RunUntilShutdown.of("watchdog", this::pass).until(() -> closed)
         .onCannotGoOn(onCannotGoOn, java.time.Duration.ofSeconds(10)).build().start();
   }
 
   /** One look at every consumer's run; returns when the next is due. */
-  long tick() {
+  long pass() {
     long now = System.nanoTime();
     for (Slot s : slots) {
       check(s, now);

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@link ShardWatch} of a worker on a queue of three shards, on a real Redis: its watchers'
- * passes ({@link ShardWatch#tick}), and a worker of one consumer, fewer than the shards, whose
+ * passes ({@link ShardWatch#pass}), and a worker of one consumer, fewer than the shards, whose
  * jobs in any shard start without waiting for a poll timeout.
  */
 class ShardWatchTest {
@@ -73,7 +73,7 @@ class ShardWatchTest {
     long looks = blmoveCalls();
     RedisFixture.get().redis().lpush(keys.shard(1).ready(), "x");
     for (int shard = 0; shard < SHARDS; shard++) {
-      watch.tick(shard);
+      watch.pass(shard);
     }
     assertEquals(looks, blmoveCalls(), "no watcher looks at a shard a consumer blocks on");
 
@@ -122,7 +122,7 @@ class ShardWatchTest {
         lost.kill();
 
         long before = System.nanoTime();
-        long next = watch.tick(2);
+        long next = watch.pass(2);
 
         assertTrue(health.failing(2), "the shard whose look failed is held back");
         assertTrue(next - before < 1_100_000_000L, "it looks again within its shard's retry time, not "
@@ -137,22 +137,22 @@ class ShardWatchTest {
     ShardWatch watch = new ShardWatch(broker, 1.0);
     RedisFixture.get().redis().lpush(keys.shard(1).ready(), "a");
     long before = blmoveCalls();
-    watch.tick(1);
+    watch.pass(1);
     assertEquals(0, blmoveCalls() - before, "no consumer idles: no look");
     CompletableFuture<ShardWatch.Turn> first = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
     await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
-    watch.tick(1);
+    watch.pass(1);
     assertEquals(1, blmoveCalls() - before);
     assertEquals(sent(1), first.get(10, TimeUnit.SECONDS));
     // a second idle consumer: it does not block (two shards would then have nobody blocked on
     // them and nobody idle for their watchers), and it is not sent where the first is on its way
     CompletableFuture<ShardWatch.Turn> second = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
     await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
-    watch.tick(1);
+    watch.pass(1);
     assertEquals(1, blmoveCalls() - before, "a consumer is on its way to shard 1: no look, one consumer still idle");
     assertEquals(1, watch.idle());
     watch.looked(1, 0, true); // (it claimed nothing: "a" stays)
-    watch.tick(1);
+    watch.pass(1);
     assertEquals(2, blmoveCalls() - before, "once its claim looked there, the watcher looks again");
     assertEquals(sent(1), second.get(10, TimeUnit.SECONDS));
   }

@@ -60,7 +60,7 @@ class CancelRunningJobTest {
       List<String> ran = q.log.runs().stream().map(RunLog.Run::id).toList();
       assertEquals(List.of("long-1", "other"), ran.stream().sorted().toList(), "each ran once: " + ran);
       assertTrue(q.log.runs().stream().allMatch(r -> r.tickMs() == -1), "no schedule made them: tickAt() is empty");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 
@@ -83,7 +83,7 @@ class CancelRunningJobTest {
       await().atMost(10, TimeUnit.SECONDS).until(() -> q.redis.redis().lpos(q.keys.ready(), "stubborn") != null
           || new DelayedReads(q.redis.redis()).score(q.keys, "stubborn") != null || q.isDead("stubborn"));
       assertEquals("2", q.recordField("stubborn", "attempt"), "taken back, charged an attempt, not lost");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 }

@@ -63,7 +63,7 @@ class HostilePayloadsTest {
       assertFalse(Files.exists(Gadget.marker(worker.pid())), "the gadget class was never loaded");
       assertEquals(List.of(after), List.copyOf(q.log.attemptsById().keySet()), "no hostile job reached its handler");
       assertTrue(q.record("huge").endsWith("x".repeat(100) + "\"}}"), "the long record is kept as stored");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 }

@@ -66,7 +66,7 @@ class IdleConsumersTest {
       }
       runs.forEach((id, r) -> assertEquals(1, r.size(), id + " ran " + r.size() + " times"));
       assertEquals(416, runs.size(), "lost 0");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 

@@ -57,7 +57,7 @@ class JobFailuresTest {
     assertEquals(100, attempts.size(), "every job ran: lost 0");
     attempts.forEach((id, runs) -> assertEquals(List.of(1, 2, 3), runs, id + ": exactly 3 attempts, in order"));
     assertEquals(0, q.inspector.depths().dead());
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -81,7 +81,7 @@ class JobFailuresTest {
     assertEquals(50, attempts.size(), "the other jobs all ran; the broken one never reached its handler");
     attempts.forEach((id, runs) -> assertEquals(List.of(1), runs, id));
     assertTrue(worker.isAlive(), "its consumers went on");
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -100,6 +100,6 @@ class JobFailuresTest {
     String error = q.recordField("unencodable", "lastError");
     assertTrue(error.contains("1e999") && error.contains("the record cannot be written back"), error);
     assertEquals(Map.of(good, List.of(1)), q.log.attemptsById());
-    assertEquals(List.of(), q.inspector.check(), "delayq check stays clean");
+    assertEquals(List.of(), q.invariant.breaches(), "delayq check stays clean");
   }
 }

@@ -63,7 +63,7 @@ class JobLifecycleTest {
       }
     }
     await().atMost(5, TimeUnit.SECONDS).until(() -> q.inspector.depths().records() == 0);
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -98,7 +98,7 @@ class JobLifecycleTest {
     assertEquals("4", q.recordField(id, "attempt"));
     assertContains(q.recordField(id, "lastError"),
         "attempt 4/4: java.lang.IllegalStateException: payment provider unavailable (attempt 4)");
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -129,7 +129,7 @@ class JobLifecycleTest {
     assertContains(q.recordField(unknown, "lastError"), "no live worker had a handler for type 'no_such_type' for 1s");
     assertContains(q.recordField("broken-1", "lastError"), "malformed");
     assertEquals("{not json", q.recordField("broken-1", "malformed"));
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -203,7 +203,7 @@ class JobLifecycleTest {
     List<String> ran = ids(q.log.runs());
     assertEquals(501, ran.size());
     assertEquals(501, new HashSet<>(ran).size(), "a job ran twice");
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   private static List<String> ids(List<RunLog.Run> runs) {

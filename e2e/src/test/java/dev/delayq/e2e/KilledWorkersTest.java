@@ -71,7 +71,7 @@ class KilledWorkersTest {
         }
       });
       assertEquals(0, q.inspector.depths().dead());
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 

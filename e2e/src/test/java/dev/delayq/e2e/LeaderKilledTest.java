@@ -63,7 +63,7 @@ class LeaderKilledTest {
       Map<String, List<Integer>> attempts = q.log.attemptsById();
       assertEquals(JOBS, attempts.size(), "lost 0");
       assertEquals(JOBS, q.log.size(), "duplicates 0");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
       assertEquals(leader, q.redis.redis().get(q.keys.leader()),
           "the dead holder's lease has not lapsed yet: the standby forwarded without it");
 

@@ -83,7 +83,7 @@ class MissingHandlerTest {
     for (String id : ids) {
       assertEquals("1", q.recordField(id, "attempt"), id + ": no attempt counted");
     }
-    assertEquals(List.of(), q.inspector.check(), "each waiting job is in exactly one place");
+    assertEquals(List.of(), q.invariant.breaches(), "each waiting job is in exactly one place");
     assertEquals(0, q.log.size(), "nothing ran");
 
     // the new version: the same worker with the type's jar in its jobs directory
@@ -106,7 +106,7 @@ class MissingHandlerTest {
     });
     assertEquals(0, q.inspector.depths().dead());
     assertEquals(Map.of(), q.inspector.flow().waitingForHandler());
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   @Test
@@ -152,7 +152,7 @@ class MissingHandlerTest {
         ranInApp.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + ": once, uncharged"));
         assertEquals(200, q.log.size(), "the worker JVMs' own type ran there, beside");
         assertEquals(0, q.inspector.depths().dead(), "none dead");
-        assertEquals(List.of(), q.inspector.check());
+        assertEquals(List.of(), q.invariant.breaches());
       } finally {
         app.close();
       }
@@ -184,7 +184,7 @@ class MissingHandlerTest {
     }
     assertEquals(Map.of(), q.inspector.flow().waitingForHandler());
     assertEquals(0, q.log.size(), "nothing ran");
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 
   private long waiting() {

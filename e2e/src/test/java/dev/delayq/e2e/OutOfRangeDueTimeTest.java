@@ -57,6 +57,6 @@ class OutOfRangeDueTimeTest {
     }
     await().atMost(5, TimeUnit.SECONDS).until(() -> q.inspector.depths().records() == 2);
     assertEquals(0, q.inspector.depths().delayed());
-    assertEquals(List.of(), q.inspector.check());
+    assertEquals(List.of(), q.invariant.breaches());
   }
 }

@@ -57,7 +57,7 @@ class PrefetchedJobsCrashTest {
           q.record(sleeper));
       assertEquals("1", q.recordField(sleeper, "lost"));
       assertEquals(1, q.inspector.depths().dead(), "only the job that was running is charged");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 }

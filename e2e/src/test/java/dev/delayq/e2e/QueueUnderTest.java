@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.RedisFixture;
@@ -19,6 +20,7 @@ final class QueueUnderTest {
   final RedisBroker broker = redis.broker(keys);
   final DelayQueue producer = new DelayQueue(broker, 1 << 20, 5);
   final Inspector inspector = new Inspector(redis.redis(), keys);
+  final InvariantCheck invariant = new InvariantCheck(redis.redis(), keys);
   final RunLog log = new RunLog(redis.redis(), "e2e:" + queue + ":runs:" + UUID.randomUUID());
 
   JvmProcesses processes(String testName) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
@@ -88,7 +88,7 @@ class ReconnectStormTest {
         }
       });
       assertEquals(Map.of(), duplicated, "no attempt ran twice");
-      assertEquals(List.of(), new Inspector(client, keys).check());
+      assertEquals(List.of(), new InvariantCheck(client, keys).breaches());
 
       Map<String, String> stats = ServerCheck.info(client, "stats");
       assertEquals("0", stats.get("rejected_connections"), "Redis refused connections: " + stats);

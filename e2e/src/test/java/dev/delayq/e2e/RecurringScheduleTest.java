@@ -98,7 +98,7 @@ class RecurringScheduleTest {
             + (tick - first) + " started " + r.latenessMs() + " ms late (bound " + MOST_LATE_MS + " + "
             + HOST_MARGIN_MS + " + a host stall of " + stall + " ms meanwhile): " + report);
       }
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 }

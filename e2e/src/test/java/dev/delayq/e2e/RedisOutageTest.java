@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
@@ -70,7 +70,7 @@ class RedisOutageTest {
       assertTrue(scheduler.isAlive() && worker.isAlive(), "both processes rode out the outage");
       assertEquals(300, new HashSet<>(log.runs().stream().map(RunLog.Run::id).toList()).size(),
           "every job ran");
-      assertEquals(List.of(), new Inspector(client, keys).check());
+      assertEquals(List.of(), new InvariantCheck(client, keys).breaches());
       // A subject logs "back" on its own next call to Redis, which can come after the last job
       // ran (an idle loop's next poll), so the log is waited for, not read once.
       for (String role : List.of("worker-1", "scheduler")) {

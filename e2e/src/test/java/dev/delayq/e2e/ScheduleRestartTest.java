@@ -81,7 +81,7 @@ class ScheduleRestartTest {
         assertTrue(jobs.containsKey(catchUp + 1_000) || jobs.lastKey() == catchUp,
             "the next tick after the catch-up follows it: " + ticks);
       }
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 

@@ -61,7 +61,7 @@ class SchedulerKilledTest {
       Map<String, List<Integer>> attempts = q.log.attemptsById();
       assertEquals(JOBS, attempts.size(), "lost 0");
       assertEquals(JOBS, q.log.size(), "duplicates 0");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
       System.out.printf("scheduler kill -9 at %d jobs left to forward: forwarding resumed after %d ms "
           + "(the lease had %d ms left)%n", leftAtKill, resumedMs, leaseLeftMs);
       // The successor's own start (a JVM start, 1.7-2.5 s on a quiet 2-core host while the worker

@@ -62,7 +62,7 @@ class SkewedClockTest {
 
       assertTrue(tookMs >= 2_000, "ran after " + tookMs + " ms: early, by the producer's clock");
       assertTrue(tookMs < 4_000, "ran after " + tookMs + " ms: late");
-      assertEquals(List.of(), new dev.delayq.redis.Inspector(redis, keys).check());
+      assertEquals(List.of(), new dev.delayq.redis.InvariantCheck(redis, keys).breaches());
     } finally {
       redisServer.destroyForcibly();
       redisServer.waitFor(5, TimeUnit.SECONDS);

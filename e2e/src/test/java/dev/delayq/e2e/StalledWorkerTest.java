@@ -70,7 +70,7 @@ class StalledWorkerTest {
       }
       assertTrue(duplicates <= THREADS, "at most one duplicate per consumer, got " + duplicates + ": " + attempts);
       assertEquals(0, q.inspector.depths().dead());
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
       assertTrue(worker.isAlive(), "the worker went on after the stall");
     }
   }

@@ -65,7 +65,7 @@ class WokenBatchCrashTest {
       assertTrue(q.recordField("a-sleeper", "lastError").startsWith("attempts exhausted; last delivery lost"),
           q.record("a-sleeper"));
       assertEquals(1, q.inspector.depths().dead(), "only the job that was running is charged");
-      assertEquals(List.of(), q.inspector.check());
+      assertEquals(List.of(), q.invariant.breaches());
     }
   }
 

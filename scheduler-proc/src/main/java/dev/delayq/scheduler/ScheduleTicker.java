@@ -52,7 +52,7 @@ final class ScheduleTicker {
 
   /** Ticks on its own thread until shutdown; {@code onCannotGoOn} is told should it not go on. */
   Thread start(BooleanSupplier stopping, OutageLog outages, Consumer<Throwable> onCannotGoOn) {
-    return RunUntilShutdown.of("schedule-ticker", this::tick).until(stopping)
+    return RunUntilShutdown.of("schedule-ticker", this::pass).until(stopping)
         .riding(new RedisOutage("scheduler/schedule-ticker", outages))
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
@@ -62,7 +62,7 @@ final class ScheduleTicker {
    * again. A broken schedule is stepped over (its tick stays where it was), so it neither holds
    * back the others nor counts toward a full pass or the next wake-up.
    */
-  long tick() {
+  long pass() {
     long now = broker.redisNowMs();
     List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS + broken.size());
     int ticked = 0;

@@ -106,7 +106,7 @@ final class SchedulerLoop {
 
   /** Runs until shutdown; {@code onCannotGoOn} is told when the loop cannot go on. */
   void run(Consumer<Throwable> onCannotGoOn) {
-    RunUntilShutdown.of("scheduler", this::tick).until(shutdown::isRequested).riding(outage)
+    RunUntilShutdown.of("scheduler", this::pass).until(shutdown::isRequested).riding(outage)
         .pausingWith(waiter::awaitUntil).onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().run();
     try {
       lease.release();
@@ -116,7 +116,7 @@ final class SchedulerLoop {
   }
 
   /** One pass; returns when to run the next one (System.nanoTime; now or earlier = at once). */
-  long tick() {
+  long pass() {
     long now = System.nanoTime();
     // the lease is looked at when its renewal is due (a standby's passes in between cost no lease call)
     boolean leads = now - lease.nextTickNanos() >= 0 ? lease.tick() : lease.isHeld();

@@ -43,12 +43,12 @@ final class WakeListener {
 
   /** Listens on its own thread until shutdown; {@code onCannotGoOn} is told should it not go on. */
   Thread start(Consumer<Throwable> onCannotGoOn) {
-    return RunUntilShutdown.of(broker.shards() == 1 ? "wake-listener" : "wake-listener-" + shard, this::tick).until(stopping).riding(outage)
+    return RunUntilShutdown.of(broker.shards() == 1 ? "wake-listener" : "wake-listener-" + shard, this::pass).until(stopping).riding(outage)
         .onCannotGoOn(onCannotGoOn, Duration.ofMinutes(1)).build().start();
   }
 
   /** One wait for a token (the leader only); returns when to wait again. */
-  long tick() {
+  long pass() {
     if (!listening.getAsBoolean()) {
       return System.nanoTime() + 200_000_000L;
     }

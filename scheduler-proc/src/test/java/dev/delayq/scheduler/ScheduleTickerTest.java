@@ -98,7 +98,7 @@ class ScheduleTickerTest {
 
   private static void race(ScheduleTicker t, AtomicBoolean stop) {
     while (!stop.get()) {
-      t.tick();
+      t.pass();
     }
   }
 
@@ -245,7 +245,7 @@ class ScheduleTickerTest {
   private void runTicker(long ms) throws InterruptedException {
     long end = System.nanoTime() + ms * 1_000_000;
     while (System.nanoTime() < end) {
-      long wait = ticker.tick() - System.nanoTime();
+      long wait = ticker.pass() - System.nanoTime();
       if (wait > 0) {
         Thread.sleep(Math.min(wait, end - System.nanoTime() + 1_000_000) / 1_000_000);
       }

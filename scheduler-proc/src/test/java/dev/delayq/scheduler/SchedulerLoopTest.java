@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link SchedulerLoop#tick()} on a real Redis, without its thread. */
+/** {@link SchedulerLoop#pass()} on a real Redis, without its thread. */
 class SchedulerLoopTest {
   private static final long LEASE_TTL_MS = 60_000;
   private static final long RECOVER_INTERVAL_NANOS = 3_600_000_000_000L;
@@ -49,16 +49,16 @@ class SchedulerLoopTest {
   }
 
   @Test
-  void tickAsksToRunAgainAtOnceWhileBatchesComeBackFull() {
+  void passAsksToRunAgainAtOnceWhileBatchesComeBackFull() {
     seedDueInDelayed("a", "b", "c", "d", "e");
     SchedulerLoop loop = loop("me", 2);
 
     for (int full = 1; full <= 2; full++) {
-      long wakeAt = loop.tick();
+      long wakeAt = loop.pass();
       long after = System.nanoTime();
       assertTrue(wakeAt - after <= 0, "full batch " + full + " should ask for the next pass now");
     }
-    long wakeAt = loop.tick();
+    long wakeAt = loop.pass();
     long after = System.nanoTime();
 
     assertTrue(wakeAt - after > 1_000_000_000L, "a part-filled batch sleeps");
@@ -66,13 +66,13 @@ class SchedulerLoopTest {
   }
 
   @Test
-  void tickSleepsUntilTheNextDueTimeWhenTheBatchWasNotFull() {
+  void passSleepsUntilTheNextDueTimeWhenTheBatchWasNotFull() {
     seedDueInDelayed("now");
     long dueAt = probe.seedDelayed("later", 5_000);
     SchedulerLoop loop = loop("me", 10);
 
     long before = System.nanoTime();
-    long wakeAt = loop.tick();
+    long wakeAt = loop.pass();
     long after = System.nanoTime();
 
     // (the probe reads Redis's clock cut to the ms, the scheduler waits to the microsecond: up to 1 ms less)
@@ -84,11 +84,11 @@ class SchedulerLoopTest {
   }
 
   @Test
-  void tickWithNothingDelayedSleepsUntilTheLeaseRenewal() {
+  void passWithNothingDelayedSleepsUntilTheLeaseRenewal() {
     SchedulerLoop loop = loop("me", 10);
 
     long before = System.nanoTime();
-    long wakeAt = loop.tick();
+    long wakeAt = loop.pass();
     long after = System.nanoTime();
 
     long renewal = LEASE_TTL_MS * 1_000_000 / 3;
@@ -103,7 +103,7 @@ class SchedulerLoopTest {
     SchedulerLoop standby = loop("me", 10, 10_000);
 
     long before = System.nanoTime();
-    long wakeAt = standby.tick();
+    long wakeAt = standby.pass();
 
     assertEquals(List.of("a", "b"), probe.delayedIds());
     assertEquals(List.of(), probe.readyIds());
@@ -123,7 +123,7 @@ class SchedulerLoopTest {
     SchedulerLoop standby = loop("me", 10, 50);
 
     long before = System.nanoTime();
-    long wakeAt = standby.tick();
+    long wakeAt = standby.pass();
 
     assertEquals(List.of("b", "a"), probe.readyIds());
     assertEquals(List.of("later"), probe.delayedIds());
@@ -141,7 +141,7 @@ class SchedulerLoopTest {
     broker.heartbeat(List.of("silent"), 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
 
-    loop("me", 10).tick();
+    loop("me", 10).pass();
 
     assertEquals(List.of("ready"), probe.placesOf("j1"));
   }

@@ -119,7 +119,7 @@ class ClusterFailoverProcessTest {
    * What at-least-once allows: with replicaAcks 0 only the failed master's shard may run a job
    * twice (what that master had not passed on to its replica). A consumer whose
    * acknowledgements cannot be sent during the failover gives nothing back until they are
-   * (Consumer.giveBackAll); before, it gave back its whole in-flight list after 6 s, finished
+   * (GiveBack.giveBackAll); before, it gave back its whole in-flight list after 6 s, finished
    * jobs included, and those ran again in every shard.
    */
   @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -102,7 +103,7 @@ class FlowLimitsProcessTest {
       assertEquals(jobs, attempts.size(), "lost 0");
       attempts.forEach((id, a) -> assertEquals(List.of(1), a, id + " ran " + a + ": none failed, none ran twice"));
       assertEquals(0, e.inspector.depths().dead());
-      assertEquals(List.of(), e.inspector.check());
+      assertEquals(List.of(), e.invariant.breaches());
     }
   }
 
@@ -153,7 +154,7 @@ class FlowLimitsProcessTest {
       assertTrue(maxRunningAtOnce(e.runs, victim, killedAt) <= 3,
           "at most 3 at once, the killed runs counted until the kill: " + maxRunningAtOnce(e.runs, victim, killedAt));
       assertEquals(0, e.inspector.depths().dead());
-      assertEquals(List.of(), e.inspector.check());
+      assertEquals(List.of(), e.invariant.breaches());
     }
   }
 
@@ -199,14 +200,14 @@ class FlowLimitsProcessTest {
   }
 
   private record Env(Map<String, String> env, Keys keys, UnifiedJedis redis, Inspector inspector,
-      DelayQueue producer, Runs runs) {}
+      InvariantCheck invariant, DelayQueue producer, Runs runs) {}
 
   private Env env() throws Exception {
     JobsJar.install(home);
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     UnifiedJedis redis = RedisFixture.get().redis();
-    return new Env(env, keys, redis, new Inspector(redis, keys),
+    return new Env(env, keys, redis, new Inspector(redis, keys), new InvariantCheck(redis, keys),
         new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5), new Runs(home.resolve("runs.log")));
   }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.cli.DelayqLauncher;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -93,7 +93,7 @@ class IdRetentionProcessTest {
       assertEquals(JOBS, starts.size(), "lost 0");
       starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + " ran " + attempts.size() + " times"));
       assertEquals(JOBS, redis.hlen(keys.ended()), "every id stays taken");
-      assertEquals(List.of(), new Inspector(redis, keys).check());
+      assertEquals(List.of(), new InvariantCheck(redis, keys).breaches());
 
       DelayqLauncher.Run inspected = launcher.run(cliEnv, "inspect", "p-0");
       assertEquals(0, inspected.exit(), inspected.toString());

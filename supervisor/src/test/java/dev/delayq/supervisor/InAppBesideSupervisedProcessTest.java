@@ -11,6 +11,7 @@ import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
@@ -54,6 +55,7 @@ class InAppBesideSupervisedProcessTest {
     Map<String, String> env = SupervisorProcess.testRedisEnv();
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     Inspector inspector = new Inspector(RedisFixture.get().redis(), keys);
+    InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), keys);
     DelayQueue producer = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
     Map<String, List<Integer>> ranInApp = new ConcurrentHashMap<>();
     JobHandler appOnly = new JobHandler() {
@@ -100,7 +102,7 @@ class InAppBesideSupervisedProcessTest {
       ranInApp.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + ": once, uncharged"));
       assertEquals(0, inspector.depths().dead(), "none dead");
       assertEquals(Map.of(), inspector.flow().waitingForHandler());
-      assertEquals(List.of(), inspector.check());
+      assertEquals(List.of(), invariant.breaches());
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.delayq.JobRequest;
 import dev.delayq.cli.DelayqLauncher;
 import dev.delayq.metrics.StatsHash;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -62,6 +63,7 @@ class PauseProcessTest {
     Keys keys = new Keys("delayq", queue);
     UnifiedJedis redis = RedisFixture.get().redis();
     Inspector inspector = new Inspector(redis, keys);
+    InvariantCheck invariant = new InvariantCheck(redis, keys);
     DelayQueue producer = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
     Runs runs = new Runs(home.resolve("runs.log"));
     DelayqLauncher cli = DelayqLauncher.in(install);
@@ -94,7 +96,7 @@ class PauseProcessTest {
       DelayqLauncher.Run stats = cli.run(cliEnv, "stats");
       assertTrue(stats.out().contains("test_sleep paused since") && stats.out().contains("test_sleep holds " + HELD),
           stats.out());
-      assertEquals(List.of(), inspector.check(), "held jobs are in their place");
+      assertEquals(List.of(), invariant.breaches(), "held jobs are in their place");
       DelayqLauncher.Run inspected = cli.run(cliEnv, "inspect", results.get(0).id());
       assertTrue(inspected.out().contains("HELD"), inspected.toString());
     }
@@ -119,7 +121,7 @@ class PauseProcessTest {
       Map<String, List<Integer>> starts = runs.startedAttempts(Set.of());
       assertEquals(HELD + OTHERS, starts.size(), "lost 0");
       starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + " ran " + attempts));
-      assertEquals(List.of(), inspector.check());
+      assertEquals(List.of(), invariant.breaches());
       assertEquals(0, inspector.depths().dead());
 
       // the held jobs' lateness is counted apart from the others'

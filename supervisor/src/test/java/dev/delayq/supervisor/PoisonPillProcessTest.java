@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.DelayQueue;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -111,7 +111,7 @@ class PoisonPillProcessTest {
       assertPoisonPill(s, s.runs(), poison.get(0));
       assertEachRanOnceAtAttemptOne(s.runs(), 299, Set.copyOf(poison));
       assertEquals(3, sup.child("worker-1").orElseThrow().path("restarts").asInt());
-      assertEquals(List.of(), new Inspector(RedisFixture.get().redis(), s.keys()).check());
+      assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), s.keys()).breaches());
     }
   }
 
@@ -131,7 +131,7 @@ class PoisonPillProcessTest {
       assertEachRanOnceAtAttemptOne(s.runs(), 1_000, Set.copyOf(poison));
       assertTrue(sup.output().contains("exited with code 3"), "the OOM ended its JVM with code 3:\n" + sup.output());
       assertTrue(sup.output().contains("exited with code 71"), "System.exit: code 71:\n" + sup.output());
-      assertEquals(List.of(), new Inspector(RedisFixture.get().redis(), s.keys()).check());
+      assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), s.keys()).breaches());
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueResult;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -46,6 +47,7 @@ class ResizeProcessTest {
   static SupervisorProcess sup;
   static DelayQueue queue;
   static Inspector inspector;
+  static InvariantCheck invariant;
   static WebClient web;
 
   @BeforeAll
@@ -56,6 +58,7 @@ class ResizeProcessTest {
     Keys keys = new Keys("delayq", env.get("DELAYQ_QUEUE"));
     queue = new DelayQueue(RedisFixture.get().broker(keys), 1 << 20, 5);
     inspector = new Inspector(RedisFixture.get().redis(), keys);
+    invariant = new InvariantCheck(RedisFixture.get().redis(), keys);
     sup = SupervisorProcess.start(home, """
         worker:
           processes: 4
@@ -190,7 +193,7 @@ class ResizeProcessTest {
     lost.removeAll(ended(runs));
     assertEquals(Set.of(), lost, "every job ran to its end");
     assertEquals(0, inspector.depths().dead());
-    assertEquals(List.of(), inspector.check(), "no breach of the invariant");
+    assertEquals(List.of(), invariant.breaches(), "no breach of the invariant");
     assertEquals(8, new HashSet<>(names(sup.status().orElseThrow())).stream().filter(n -> n.startsWith("worker-")).count());
     long twice = runs.all().stream().filter(r -> r.what().equals("end")).count() - ids.size();
     System.out.printf("8 -> 1 -> 8 x10 in %.1fs: %d jobs, lost 0, ran twice %d; worker JVMs at the end %s%n",

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -66,6 +67,7 @@ class SeveralHostsProcessTest {
     envB.put("DELAYQ_WEB_PORT", Integer.toString(SupervisorProcess.freePort()));
     Keys keys = new Keys("delayq", envA.get("DELAYQ_QUEUE"));
     Inspector inspector = new Inspector(RedisFixture.get().redis(), keys);
+    InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), keys);
     Path runs = dir.resolve("runs.log");
     JobsJar.install(dir.resolve("host-a"));
     JobsJar.install(dir.resolve("host-b"));
@@ -129,7 +131,7 @@ class SeveralHostsProcessTest {
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
           .until(() -> ended(runs).size() == JOBS);
       assertEquals(100, inspector.depths().records(), "only the jobs due in an hour are left");
-      assertEquals(List.of(), inspector.check());
+      assertEquals(List.of(), invariant.breaches());
     }
   }
 

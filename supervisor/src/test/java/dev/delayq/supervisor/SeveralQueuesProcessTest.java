@@ -9,6 +9,7 @@ import dev.delayq.EnqueueResult;
 import dev.delayq.JobOptions;
 import dev.delayq.JobRequest;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -78,7 +79,7 @@ class SeveralQueuesProcessTest {
       }
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> s.allEmpty());
       for (String q : s.queues) {
-        assertEquals(List.of(), s.inspector(q).check(), "check of " + q);
+        assertEquals(List.of(), s.invariant(q).breaches(), "check of " + q);
       }
     }
   }
@@ -121,7 +122,7 @@ class SeveralQueuesProcessTest {
       assertTrue(criticalAfter <= 3, "critical starts after the first default one: " + criticalAfter);
       assertTrue(higherAfterLow <= 3, "critical/default starts after the first low one: " + higherAfterLow);
       for (String q : s.queues) {
-        assertEquals(List.of(), s.inspector(q).check(), "check of " + q);
+        assertEquals(List.of(), s.invariant(q).breaches(), "check of " + q);
       }
     }
   }
@@ -226,7 +227,7 @@ class SeveralQueuesProcessTest {
       attempts.forEach((id, a) -> assertEquals(running.contains(id) ? List.of(1, 2) : List.of(1), a,
           id + " of " + queueOf.get(id) + " ran " + a + (running.contains(id) ? " (running at the kill)" : "")));
       for (String q : s.queues) {
-        assertEquals(List.of(), s.inspector(q).check(), "check of " + q);
+        assertEquals(List.of(), s.invariant(q).breaches(), "check of " + q);
         assertEquals(0, s.inspector(q).depths().dead(), q);
       }
     }
@@ -250,6 +251,10 @@ class SeveralQueuesProcessTest {
       Runs runs) {
     Inspector inspector(String queue) {
       return new Inspector(redis, new Keys("delayq", queue));
+    }
+
+    InvariantCheck invariant(String queue) {
+      return new InvariantCheck(redis, new Keys("delayq", queue));
     }
 
     void awaitConsumers(int n) {

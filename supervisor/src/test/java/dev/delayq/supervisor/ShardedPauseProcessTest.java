@@ -11,6 +11,7 @@ import dev.delayq.cli.DelayqLauncher;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
@@ -64,6 +65,7 @@ class ShardedPauseProcessTest {
     Keys keys = Keys.of(config);
     UnifiedJedis redis = RedisFixture.get().redis();
     Inspector inspector = new Inspector(redis, keys);
+    InvariantCheck invariant = new InvariantCheck(redis, keys);
     Runs runs = new Runs(home.resolve("runs.log"));
     DelayqLauncher cli = DelayqLauncher.in(install);
     Map<String, String> cliEnv = Map.of("DELAYQ_REDIS_URL", env.get("DELAYQ_REDIS_URL"), "DELAYQ_QUEUE", queue,
@@ -96,7 +98,7 @@ class ShardedPauseProcessTest {
       DelayqLauncher.Run stats = cli.run(cliEnv, "stats");
       assertTrue(stats.out().contains("queue paused since") && stats.out().contains("test_sleep holds " + JOBS),
           stats.toString());
-      assertEquals(List.of(), inspector.check(), "held jobs are in their place, each in its shard");
+      assertEquals(List.of(), invariant.breaches(), "held jobs are in their place, each in its shard");
 
       DelayqLauncher.Run resumed = cli.run(cliEnv, "resume", queue);
       assertEquals(0, resumed.exit(), resumed.toString());
@@ -109,7 +111,7 @@ class ShardedPauseProcessTest {
       Map<String, List<Integer>> starts = runs.startedAttempts(Set.of());
       assertEquals(JOBS, starts.size(), "lost 0");
       starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + " ran " + attempts));
-      assertEquals(List.of(), inspector.check());
+      assertEquals(List.of(), invariant.breaches());
       assertEquals(0, inspector.depths().dead());
     }
   }

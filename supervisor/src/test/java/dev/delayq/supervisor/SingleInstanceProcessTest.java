@@ -79,7 +79,7 @@ class SingleInstanceProcessTest {
     assertEquals(0, status.code(), status.output());
     var json = Protocol.JSON.readTree(status.output());
     assertEquals(List.of("children", "queue", "flow"), fieldNames(json));
-    assertEquals(List.of("paused", "held", "partlyPaused"), fieldNames(json.get("flow")));
+    assertEquals(List.of("paused", "held", "partlyPaused", "waitingForHandler"), fieldNames(json.get("flow")));
     for (var child : json.get("children")) {
       assertEquals(List.of("name", "role", "pid", "state", "restarts", "lastExitCode", "uptimeMs"), fieldNames(child));
     }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.JobRequest;
-import dev.delayq.redis.Inspector;
+import dev.delayq.redis.InvariantCheck;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
@@ -87,7 +87,7 @@ class StopAndKillProcessTest {
           assertTrue(record.attempt() == 1 && record.lost() == 0, "not charged: " + raw);
         }
       }
-      assertEquals(List.of(), new Inspector(redis, keys).check());
+      assertEquals(List.of(), new InvariantCheck(redis, keys).breaches());
     }
   }
 
@@ -118,7 +118,7 @@ class StopAndKillProcessTest {
       assertEquals(Set.copyOf(ids), starts.keySet(), "every job ran: lost 0");
       starts.forEach((id, attempts) -> assertEquals(List.of(1), attempts, id + ": once, uncharged"));
       assertEquals(200, runs.all().stream().filter(r -> r.what().equals("end")).count());
-      assertEquals(List.of(), new Inspector(redis, keys).check());
+      assertEquals(List.of(), new InvariantCheck(redis, keys).breaches());
     }
   }
 }

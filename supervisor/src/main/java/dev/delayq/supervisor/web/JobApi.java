@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.ChangeResult;
 import dev.delayq.DelayQueue;
+import dev.delayq.DueTime;
 import dev.delayq.config.Durations;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
@@ -12,8 +13,6 @@ import dev.delayq.redis.JobBrowser;
 import dev.delayq.redis.JobRecord;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -142,7 +141,7 @@ final class JobApi {
         DelayQueue.Cancel c = queue.cancelEvenIfRunning(id);
         switch (c) {
           case DEAD -> throw new Http.Failure(409, "job " + id + " is dead: it cannot be cancelled (purge it)");
-          case UNKNOWN -> throw new Http.Failure(404, "no job with id " + id + " (never enqueued, or already done)");
+          case UNKNOWN -> throw new Http.Failure(404, ChangeResult.noSuchJob(id));
           default -> log.info("web: job {} {}", LogText.escape(id), c == DelayQueue.Cancel.CANCELLED ? "cancelled"
               : "is running: its worker was told to interrupt it");
         }
@@ -186,14 +185,9 @@ final class JobApi {
 
   private static Instant instant(String text) {
     try {
-      return OffsetDateTime.parse(text).toInstant();
-    } catch (DateTimeParseException e) {
-      try {
-        return Instant.parse(text);
-      } catch (DateTimeParseException e2) {
-        throw new Http.Failure(400, "at '" + text + "' is not an ISO-8601 instant with an offset, "
-            + "e.g. 2026-12-01T10:00:00+08:00");
-      }
+      return DueTime.parse("at", text);
+    } catch (IllegalArgumentException e) {
+      throw new Http.Failure(400, e.getMessage());
     }
   }
 
