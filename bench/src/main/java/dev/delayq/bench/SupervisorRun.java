@@ -48,7 +48,7 @@ final class SupervisorRun implements AutoCloseable {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
         "-Ddelayq.install=" + install, "-Dlogback.configurationFile=" + install.resolve("conf/logback.xml"),
         "-cp", jar + java.io.File.pathSeparator + install.resolve("supervisor/target/lib") + "/*",
-        "dev.delayq.supervisor.SupervisorCli", "start", "--home", home.toString(),
+        "dev.delayq.supervisor.cli.SupervisorCli", "start", "--home", home.toString(),
         "--workers", Integer.toString(workers))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("logs/supervisor.log").toFile()));

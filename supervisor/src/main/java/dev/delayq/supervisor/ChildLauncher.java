@@ -1,125 +1,19 @@
 package dev.delayq.supervisor;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Path;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Starts a child's process: its command in its own session (so a Ctrl-C at the supervisor's
- * terminal reaches the supervisor alone, which then stops the children in order), stdin from
- * /dev/null, and the environment of the contract (DELAYQ_CHILD_NAME, DELAYQ_REDIS_URL,
- * DELAYQ_SUPERVISOR_PID). Its stdout and stderr come back through a pipe that one thread per
- * process copies to the child's {@link RotatingLog}, so logs rotate by size without the child
- * knowing. After a SIGKILLed supervisor the orphaned children's last lines are lost with the
- * pipe; they drain and exit anyway.
+ * How the {@link Supervisor} gets a process for a child: its one way to make processes, so a
+ * test can drive the control loop with processes of its own (supervisord's tests swap the
+ * launcher the same way). {@link ProcessLauncher} is the real one.
  */
-final class ChildLauncher implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ChildLauncher.class);
-  /** util-linux setsid execs in place (same PID) when its caller leads no process group. */
-  private static final String SETSID = findSetsid();
-  private static final long PUMP_JOIN_MS = 2000;
+interface ChildLauncher {
+  /** Starts the child's process; what it throws, the supervisor counts as a failed start. */
+  Process launch(ChildSpec spec) throws IOException;
 
-  private final Map<String, String> environment;
-  private final Path workingDir;
-  private final LogRotation rotation;
-  private final Map<Path, RotatingLog> logs = new ConcurrentHashMap<>();
-  private final Set<Thread> pumps = ConcurrentHashMap.newKeySet();
-
-  ChildLauncher(Map<String, String> environment, Path workingDir, LogRotation rotation) {
-    this.environment = Map.copyOf(environment);
-    this.workingDir = workingDir;
-    this.rotation = rotation;
-  }
-
-  Process launch(ChildSpec spec) throws IOException {
-    RotatingLog childLog = logs.computeIfAbsent(spec.logFile(), f -> new RotatingLog(f, rotation));
-    childLog.writeLine("--- " + OffsetDateTime.now() + " delayq supervisor starts " + spec.name() + ": "
-        + String.join(" ", spec.command()));
-    ProcessBuilder builder = new ProcessBuilder(command(spec.command()))
-        .directory(workingDir.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.PIPE);
-    builder.environment().putAll(environment);
-    builder.environment().put("DELAYQ_CHILD_NAME", spec.name());
-    Process process = builder.start();
-    Thread pump = new Thread(() -> pump(process.getInputStream(), childLog), "log-" + spec.name());
-    pump.setDaemon(true);
-    pumps.add(pump);
-    pump.start();
-    return process;
-  }
-
-  /** Copies a process's output to its log until the pipe closes (the process and its output ended). */
-  private void pump(InputStream in, RotatingLog childLog) {
-    byte[] buffer = new byte[8192];
-    boolean failing = false;
-    try (in) {
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        try {
-          childLog.write(buffer, 0, n);
-          failing = false;
-        } catch (IOException e) {
-          if (!failing) {
-            failing = true; // keep reading, or the child would block on a full pipe
-            log.error("cannot write {} ({}): its output is dropped until it can", childLog.file(), e.toString());
-          }
-        }
-      }
-    } catch (IOException e) {
-      // the pipe broke: the process is gone
-    } finally {
-      pumps.remove(Thread.currentThread());
-    }
-  }
-
-  /** Waits briefly for the last output of the children that ended, then closes the log files. */
-  @Override
-  public void close() {
-    long deadline = System.currentTimeMillis() + PUMP_JOIN_MS;
-    for (Thread pump : pumps) {
-      try {
-        pump.join(Math.max(1, deadline - System.currentTimeMillis()));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    for (RotatingLog l : logs.values()) {
-      try {
-        l.close();
-      } catch (IOException e) {
-        log.warn("cannot close {}: {}", l.file(), e.toString());
-      }
-    }
-  }
-
-  static List<String> command(List<String> command) {
-    List<String> full = new ArrayList<>(command.size() + 1);
-    if (SETSID != null) {
-      full.add(SETSID);
-    }
-    full.addAll(command);
-    return full;
-  }
-
-  private static String findSetsid() {
-    for (String dir : new String[] {"/usr/bin", "/bin", "/usr/local/bin"}) {
-      File f = new File(dir, "setsid");
-      if (f.canExecute()) {
-        return f.getPath();
-      }
-    }
-    return null;
-  }
+  /**
+   * Returns once the embedded Redis launched as {@code process} answers; throws when it exited
+   * or did not answer in time (a {@link StartRefusedException} when the operator can fix it).
+   */
+  void awaitRedis(ChildSpec spec, Process process) throws InterruptedException;
 }

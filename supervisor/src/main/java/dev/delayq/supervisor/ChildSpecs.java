@@ -4,6 +4,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.EmbeddedRedisPassword;
 import dev.delayq.config.SecretFile;
 import dev.delayq.redis.RedisBinary;
+import dev.delayq.supervisor.host.Home;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,16 +15,16 @@ import java.util.List;
  * scheduler and the workers with their per-role JVM options, classpath and main class, and the
  * {@code redis-server} command line of the embedded Redis.
  */
-final class ChildSpecs {
+public final class ChildSpecs {
   static final String SCHEDULER_MAIN = "dev.delayq.scheduler.SchedulerMain";
   static final String WORKER_MAIN = "dev.delayq.worker.WorkerMain";
   /** Every child JVM ends on an OutOfMemoryError (exit 3), so the supervisor restarts it. */
   static final String EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError";
   static final Duration START_GRACE = Duration.ofSeconds(1);
   /** The scheduler holds no jobs; it only has to release its lease. */
-  static final Duration SCHEDULER_STOP_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration SCHEDULER_STOP_TIMEOUT = Duration.ofSeconds(10);
   /** Redis writes its AOF on SIGTERM; it is quick unless the disk is not. */
-  static final Duration REDIS_STOP_TIMEOUT = Duration.ofSeconds(15);
+  public static final Duration REDIS_STOP_TIMEOUT = Duration.ofSeconds(15);
 
   private final Home home;
   private final DelayqConfig config;
@@ -31,7 +32,7 @@ final class ChildSpecs {
   private final String embeddedPassword;
 
   /** {@code embeddedPassword}: the embedded Redis's, or null when redis.url names another Redis. */
-  ChildSpecs(Home home, DelayqConfig config, Path configFile, String embeddedPassword) {
+  public ChildSpecs(Home home, DelayqConfig config, Path configFile, String embeddedPassword) {
     this.home = home;
     this.config = config;
     this.configFile = configFile;
@@ -42,7 +43,7 @@ final class ChildSpecs {
     return config;
   }
 
-  String embeddedPassword() {
+  public String embeddedPassword() {
     return embeddedPassword;
   }
 
@@ -123,7 +124,7 @@ final class ChildSpecs {
   }
 
   /** The module jars that are missing (the build has not run). */
-  List<Path> missingJars() {
+  public List<Path> missingJars() {
     List<Path> missing = new ArrayList<>();
     for (String module : List.of("scheduler-proc", "worker-proc")) {
       if (!home.moduleJar(module).toFile().isFile()) {

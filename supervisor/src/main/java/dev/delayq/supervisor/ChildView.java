@@ -9,5 +9,5 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"name", "role", "pid", "state", "restarts", "lastExitCode", "uptimeMs"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
-record ChildView(String name, String role, Long pid, String state, int restarts,
+public record ChildView(String name, String role, Long pid, String state, int restarts,
     Integer lastExitCode, long uptimeMs) {}

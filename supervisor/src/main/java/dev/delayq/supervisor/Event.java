@@ -20,7 +20,7 @@ sealed interface Event {
   record Tick() implements Event {}
 
   /** A snapshot of the child table for {@code status} and the dashboard. */
-  record StatusRequest(CompletableFuture<Supervisor.Snapshot> reply) implements Event {}
+  record StatusRequest(CompletableFuture<Overview> reply) implements Event {}
 
   /**
    * Resize the worker pool to {@code workers} (empty: keep the count) and start every FATAL or

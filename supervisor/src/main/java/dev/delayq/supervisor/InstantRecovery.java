@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * outcome can come from it, and its deliveries are fenced anyway. A recovery that fails (Redis
  * down) is kept and retried on every tick until it succeeds.
  */
-final class InstantRecovery {
+public final class InstantRecovery {
   private static final Logger log = LoggerFactory.getLogger(InstantRecovery.class);
   private static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(10);
 
@@ -63,7 +63,7 @@ final class InstantRecovery {
    * {@code host}: this host's name, as its workers put it in their consumer ids; {@code runDir}:
    * where they keep their crash records.
    */
-  InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host, Path runDir) {
+  public InstantRecovery(RedisBroker broker, Inspector inspector, int poisonAt, String host, Path runDir) {
     this(List.of(new Recovery(broker, inspector, poisonAt)), host, runDir);
   }
 
@@ -71,7 +71,7 @@ final class InstantRecovery {
    * One recovery per queue the workers serve: a worker of several queues has in-flight lists in
    * each, and the crash record's running job is charged in the queue whose list holds it.
    */
-  InstantRecovery(List<Recovery> perQueue, String host, Path runDir) {
+  public InstantRecovery(List<Recovery> perQueue, String host, Path runDir) {
     this.recoveries = List.copyOf(perQueue);
     this.host = host;
     this.runDir = runDir;

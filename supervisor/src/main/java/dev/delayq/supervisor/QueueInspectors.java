@@ -9,11 +9,11 @@ import java.util.Map;
  * drain report: each queue is read in its own slot. {@link #main} is queue.name's, the one
  * {@code status}'s "queue" field has always shown.
  */
-final class QueueInspectors {
+public final class QueueInspectors {
   private final String mainQueue;
   private final Map<String, Inspector> all;
 
-  QueueInspectors(String mainQueue, Map<String, Inspector> all) {
+  public QueueInspectors(String mainQueue, Map<String, Inspector> all) {
     if (!all.containsKey(mainQueue)) {
       throw new IllegalArgumentException("the main queue " + mainQueue + " is not among " + all.keySet());
     }
@@ -21,12 +21,12 @@ final class QueueInspectors {
     this.all = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(all));
   }
 
-  Inspector main() {
+  public Inspector main() {
     return all.get(mainQueue);
   }
 
   /** Queue name -> its inspector, in order. */
-  Map<String, Inspector> all() {
+  public Map<String, Inspector> all() {
     return all;
   }
 

@@ -1,13 +1,10 @@
 package dev.delayq.supervisor;
 
 import dev.delayq.config.DelayqConfig;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -27,67 +24,56 @@ import org.slf4j.LoggerFactory;
  * workers. One control thread (the one calling {@link #run}) owns the child table and acts on
  * {@link Event}s; every other thread only posts events through the public-facing methods.
  */
-final class Supervisor {
+public final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
   private static final Duration TICK = Duration.ofMillis(200);
-  private static final Duration REDIS_START_TIMEOUT = Duration.ofSeconds(30);
-
-  private enum Phase { WORKERS, SCHEDULER, REDIS, DONE }
 
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final Ticker ticker;
   private final ChildSpecs specs;
-  private final ChildLauncher launcher;
+  private final ChildProcesses processes;
   private final InstantRecovery recovery;
   private final QueueInspectors queues;
   private final Runnable redisCheck;
-  private final long selfPid = ProcessHandle.current().pid();
 
   // owned by the control thread
-  private final Map<Child, Process> processes = new HashMap<>();
   private final List<Child> workers = new ArrayList<>();
   private final List<Child> retiring = new ArrayList<>();
   private final Set<Child> restartWhenDown = new HashSet<>();
   private Child redis;
   private Child scheduler;
-  private Process watchdog;
   private final int initialWorkers;
-  private Phase phase;
+  // written by the control thread alone (moveTo), read by the DrainReporter's thread too
+  private volatile StopSequence stage = StopSequence.RUNNING;
   private Duration stopTimeout;
   private final List<CompletableFuture<Void>> stopWaiters = new ArrayList<>();
   // read by the DrainReporter's thread
   private final List<Consumer<String>> progressSinks = new CopyOnWriteArrayList<>();
-  private volatile boolean draining;
 
   /**
    * {@code redisCheck} runs once Redis answers (the embedded one is up), before the scheduler
-   * and the workers start; what it throws ends {@link #run}.
+   * and the workers start; what it throws ends {@link #run}. {@code ticker} is the clock of
+   * every backoff, restart budget, start grace and stop deadline.
    */
-  Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
+  public Supervisor(ChildSpecs specs, ChildLauncher launcher, InstantRecovery recovery, QueueInspectors queues,
       int workers, Ticker ticker, Runnable redisCheck) {
     this.redisCheck = redisCheck;
     this.specs = specs;
-    this.launcher = launcher;
+    this.processes = new ChildProcesses(launcher, ticker, events::add);
     this.recovery = recovery;
     this.queues = queues;
     this.initialWorkers = workers;
     this.ticker = ticker;
   }
 
-  /**
-   * The child table at one moment. {@code workers}: the pool size asked for (workers being
-   * removed by a scale-down are listed in {@code children} but not counted).
-   */
-  record Snapshot(List<ChildView> children, int workers) {}
-
   // ---- any thread ------------------------------------------------------------------------
 
-  CompletableFuture<List<ChildView>> snapshot() {
-    return overview().thenApply(Snapshot::children);
+  public CompletableFuture<List<ChildView>> snapshot() {
+    return overview().thenApply(Overview::children);
   }
 
-  CompletableFuture<Snapshot> overview() {
-    CompletableFuture<Snapshot> reply = new CompletableFuture<>();
+  public CompletableFuture<Overview> overview() {
+    CompletableFuture<Overview> reply = new CompletableFuture<>();
     events.add(new Event.StatusRequest(reply));
     return reply;
   }
@@ -97,7 +83,7 @@ final class Supervisor {
    *
    * @throws IllegalArgumentException for a count below 0 or above worker.maxProcesses
    */
-  CompletableFuture<String> resize(OptionalInt workerCount) {
+  public CompletableFuture<String> resize(OptionalInt workerCount) {
     int max = specs.config().worker().maxProcesses();
     if (workerCount.isPresent() && (workerCount.getAsInt() < 0 || workerCount.getAsInt() > max)) {
       throw new IllegalArgumentException("workers must be between 0 and worker.maxProcesses (" + max
@@ -108,28 +94,28 @@ final class Supervisor {
     return reply;
   }
 
-  CompletableFuture<String> restart(String childName) {
+  public CompletableFuture<String> restart(String childName) {
     CompletableFuture<String> reply = new CompletableFuture<>();
     events.add(new Event.Restart(childName, reply));
     return reply;
   }
 
   /** Starts (or joins) the stop; {@code progress} may be null. */
-  CompletableFuture<Void> stop(Duration timeout, String why, Consumer<String> progress) {
+  public CompletableFuture<Void> stop(Duration timeout, String why, Consumer<String> progress) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     events.add(new Event.Stop(timeout, why, progress, done));
     return done;
   }
 
   /** The read side of every queue served. */
-  QueueInspectors queues() {
+  public QueueInspectors queues() {
     return queues;
   }
 
   // ---- the control thread ------------------------------------------------------------------
 
   /** Starts every child, then runs the control loop until a stop has taken everything down. */
-  void run() throws InterruptedException {
+  public void run() throws InterruptedException {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "supervisor-timer");
       t.setDaemon(true);
@@ -139,14 +125,8 @@ final class Supervisor {
         TimeUnit.MILLISECONDS);
     try {
       startAll();
-      while (phase != Phase.DONE) {
-        Event event = events.take();
-        try {
-          handle(event);
-        } catch (RuntimeException e) {
-          // a bug in one event's handling must not take the supervisor, and so every child, down
-          log.error("supervisor: handling {} failed; running on", event, e);
-        }
+      while (stage != StopSequence.DONE) {
+        handleSafely(events.take());
       }
     } finally {
       timer.shutdownNow();
@@ -154,28 +134,41 @@ final class Supervisor {
   }
 
   /** Kills whatever runs: the way out when start-up itself failed. */
-  void abort() {
-    processes.values().forEach(Process::destroyForcibly);
-    if (watchdog != null) {
-      watchdog.destroy();
+  public void abort() {
+    processes.killAll();
+  }
+
+  /** The timer's event, posted by hand: a test steps time with its own ticker. */
+  void tick() {
+    events.add(new Event.Tick());
+  }
+
+  /** Handles every event queued now, without waiting: {@link #run}'s loop, one step at a time. */
+  void handlePending() {
+    for (Event event = events.poll(); event != null; event = events.poll()) {
+      handleSafely(event);
     }
   }
 
-  private void startAll() throws InterruptedException {
+  private void handleSafely(Event event) {
+    try {
+      handle(event);
+    } catch (RuntimeException e) {
+      // a bug in one event's handling must not take the supervisor, and so every child, down
+      log.error("supervisor: handling {} failed; running on", event, e);
+    }
+  }
+
+  /** Starts the embedded Redis (and waits for it), then the scheduler and the workers. */
+  void startAll() throws InterruptedException {
     if (specs.config().redis().embedded()) {
       redis = newChild(specs.redis());
-      launch(redis);
-      Process process = processes.get(redis);
-      if (process == null) {
-        throw new IllegalStateException("could not start the embedded redis-server; see " + redis.spec().logFile());
-      }
-      EmbeddedRedis.awaitPing(specs.config().redis().embeddedPort(), specs.embeddedPassword(), process,
-          REDIS_START_TIMEOUT, redis.spec().logFile());
+      processes.launchRedis(redis);
       log.info("embedded Redis answers on 127.0.0.1:{}", specs.config().redis().embeddedPort());
     }
     redisCheck.run();
     scheduler = newChild(specs.scheduler());
-    launch(scheduler);
+    processes.launch(scheduler);
     for (int i = 1; i <= initialWorkers; i++) {
       addWorker();
     }
@@ -199,7 +192,7 @@ final class Supervisor {
       at++;
     }
     workers.add(at, w);
-    launch(w);
+    processes.launch(w);
   }
 
   private Child newChild(ChildSpec spec) {
@@ -215,7 +208,7 @@ final class Supervisor {
       onTick();
     } else if (event instanceof Event.StatusRequest r) {
       long now = ticker.nanos();
-      r.reply().complete(new Snapshot(all().map(c -> c.view(now)).toList(), workers.size()));
+      r.reply().complete(new Overview(all().map(c -> c.view(now)).toList(), workers.size()));
     } else if (event instanceof Event.Resize r) {
       onResize(r);
     } else if (event instanceof Event.Restart r) {
@@ -232,51 +225,24 @@ final class Supervisor {
         .flatMap(s -> s);
   }
 
-  private void launch(Child child) {
-    long now = ticker.nanos();
-    Process process;
-    try {
-      process = launcher.launch(child.spec());
-    } catch (IOException | RuntimeException e) {
-      log.error("{}: cannot start {}: {}", child.name(), child.spec().command().get(0), e.toString());
-      child.launched(0, now);
-      child.onExit(-1, now);
-      return;
-    }
-    long pid = process.pid();
-    processes.put(child, process);
-    child.launched(pid, now);
-    process.onExit().thenAccept(p -> events.add(new Event.ChildExited(child, pid, p.exitValue())));
-    if (child.spec().role() == Role.REDIS) {
-      try {
-        watchdog = EmbeddedRedis.watchdog(selfPid, pid);
-      } catch (IOException e) {
-        log.warn("no watchdog for the embedded Redis (it would outlive a SIGKILLed supervisor): {}", e.toString());
-      }
-    }
-  }
-
   private void onChildExited(Event.ChildExited e) {
     Child child = e.child();
     if (child.pid() != e.pid()) {
       return; // an exit already handled, or of a process replaced since
     }
-    processes.remove(child);
+    processes.exited(child);
     if (child.spec().role() == Role.WORKER) {
       // before anything else, so its jobs run again while its replacement is still starting
       recovery.workerGone(child.name(), e.pid(), e.code(), ticker.nanos());
-    } else if (child.spec().role() == Role.REDIS && watchdog != null) {
-      watchdog.destroy();
-      watchdog = null;
     }
     child.onExit(e.code(), ticker.nanos());
     if (child.state() == ChildState.STOPPED) {
       retiring.remove(child);
-      if (restartWhenDown.remove(child) && phase == null) {
-        launch(child);
+      if (restartWhenDown.remove(child) && stage == StopSequence.RUNNING) {
+        processes.launch(child);
       }
     }
-    if (phase != null) {
+    if (stage != StopSequence.RUNNING) {
       advanceStop();
     }
   }
@@ -286,24 +252,20 @@ final class Supervisor {
     recovery.retryPending(now);
     for (Child child : all().toList()) {
       child.onTick(now);
-      if (phase == null && child.dueToStart(now)) {
-        launch(child);
+      if (stage == StopSequence.RUNNING && child.dueToStart(now)) {
+        processes.launch(child);
       }
       if (child.killDue(now)) {
-        Process process = processes.get(child);
-        if (process != null) {
-          log.warn("{} (pid {}) still running at its stop deadline: SIGKILL", child.name(), child.pid());
-          process.destroyForcibly();
-        }
+        processes.kill(child);
       }
     }
-    if (phase != null) {
+    if (stage != StopSequence.RUNNING) {
       advanceStop();
     }
   }
 
   private void onResize(Event.Resize r) {
-    if (phase != null) {
+    if (stage != StopSequence.RUNNING) {
       r.reply().completeExceptionally(new IllegalStateException("the supervisor is stopping"));
       return;
     }
@@ -314,7 +276,7 @@ final class Supervisor {
     for (int i = before; i > target; i--) {
       Child w = workers.remove(i - 1);
       restartWhenDown.remove(w);
-      takeDown(w, w.spec().stopTimeout(), "scaled down to " + target + " workers");
+      processes.takeDown(w, w.spec().stopTimeout(), "scaled down to " + target + " workers");
       if (w.state().live()) {
         retiring.add(w);
       }
@@ -325,7 +287,7 @@ final class Supervisor {
       if (child.state() == ChildState.FATAL || child.state() == ChildState.EXITED) {
         notes.add("restarted " + child.name() + " (was " + child.state() + ")");
         child.forgive();
-        launch(child);
+        processes.launch(child);
       }
     }
     // added
@@ -346,7 +308,7 @@ final class Supervisor {
     String name = r.name();
     Child child = Stream.concat(Stream.ofNullable(scheduler), workers.stream())
         .filter(c -> c.name().equals(name)).findFirst().orElse(null);
-    if (phase != null) {
+    if (stage != StopSequence.RUNNING) {
       r.reply().completeExceptionally(new IllegalStateException("the supervisor is stopping"));
     } else if (child == null) {
       boolean isRedis = redis != null && redis.name().equals(name);
@@ -360,13 +322,13 @@ final class Supervisor {
     } else if (child.state().live()) {
       long pid = child.pid();
       restartWhenDown.add(child);
-      takeDown(child, child.spec().stopTimeout(), "restart requested");
+      processes.takeDown(child, child.spec().stopTimeout(), "restart requested");
       log.info("restart: {} (pid {}) stops and starts again", name, pid);
       r.reply().complete(name + " (pid " + pid + "): SIGTERM; it starts again once it is down");
     } else {
       ChildState was = child.state();
       child.forgive();
-      launch(child);
+      processes.launch(child);
       r.reply().complete(name + " started (was " + was + ")");
     }
   }
@@ -375,33 +337,39 @@ final class Supervisor {
     if (s.progress() != null) {
       progressSinks.add(s.progress());
     }
-    if (phase == Phase.DONE) {
+    if (stage == StopSequence.DONE) {
       s.done().complete(null);
       return;
     }
     stopWaiters.add(s.done());
-    if (phase != null) {
+    if (stage != StopSequence.RUNNING) {
       return;
     }
     log.info("stopping ({}): draining {} worker(s), SIGKILL after {}s; then the scheduler{}",
         s.why(), workers.size() + retiring.size(), s.timeout().toSeconds(), redis == null ? "" : ", then Redis");
     stopTimeout = s.timeout();
-    phase = Phase.WORKERS;
-    draining = true;
-    new DrainReporter(this, queues, () -> draining, progressSinks).start();
-    beginPhase();
+    moveTo(StopSequence.WORKERS);
+    new DrainReporter(this, queues, () -> stage == StopSequence.WORKERS, progressSinks).start();
     advanceStop();
   }
 
-  private void advanceStop() {
-    while (phase != Phase.DONE && phaseChildren().stream().allMatch(c -> c.state() == ChildState.STOPPED)) {
-      phase = Phase.values()[phase.ordinal() + 1];
-      draining = false;
-      if (phase != Phase.DONE) {
-        beginPhase();
-      }
+  /** The one writer of {@link #stage}: enters the next step and takes its children down. */
+  private void moveTo(StopSequence next) {
+    if (next != stage.next()) {
+      throw new IllegalStateException("the stop sequence cannot move from " + stage + " to " + next);
     }
-    if (phase == Phase.DONE) {
+    stage = next;
+    for (Child child : stageChildren()) {
+      processes.takeDown(child, stage == StopSequence.WORKERS ? stopTimeout : child.spec().stopTimeout(), "stop");
+    }
+  }
+
+  /** Moves on past every step whose children are all down; at DONE, tells the stop's waiters. */
+  private void advanceStop() {
+    while (stage != StopSequence.DONE && stageChildren().stream().allMatch(c -> c.state() == ChildState.STOPPED)) {
+      moveTo(stage.next());
+    }
+    if (stage == StopSequence.DONE) {
       if (!recovery.idle()) {
         log.warn("instant recovery could not finish before stop; the scheduler recovers those jobs "
             + "after their heartbeat expires on the next start");
@@ -411,33 +379,13 @@ final class Supervisor {
     }
   }
 
-  private void beginPhase() {
-    for (Child child : phaseChildren()) {
-      Duration timeout = phase == Phase.WORKERS ? stopTimeout : child.spec().stopTimeout();
-      takeDown(child, timeout, "stop");
-    }
-  }
-
-  private List<Child> phaseChildren() {
-    return switch (phase) {
+  private List<Child> stageChildren() {
+    return switch (stage) {
+      case RUNNING -> List.of();
       case WORKERS -> Stream.concat(workers.stream(), retiring.stream()).toList();
       case SCHEDULER -> scheduler == null ? List.of() : List.of(scheduler);
       case REDIS -> redis == null ? List.of() : List.of(redis);
       case DONE -> List.of();
     };
-  }
-
-  /** SIGTERM a live child (SIGKILL follows at {@code timeout}); a child with no process is STOPPED. */
-  private void takeDown(Child child, Duration timeout, String why) {
-    if (child.state() == ChildState.STOPPING) {
-      return;
-    }
-    Process process = processes.get(child);
-    if (child.state().live() && process != null) {
-      process.destroy();
-      child.stopping(ticker.nanos(), timeout, why + ": SIGTERM");
-    } else {
-      child.stopIdle(why);
-    }
   }
 }

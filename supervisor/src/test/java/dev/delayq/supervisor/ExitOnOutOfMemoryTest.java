@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.supervisor.host.Home;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

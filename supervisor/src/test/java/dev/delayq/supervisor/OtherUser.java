@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Assumptions;
  * with chown, and commands run as it with {@code runuser}. Tests that need it are skipped, saying
  * why, where the machine lacks the user, runuser, or root.
  */
-final class OtherUser {
+public final class OtherUser {
   static final String NAME = "nobody";
 
   private OtherUser() {}
 
-  static void assumeAvailable() {
+  public static void assumeAvailable() {
     Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
         "playing another user needs root (chown, runuser); this runs as " + System.getProperty("user.name"));
     Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/runuser")) || Files.isExecutable(Path.of("/sbin/runuser")),
@@ -37,7 +37,7 @@ final class OtherUser {
   }
 
   /** The other user's group: nogroup (Debian), else nobody. */
-  static GroupPrincipal group() throws IOException {
+  public static GroupPrincipal group() throws IOException {
     var lookup = Path.of("/").getFileSystem().getUserPrincipalLookupService();
     try {
       return lookup.lookupPrincipalByGroupName("nogroup");

@@ -10,6 +10,7 @@ import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
+import dev.delayq.supervisor.control.Protocol;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.supervisor.cli.SupervisorCli;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.testing.RedisServer;
 import java.net.InetAddress;

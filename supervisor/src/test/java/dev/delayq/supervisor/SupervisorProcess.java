@@ -1,6 +1,9 @@
 package dev.delayq.supervisor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.delayq.supervisor.cli.SupervisorCli;
+import dev.delayq.supervisor.control.ControlClient;
+import dev.delayq.supervisor.host.Home;
 import dev.delayq.testing.RedisFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
