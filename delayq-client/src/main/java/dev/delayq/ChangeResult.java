@@ -18,6 +18,8 @@ public record ChangeResult(String id, Status status, Instant dueAt, String detai
     RUNNING,
     /** Refused: it is dead-lettered (dead retry runs it again). */
     DEAD,
+    /** Refused: it is due and waits for a worker that has its type's handler ({@code queue.handlerWait}). */
+    WAITING_FOR_HANDLER,
     /** Refused: no such job (never enqueued, or done and forgotten). */
     UNKNOWN,
     /** Refused: its record cannot be read or written back ({@code detail} says why). */
@@ -36,6 +38,8 @@ public record ChangeResult(String id, Status status, Instant dueAt, String detai
       case RUNNING -> "job " + id + " is running: only a delayed or ready job can be changed";
       case DEAD -> "job " + id + " is dead: only a delayed or ready job can be changed "
           + "(delayq dead retry " + id + " runs it again)";
+      case WAITING_FOR_HANDLER -> "job " + id + " is due and waits for a worker with its type's handler: "
+          + "only a delayed or ready job can be changed (cancel it, or start a worker that has the handler)";
       case UNKNOWN -> noSuchJob(id);
       case MALFORMED -> "job " + id + " was not changed: " + detail;
     };
@@ -63,6 +67,7 @@ public record ChangeResult(String id, Status status, Instant dueAt, String detai
       case "ready" -> Status.READY;
       case "running" -> Status.RUNNING;
       case "dead" -> Status.DEAD;
+      case "waiting" -> Status.WAITING_FOR_HANDLER;
       case "unknown" -> Status.UNKNOWN;
       default -> throw new IllegalStateException("changePending.lua answered '" + place + "'");
     };

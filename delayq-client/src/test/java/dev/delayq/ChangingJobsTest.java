@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.delayq.redis.Claimed;
+import dev.delayq.redis.HandlerWait;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
@@ -61,6 +63,21 @@ class ChangingJobsTest {
         () -> queue.editPayload(id, "\"" + "x".repeat(2_000) + "\""));
     assertTrue(tooBig.getMessage().contains("queue.maxPayloadBytes"), tooBig.getMessage());
     assertTrue(probe.rawRecord(id).endsWith(",\"p\":{\"n\":2}}"), "a refused edit changes nothing");
+  }
+
+  @Test
+  void aJobWaitingForAHandlerIsRefusedSayingSoNotAsRunning() {
+    String id = queue.delay("t", "{}", Duration.ZERO).id();
+    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    assertTrue(HandlerWait.of(broker).leave("c1", claimed.delivery(), "t"));
+
+    for (ChangeResult r : List.of(queue.promote(id), queue.reschedule(id, Duration.ofMinutes(1)),
+        queue.editPayload(id, "{}"))) {
+      assertEquals(ChangeResult.Status.WAITING_FOR_HANDLER, r.status());
+      assertEquals("job " + id + " is due and waits for a worker with its type's handler: only a delayed or "
+          + "ready job can be changed (cancel it, or start a worker that has the handler)", r.describe());
+    }
+    assertTrue(HandlerWait.of(broker).isWaiting(id, "t"), "a refused change leaves it waiting");
   }
 
   @Test

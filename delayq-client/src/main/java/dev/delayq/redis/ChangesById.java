@@ -40,7 +40,7 @@ final class ChangesById {
     List<?> r = (List<?>) scripts.eval(Script.CHANGE_PENDING,
         List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.wake()),
         List.of(id, due.arg, due == DueChange.DELAY || due == DueChange.AT ? Long.toString(amount) : "",
-            payloadJsonOrNull == null ? "" : payloadJsonOrNull));
+            payloadJsonOrNull == null ? "" : payloadJsonOrNull, keys.flowBase()));
     return new PendingChange((String) r.get(0), (Long) r.get(1));
   }
 
