@@ -78,7 +78,9 @@ final class PeerGate implements AutoCloseable {
         client = listener.accept();
       } catch (IOException e) {
         if (!closed) {
+          // out of file descriptors, say: wait a moment rather than spin on the same failure
           log.warn("web: accepting a connection failed: {}", e.toString());
+          sleepQuietly(100);
         }
         continue;
       }
@@ -194,6 +196,14 @@ final class PeerGate implements AutoCloseable {
     for (int n; (n = in.read(buffer)) >= 0; ) {
       out.write(buffer, 0, n);
       out.flush();
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
