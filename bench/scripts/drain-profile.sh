@@ -26,7 +26,7 @@ tree="$(cd "$(dirname "$DELAYQ")/.." && pwd)"
 . "$root/bench/scripts/private-redis.sh"
 private_redis --slowlog-log-slower-than "$SLOWER_THAN" --slowlog-max-len $((N * 4 + 100000))
 
-java -cp "$(ls "$tree"/bench/target/lib/delayq-client-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
+java -cp "$(ls "$tree"/bench/target/lib/delayq-common-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
 cli CONFIG RESETSTAT >/dev/null
 cli SLOWLOG RESET >/dev/null
 "$DELAYQ" bench drain --n "$N" --runs 1 --workers "$WORKERS" --threads "$THREADS" \

@@ -32,7 +32,7 @@ total=$((5000 * SUSTAIN))
 . "$root/bench/scripts/private-redis.sh"
 private_redis --slowlog-log-slower-than "$SLOWER_THAN" --slowlog-max-len $((total * 12 + 100000))
 
-java -cp "$(ls "$tree"/bench/target/lib/delayq-client-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
+java -cp "$(ls "$tree"/bench/target/lib/delayq-common-*.jar | head -1)" "$root/bench/scripts/ScriptShas.java" > "$work/shas"
 "$DELAYQ" bench precision --n "$N" --sustain-seconds "$SUSTAIN" --threads "${THREADS:-8}" \
   --redis "redis://127.0.0.1:$port" --json "$work/precision.json" > "$work/bench.out" &
 bench_pid=$!

@@ -286,9 +286,9 @@ public final class DelayQueue implements AutoCloseable {
     String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
     // the request checked its due time against DueTime's range when it was made
     if (r.delay() != null) {
-      return new NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending());
+      return new NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending().rule());
     }
-    return new NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending());
+    return new NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending().rule());
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.delayq.bench;
 
 import dev.delayq.config.ConfigLoader;
-import dev.delayq.redis.RedisBinary;
+import dev.delayq.redisserver.RedisBinary;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;

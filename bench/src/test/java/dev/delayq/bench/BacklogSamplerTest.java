@@ -6,7 +6,7 @@ import dev.delayq.DelayQueue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.delayq.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

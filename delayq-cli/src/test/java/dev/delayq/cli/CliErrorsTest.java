@@ -3,7 +3,7 @@ package dev.delayq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import dev.delayq.DelayQueue;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.delayq.test;
 
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * {@link ServiceLoader} finds on the classpath and in the jars of the jobs directory. Adding a
  * job type is dropping a jar there; no config names types.
  */
-final class HandlerRegistry {
+public final class HandlerRegistry {
   private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
 
   private final Map<String, JobHandler> byType;
@@ -37,7 +37,7 @@ final class HandlerRegistry {
    * Loads the handlers; two handlers of one type, a malformed type, or a jar naming a class it
    * cannot load stop start-up with an IllegalStateException saying which.
    */
-  static HandlerRegistry load(Path jobsDir) {
+  public static HandlerRegistry load(Path jobsDir) {
     return load(jobsDir, HandlerRegistry.class.getClassLoader());
   }
 
@@ -106,7 +106,7 @@ final class HandlerRegistry {
     return jars.isEmpty() ? parent : new URLClassLoader(jars.toArray(URL[]::new), parent);
   }
 
-  Optional<JobHandler> find(String type) {
+  public Optional<JobHandler> find(String type) {
     return Optional.ofNullable(byType.get(type));
   }
 
@@ -116,7 +116,7 @@ final class HandlerRegistry {
   }
 
   /** The known types, sorted, for log lines and error messages. */
-  String types() {
+  public String types() {
     return String.join(", ", byType.keySet());
   }
 }

@@ -82,7 +82,7 @@ public final class Worker implements AutoCloseable {
    * {@code quiet} turning true makes its consumers stop claiming; {@link #drain} then waits for
    * them. {@code crashRecord} may be null (no supervisor on this host reads one).
    */
-  Worker(String name, String consumerPrefix, DelayqConfig config, RedisConnection redis,
+  public Worker(String name, String consumerPrefix, DelayqConfig config, RedisConnection redis,
       HandlerRegistry handlers, RunningFile crashRecord, BooleanSupplier quiet, FailureListener listener) {
     this.name = name;
     this.config = config;
@@ -344,7 +344,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** A thread that cannot go on: the others drain, and the owner replaces the engine. */
-  void cannotGoOn(Throwable t) {
+  public void cannotGoOn(Throwable t) {
     failure.compareAndSet(null, Failure.THREAD_FAILED);
     closing.set(true);
     listener.failed(Failure.THREAD_FAILED, "a thread could not go on (" + t + ")");

@@ -20,7 +20,7 @@ import dev.delayq.redis.RedisConnector;
 import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import dev.delayq.testing.ReplyLosingProxy;
 import java.io.IOException;
 import java.time.Duration;

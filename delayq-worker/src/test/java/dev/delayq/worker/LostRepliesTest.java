@@ -29,7 +29,7 @@ import dev.delayq.redis.RedisConnector;
 import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import dev.delayq.testing.ReplyLosingProxy;
 import dev.delayq.worker.testjobs.CountingHandler;
 import java.io.IOException;

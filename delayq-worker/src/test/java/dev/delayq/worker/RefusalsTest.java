@@ -29,7 +29,7 @@ import dev.delayq.redis.ReplicaAcksException;
 import dev.delayq.testing.LogLines;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import dev.delayq.worker.testjobs.CountingHandler;
 import java.io.IOException;
 import java.time.Duration;

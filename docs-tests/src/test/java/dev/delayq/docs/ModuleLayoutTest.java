@@ -23,38 +23,33 @@ import org.w3c.dom.Node;
  * The house as the README draws it, read from the module poms, so that a change cannot quietly
  * bend it: every module of the build has its row in the README's module table and no row names
  * a module that is gone; dependencies between delayq's modules run one way, down the floors
- * below; what an app links needs nothing of what a user runs; and no Java package is split over
- * the main code of two modules, but for the splits named here, which the restructure into
- * {@code common} is to end (a new one fails the test).
+ * below; what an app links needs nothing of what a user runs; no Java package is split over
+ * the main code of two modules; and each test sits in the module of the class it names.
  */
 class ModuleLayoutTest {
   /**
    * Each module's floor: a module may depend only on modules of lower floors. 0 the Redis
-   * server for tests and tools; 1 the client; 2 the engines on it; 3 what runs them or tests
-   * with them; 4 what runs those; 5 ours alone (the bench, the end-to-end tests, the example); 6 the
-   * tests of the README and docs, which run all of it.
+   * server for tests and tools; 1 common, the contract every process shares; 2 the client, an
+   * app's API; 3 the worker engine on it; 4 what runs them or tests with them; 5 what runs
+   * those; 6 ours alone (the bench, the end-to-end tests, the example); 7 the tests of the
+   * README and docs, which run all of it.
    */
   private static final Map<String, Integer> FLOORS = Map.ofEntries(
       Map.entry("delayq-bom", 0), Map.entry("delayq-redis-server", 0),
-      Map.entry("delayq-client", 1),
-      Map.entry("delayq-admin", 2), Map.entry("delayq-worker", 2),
-      Map.entry("delayq-test", 3), Map.entry("delayq-spring-boot-autoconfigure", 3),
-      Map.entry("scheduler-proc", 3), Map.entry("worker-proc", 3), Map.entry("delayq-cli", 3),
-      Map.entry("delayq-spring-boot3-starter", 4), Map.entry("delayq-spring-boot4-starter", 4),
-      Map.entry("supervisor", 4),
-      Map.entry("bench", 5), Map.entry("e2e", 5), Map.entry("order-app", 5), Map.entry("docs-tests", 6));
+      Map.entry("delayq-common", 1),
+      Map.entry("delayq-client", 2),
+      Map.entry("delayq-worker", 3),
+      Map.entry("delayq-test", 4), Map.entry("delayq-spring-boot-autoconfigure", 4),
+      Map.entry("scheduler-proc", 4), Map.entry("worker-proc", 4), Map.entry("delayq-cli", 4),
+      Map.entry("delayq-spring-boot3-starter", 5), Map.entry("delayq-spring-boot4-starter", 5),
+      Map.entry("supervisor", 5),
+      Map.entry("bench", 6), Map.entry("e2e", 6), Map.entry("order-app", 6), Map.entry("docs-tests", 7));
 
   /** What an app puts on its classpath: none of it may need a process of the system's. */
   private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-test",
       "delayq-spring-boot-autoconfigure", "delayq-spring-boot3-starter", "delayq-spring-boot4-starter");
-  private static final Set<String> SYSTEM_SIDE = Set.of("delayq-admin", "scheduler-proc", "worker-proc",
+  private static final Set<String> SYSTEM_SIDE = Set.of("scheduler-proc", "worker-proc",
       "delayq-cli", "supervisor");
-
-  /** Packages split over two modules' main code today, each with its modules. */
-  private static final Map<String, Set<String>> KNOWN_SPLITS = Map.of(
-      "dev.delayq.redis", Set.of("delayq-client", "delayq-admin", "delayq-redis-server"),
-      "dev.delayq.worker", Set.of("delayq-worker", "worker-proc"),
-      "dev.delayq.metrics", Set.of("delayq-client", "delayq-admin"));
 
   private record Module(String dir, String artifact, List<String> delayqDependencies) {}
 
@@ -98,7 +93,7 @@ class ModuleLayoutTest {
   }
 
   @Test
-  void noPackageIsSplitOverTwoModulesButTheKnownOnes() throws Exception {
+  void noPackageIsSplitOverTwoModules() throws Exception {
     Map<String, Set<String>> modulesOf = new TreeMap<>();
     for (Module m : modules()) {
       Path main = MarkdownPage.projectRoot().resolve(m.dir()).resolve("src/main/java");
@@ -118,8 +113,52 @@ class ModuleLayoutTest {
         split.put(pkg, in);
       }
     });
-    assertEquals(new TreeMap<>(KNOWN_SPLITS), split,
-        "packages in the main code of more than one module (a split may only end, never begin)");
+    assertEquals(Map.of(), split, "packages in the main code of more than one module");
+  }
+
+  /**
+   * A test named after a class ({@code FooTest} for {@code Foo}, {@code FooSomethingTest} does
+   * not count) lives in the module whose main code holds that class, so that a reader finds a
+   * class's test beside it and a module's build runs the tests of its own code.
+   */
+  @Test
+  void everyTestSitsInTheModuleOfTheClassItNames() throws Exception {
+    Map<String, Set<String>> mainModulesOf = new TreeMap<>();
+    Map<String, Set<String>> testModulesOf = new TreeMap<>();
+    for (Module m : modules()) {
+      collectClasses(m, "src/main/java", "", mainModulesOf);
+      collectClasses(m, "src/test/java", "Test", testModulesOf);
+    }
+    List<String> misplaced = new ArrayList<>();
+    testModulesOf.forEach((cls, testModules) -> {
+      Set<String> homes = mainModulesOf.get(cls);
+      if (homes != null) {
+        for (String t : testModules) {
+          if (!homes.contains(t)) {
+            misplaced.add(cls + "Test in " + t + ", " + cls + " in " + homes);
+          }
+        }
+      }
+    });
+    assertEquals(List.of(), misplaced);
+  }
+
+  /** Adds each class of the module's {@code dir} whose name ends in {@code suffix}, without it. */
+  private static void collectClasses(Module m, String dir, String suffix, Map<String, Set<String>> into)
+      throws IOException {
+    Path root = MarkdownPage.projectRoot().resolve(m.dir()).resolve(dir);
+    if (!Files.isDirectory(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(suffix + ".java")).toList()) {
+        String name = f.getFileName().toString();
+        String cls = name.substring(0, name.length() - (suffix + ".java").length());
+        if (!cls.isEmpty()) {
+          into.computeIfAbsent(cls, k -> new TreeSet<>()).add(m.artifact());
+        }
+      }
+    }
   }
 
   private static List<Module> modules() throws Exception {

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class JvmProcesses implements AutoCloseable {
   static final String SCHEDULER = "dev.delayq.scheduler.SchedulerMain";
-  static final String WORKER = "dev.delayq.worker.WorkerMain";
+  static final String WORKER = "dev.delayq.workerproc.WorkerMain";
 
   private final String testName;
   private final Map<String, String> env = new HashMap<>();

@@ -12,7 +12,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.redis.ServerCheck;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

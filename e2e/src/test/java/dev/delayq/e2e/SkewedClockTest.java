@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.DelayQueue;
 import dev.delayq.redis.Keys;
-import dev.delayq.redis.RedisBinary;
+import dev.delayq.redisserver.RedisBinary;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.testing.RedisFixture;

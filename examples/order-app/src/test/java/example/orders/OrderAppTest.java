@@ -3,7 +3,7 @@ package example.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

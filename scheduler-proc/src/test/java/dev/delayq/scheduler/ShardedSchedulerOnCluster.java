@@ -13,7 +13,7 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.testing.RedisCluster;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

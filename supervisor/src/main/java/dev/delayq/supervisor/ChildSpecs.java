@@ -3,7 +3,7 @@ package dev.delayq.supervisor;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.EmbeddedRedisPassword;
 import dev.delayq.config.SecretFile;
-import dev.delayq.redis.RedisBinary;
+import dev.delayq.redisserver.RedisBinary;
 import dev.delayq.supervisor.host.Home;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +17,7 @@ import java.util.List;
  */
 public final class ChildSpecs {
   static final String SCHEDULER_MAIN = "dev.delayq.scheduler.SchedulerMain";
-  static final String WORKER_MAIN = "dev.delayq.worker.WorkerMain";
+  static final String WORKER_MAIN = "dev.delayq.workerproc.WorkerMain";
   /** Every child JVM ends on an OutOfMemoryError (exit 3), so the supervisor restarts it. */
   static final String EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError";
   static final Duration START_GRACE = Duration.ofSeconds(1);

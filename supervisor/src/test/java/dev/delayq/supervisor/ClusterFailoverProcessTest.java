@@ -13,7 +13,7 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.Keys;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisCluster;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

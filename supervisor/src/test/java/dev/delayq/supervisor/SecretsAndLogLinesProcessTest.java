@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.cli.DelayqLauncher;
 import dev.delayq.redis.Inspector;
 import dev.delayq.redis.Keys;
-import dev.delayq.redis.RedisBinary;
+import dev.delayq.redisserver.RedisBinary;
 import dev.delayq.redis.RedisConnector;
 import dev.delayq.supervisor.testjobs.JobsJar;
 import dev.delayq.testing.RedisFixture;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.supervisor.cli.SupervisorCli;
 import dev.delayq.testing.RedisFixture;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.delayq.spring.boot3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.delayq.DelayQueue;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
