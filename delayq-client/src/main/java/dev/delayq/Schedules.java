@@ -80,7 +80,7 @@ public final class Schedules {
   public Listing listing() {
     List<View> out = new ArrayList<>();
     List<Broken> broken = new ArrayList<>();
-    for (StoredSchedule stored : broker.schedules()) {
+    for (StoredSchedule stored : broker.scheduleStore().schedules()) {
       try {
         out.add(view(stored));
       } catch (RuntimeException e) {
@@ -91,12 +91,12 @@ public final class Schedules {
   }
 
   public Optional<View> get(String id) {
-    return broker.schedule(id).map(Schedules::view);
+    return broker.scheduleStore().schedule(id).map(Schedules::view);
   }
 
   /** Removes the schedule; false when there was none. */
   public boolean remove(String id) {
-    if (broker.schedule(id).isEmpty()) {
+    if (broker.scheduleStore().schedule(id).isEmpty()) {
       return false;
     }
     save(id, null);
@@ -114,7 +114,7 @@ public final class Schedules {
   }
 
   private Optional<View> setPaused(String id, boolean paused) {
-    Optional<StoredSchedule> stored = broker.schedule(id);
+    Optional<StoredSchedule> stored = broker.scheduleStore().schedule(id);
     if (stored.isEmpty()) {
       return Optional.empty();
     }
@@ -127,7 +127,7 @@ public final class Schedules {
    * itself is not changed. Empty when there is no such schedule.
    */
   public Optional<EnqueueResult> runNow(DelayQueue queue, String id) {
-    return broker.schedule(id).map(stored -> {
+    return broker.scheduleStore().schedule(id).map(stored -> {
       Schedule s = definitionOf(stored);
       return queue.delay(s.type(), s.payloadJson(), Duration.ZERO,
           JobOptions.withId(s.id() + "@run-" + broker.redisNowMs()).maxAttempts(s.maxAttempts()));
@@ -138,7 +138,7 @@ public final class Schedules {
   private void save(String id, Schedule s) {
     for (int attempt = 0; attempt < RETRIES; attempt++) {
       long now = broker.redisNowMs();
-      Optional<StoredSchedule> old = broker.schedule(id);
+      Optional<StoredSchedule> old = broker.scheduleStore().schedule(id);
       long created = old.map(StoredSchedule::lastTick).orElse(-1L);
       List<String> withdraw = List.of();
       long base = Math.max(now + KEEP_WITHIN_MS, created);
@@ -152,7 +152,7 @@ public final class Schedules {
         throw new IllegalArgumentException("schedule " + id + ": its next tick " + Instant.ofEpochMilli(next)
             + " is out of range: " + DueTime.RANGE);
       }
-      if (broker.saveSchedule(id, s == null ? null : s.toJson(), next, created, withdraw) >= 0) {
+      if (broker.scheduleStore().saveSchedule(id, s == null ? null : s.toJson(), next, created, withdraw) >= 0) {
         return;
       }
     }

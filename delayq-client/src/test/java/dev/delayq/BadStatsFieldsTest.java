@@ -1,6 +1,5 @@
 package dev.delayq;
 
-import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,12 +24,12 @@ class BadStatsFieldsTest {
   private final DelayQueue queue = new DelayQueue(broker, 1_048_576, 5);
 
   private String counter(String field) {
-    return GatewayAccess.redis(broker).hget(keys.stats(), field);
+    return RedisFixture.get().redis().hget(keys.stats(), field);
   }
 
   @Test
   void anEnqueueBesideANonIntegerCounterSucceedsOnceAndTheCounterIsReset() {
-    GatewayAccess.redis(broker).hset(keys.stats(), "count:enqueued:mail", "abc");
+    RedisFixture.get().redis().hset(keys.stats(), "count:enqueued:mail", "abc");
 
     EnqueueResult now = queue.delay("mail", "{}", Duration.ZERO, JobOptions.withId("j1"));
     EnqueueResult later = queue.delay("mail", "{}", Duration.ofMinutes(5), JobOptions.withId("j2"));
@@ -44,7 +43,7 @@ class BadStatsFieldsTest {
 
   @Test
   void aBatchBesideANonIntegerCounterIsAcceptedWhole() {
-    GatewayAccess.redis(broker).hset(keys.stats(), "count:enqueued:mail", "9223372036854775807");
+    RedisFixture.get().redis().hset(keys.stats(), "count:enqueued:mail", "9223372036854775807");
 
     List<EnqueueResult> all = queue.enqueueAll(List.of(JobRequest.delay("mail", "{}", Duration.ZERO),
         JobRequest.delay("mail", "{}", Duration.ofMinutes(1))));
@@ -56,15 +55,15 @@ class BadStatsFieldsTest {
 
   @Test
   void theWorkersOutcomeCountersThatHoldNoIntegerCountAgainFromTheNextFlush() {
-    GatewayAccess.redis(broker).hset(keys.stats(), "count:succeeded:mail", "abc");
-    GatewayAccess.redis(broker).hset(keys.stats(), "count:dead:mail", "-x");
+    RedisFixture.get().redis().hset(keys.stats(), "count:succeeded:mail", "abc");
+    RedisFixture.get().redis().hset(keys.stats(), "count:dead:mail", "-x");
     StatsRecorder recorder = new StatsRecorder(keys);
     recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
     recorder.also("mail", StatsRecorder.Event.DEAD);
 
-    recorder.flush(GatewayAccess.redis(broker), System.currentTimeMillis() / 1000);
+    recorder.flush(RedisFixture.get().redis(), System.currentTimeMillis() / 1000);
     recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 5);
-    recorder.flush(GatewayAccess.redis(broker), System.currentTimeMillis() / 1000);
+    recorder.flush(RedisFixture.get().redis(), System.currentTimeMillis() / 1000);
 
     assertEquals("2", counter("count:succeeded:mail"));
     assertEquals("1", counter("count:dead:mail"));
@@ -72,17 +71,17 @@ class BadStatsFieldsTest {
 
   @Test
   void aDelayedDepthThatHoldsNoIntegerFailsNoEnqueueAndStrandsNoForwardedJob() {
-    GatewayAccess.redis(broker).set(keys.delayedCount(), "abc");
+    RedisFixture.get().redis().set(keys.delayedCount(), "abc");
 
     EnqueueResult r = queue.delay("mail", "{}", Duration.ofMillis(50), JobOptions.withId("d1"));
 
     assertTrue(r.accepted(), r.toString());
     assertEquals(List.of("delayed"), probe.placesOf("d1"));
-    assertEquals("1", GatewayAccess.redis(broker).get(keys.delayedCount()), "reset to what the call counted");
-    GatewayAccess.redis(broker).set(keys.delayedCount(), "abc");
+    assertEquals("1", RedisFixture.get().redis().get(keys.delayedCount()), "reset to what the call counted");
+    RedisFixture.get().redis().set(keys.delayedCount(), "abc");
     probe.awaitRedisTimePast(r.dueAt().toEpochMilli());
-    assertEquals(1, broker.moveDueToReady(1000).moved());
+    assertEquals(1, broker.scheduling().moveDueToReady(1000).moved());
     assertEquals(List.of("ready"), probe.placesOf("d1"), "forwarded, not left in no place");
-    assertEquals("0", GatewayAccess.redis(broker).get(keys.delayedCount()));
+    assertEquals("0", RedisFixture.get().redis().get(keys.delayedCount()));
   }
 }

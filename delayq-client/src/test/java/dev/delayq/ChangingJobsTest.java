@@ -68,8 +68,8 @@ class ChangingJobsTest {
   @Test
   void aJobWaitingForAHandlerIsRefusedSayingSoNotAsRunning() {
     String id = queue.delay("t", "{}", Duration.ZERO).id();
-    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
-    assertTrue(HandlerWait.of(broker).leave("c1", claimed.delivery(), "t"));
+    Claimed claimed = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
+    assertTrue(broker.handlerWait().leave("c1", claimed.delivery(), "t"));
 
     for (ChangeResult r : List.of(queue.promote(id), queue.reschedule(id, Duration.ofMinutes(1)),
         queue.editPayload(id, "{}"))) {
@@ -77,13 +77,13 @@ class ChangingJobsTest {
       assertEquals("job " + id + " is due and waits for a worker with its type's handler: only a delayed or "
           + "ready job can be changed (cancel it, or start a worker that has the handler)", r.describe());
     }
-    assertTrue(HandlerWait.of(broker).isWaiting(id, "t"), "a refused change leaves it waiting");
+    assertTrue(broker.handlerWait().isWaiting(id, "t"), "a refused change leaves it waiting");
   }
 
   @Test
   void aRunningJobIsRefusedWithAClearAnswer() {
     String id = queue.delay("t", "{}", Duration.ZERO).id();
-    broker.claim("c1", 1.0, 30_000).orElseThrow();
+    broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
 
     for (ChangeResult r : List.of(queue.promote(id), queue.reschedule(id, Duration.ofMinutes(1)),
         queue.editPayload(id, "{}"))) {

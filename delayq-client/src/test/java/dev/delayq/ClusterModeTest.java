@@ -70,18 +70,18 @@ class ClusterModeTest {
 
     // due order: the scheduler's forward moves them in due order, once due
     awaitForwarded(2);
-    Batch batch = broker.claimReady("c1", 30_000, 10, null);
+    Batch batch = broker.claims().claimReady("c1", 30_000, 10, null);
     assertEquals(List.of("first", "second"), batch.jobs().stream().map(Claimed::id).toList());
 
     // retry, then dead-letter the retried one, then acknowledge the other
     Delivery first = batch.jobs().get(0).delivery();
     Delivery second = batch.jobs().get(1).delivery();
-    assertEquals(Moved.MOVED, broker.retry("c1", first, 0, "boom"));
-    assertTrue(broker.deadLetter("c1", second, "fatal"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", first, 0, "boom"));
+    assertTrue(broker.outcomes().deadLetter("c1", second, "fatal"));
     awaitForwarded(1);
-    Claimed again = broker.claim("c1", 1, 30_000).orElseThrow();
+    Claimed again = broker.claims().claim("c1", 1, 30_000).orElseThrow();
     assertEquals("first", again.id());
-    assertEquals(List.of(true), List.of(broker.ackAll(List.of(
+    assertEquals(List.of(true), List.of(broker.acks().ackAll(List.of(
         new Report("c1", null, List.of(again.delivery())))).get(0)[0]));
 
     // admin reads and the check go to the queue's master
@@ -147,7 +147,7 @@ class ClusterModeTest {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     int moved = 0;
     while (moved < atLeast) {
-      moved += broker.moveDueToReady(1000).moved();
+      moved += broker.scheduling().moveDueToReady(1000).moved();
       if (System.nanoTime() > deadline) {
         throw new AssertionError("only " + moved + " of " + atLeast + " jobs came due");
       }

@@ -1,6 +1,5 @@
 package dev.delayq;
 
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.Report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,15 +31,15 @@ class DebounceTest {
     AtomicBoolean stop = new AtomicBoolean();
     Thread forwarder = new Thread(() -> {
       while (!stop.get()) {
-        broker.moveDueToReady(1000);
+        broker.scheduling().moveDueToReady(1000);
         sleep(2);
       }
     });
     Thread consumer = new Thread(() -> {
       while (!stop.get()) {
-        broker.claim("c1", 0.05, 30_000).ifPresent(c -> {
+        broker.claims().claim("c1", 0.05, 30_000).ifPresent(c -> {
           runs.add(new Run(c.id(), c.rawRecord(), probe.redisNowMs()));
-          broker.ackAll(List.of(new Report("c1", null, List.of(c.delivery()))));
+          broker.acks().ackAll(List.of(new Report("c1", null, List.of(c.delivery()))));
         });
       }
     });
@@ -69,14 +68,14 @@ class DebounceTest {
     assertTrue(run.record().endsWith(",\"p\":{\"comment\":50}}"), run.record());
     long after = run.redisMs() - (lastDue - 1_000);
     assertTrue(after >= 1_000 && after < 1_300, "ran " + after + " ms after the last enqueue");
-    assertEquals(List.of(), new InvariantCheck(GatewayAccess.redis(broker), broker.keys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), broker.keys()).breaches());
   }
 
   @Test
   void aRunningJobRefusesTheReplaceWithAClearAnswer() {
     try (DelayQueue queue = new DelayQueue(broker, 1 << 20, 5)) {
       queue.delay("digest", "{}", Duration.ZERO, JobOptions.withId("d1"));
-      broker.claim("c1", 1.0, 30_000).orElseThrow();
+      broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
 
       EnqueueResult r = queue.delay("digest", "{\"v\":2}", Duration.ofSeconds(1),
           JobOptions.withId("d1").ifPending(IfPending.REPLACE_PAYLOAD));

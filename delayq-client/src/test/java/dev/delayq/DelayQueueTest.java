@@ -339,7 +339,7 @@ class DelayQueueTest {
   @Test
   void cancelFailsOnceTheJobRuns() {
     String id = queue.delay("t", "{}", Duration.ZERO).id();
-    broker.claim("c1", 1.0, 30_000).orElseThrow();
+    broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
 
     assertFalse(queue.cancel(id));
     assertEquals(List.of("inflight:c1"), probe.placesOf(id));

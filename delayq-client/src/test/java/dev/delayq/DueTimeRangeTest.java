@@ -1,6 +1,5 @@
 package dev.delayq;
 
-import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,8 +74,8 @@ class DueTimeRangeTest {
 
     assertEquals(DueTime.LATEST, latest.dueAt());
     assertEquals(DueTime.LATEST_MS, probe.dueAt("latest"));
-    assertEquals(List.of(), new InvariantCheck(GatewayAccess.redis(broker), keys).breaches());
-    assertEquals(0, broker.moveDueToReady(1000).moved());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
+    assertEquals(0, broker.scheduling().moveDueToReady(1000).moved());
     assertEquals(List.of("latest"), probe.delayedIds(), "the latest due time is in range: it waits");
   }
 

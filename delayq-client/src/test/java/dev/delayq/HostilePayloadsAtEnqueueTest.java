@@ -1,6 +1,5 @@
 package dev.delayq;
 
-import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -27,7 +26,7 @@ class HostilePayloadsAtEnqueueTest {
     assertEquals("payload is refused: it has a member \"@class\", a class-name marker of polymorphic deserializers; "
         + "payloads are plain JSON and name no class", refusal(text));
     assertEquals(refusal(text), refusal(Map.of("order", Map.of("@class", "x"))));
-    assertEquals(0, GatewayAccess.redis(broker).hlen(broker.keys().jobs()));
+    assertEquals(0, RedisFixture.get().redis().hlen(broker.keys().jobs()));
   }
 
   @Test
@@ -38,13 +37,13 @@ class HostilePayloadsAtEnqueueTest {
   @Test
   void aMillionElementArrayInsideTheSizeLimitIsRefused() {
     assertEquals("payload is refused: it has more than 1000000 JSON tokens", refusal("[" + "0,".repeat(999_999) + "0]"));
-    assertEquals(0, GatewayAccess.redis(broker).hlen(broker.keys().jobs()));
+    assertEquals(0, RedisFixture.get().redis().hlen(broker.keys().jobs()));
   }
 
   @Test
   void ordinaryPayloadsAndLookalikeMembersPass() {
     EnqueueResult r = queue.delay("order_close", "{\"class\":\"A\",\"note\":\"@class\",\"n\":[1,2,3]}", Duration.ZERO);
     assertEquals(EnqueueResult.Status.ACCEPTED, r.status());
-    assertEquals(List.of(r.id()), GatewayAccess.redis(broker).lrange(broker.keys().ready(), 0, -1));
+    assertEquals(List.of(r.id()), RedisFixture.get().redis().lrange(broker.keys().ready(), 0, -1));
   }
 }

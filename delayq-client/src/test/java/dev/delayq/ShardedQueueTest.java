@@ -124,14 +124,14 @@ class ShardedQueueTest {
 
     Thread.sleep(450);
     for (int shard = 0; shard < SHARDS; shard++) {
-      assertEquals(new DelayedReads(redis.client()).count(keys.shard(shard), "-inf", "+inf"), (long) broker.moveDueToReady(shard, 1000).moved());
+      assertEquals(new DelayedReads(redis.client()).count(keys.shard(shard), "-inf", "+inf"), (long) broker.scheduling().moveDueToReady(shard, 1000).moved());
     }
     // due order within each shard; claims come from one shard at a time
     Map<Integer, List<Integer>> order = new HashMap<>();
     List<Claimed> claimed = new ArrayList<>();
     int from = 0;
     while (claimed.size() < 30) {
-      Batch b = broker.claimReady("c1", 30_000, 100, null, from);
+      Batch b = broker.claims().claimReady("c1", 30_000, 100, null, from);
       assertFalse(b.jobs().isEmpty());
       for (Claimed c : b.jobs()) {
         assertEquals(b.shard(), keys.shardIndexOf(c.id()));
@@ -149,10 +149,10 @@ class ShardedQueueTest {
     // outcomes go to each delivery's shard: retry one, dead-letter one, acknowledge the rest at once
     Claimed retried = claimed.get(0);
     Claimed dead = claimed.get(29);
-    assertEquals(Moved.MOVED, broker.retry("c1", retried.delivery(), 0, "boom"));
-    assertTrue(broker.deadLetter("c1", dead.delivery(), "fatal"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", retried.delivery(), 0, "boom"));
+    assertTrue(broker.outcomes().deadLetter("c1", dead.delivery(), "fatal"));
     List<Delivery> rest = claimed.subList(1, 29).stream().map(Claimed::delivery).toList();
-    boolean[] acked = broker.ackAll(List.of(new Report("c1", null, rest))).get(0);
+    boolean[] acked = broker.acks().ackAll(List.of(new Report("c1", null, rest))).get(0);
     for (boolean a : acked) {
       assertTrue(a);
     }
@@ -188,13 +188,13 @@ class ShardedQueueTest {
       broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     }
     for (int shard = 0; shard < SHARDS; shard++) {
-      broker.moveDueToReady(shard, 1000);
+      broker.scheduling().moveDueToReady(shard, 1000);
     }
     // one job per claim, as a consumer with prefetch 1 takes them, rotating past the shard that served
     List<Integer> served = new ArrayList<>();
     int from = 0;
     for (int i = 0; i < SHARDS; i++) {
-      Batch b = broker.claimReady("c1", 30_000, 1, null, from);
+      Batch b = broker.claims().claimReady("c1", 30_000, 1, null, from);
       served.add(b.shard());
       from = b.shard() + 1;
     }
@@ -206,17 +206,17 @@ class ShardedQueueTest {
     open("plain");
     String id = idInShard(2);
     broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
-    broker.moveDueToReady(2, 1000);
+    broker.scheduling().moveDueToReady(2, 1000);
 
     Map<String, Long> before = calls();
-    Batch found = broker.claimReady("c1", 30_000, 10, null, 0);
+    Batch found = broker.claims().claimReady("c1", 30_000, 10, null, 0);
     Map<String, Long> after = calls();
     assertEquals(2, found.shard());
     assertEquals(List.of(id), found.jobs().stream().map(Claimed::id).toList());
     assertEquals(2, after.get("evalsha") - before.get("evalsha"),
         "shard 0's claim (its reply had the lengths of 1 and 2 beside it), then shard 2's; none on the empty shard 1");
 
-    Batch none = broker.claimReady("c1", 30_000, 10, null, 1);
+    Batch none = broker.claims().claimReady("c1", 30_000, 10, null, 1);
     Map<String, Long> last = calls();
     assertTrue(none.jobs().isEmpty());
     assertEquals(1, last.get("evalsha") - after.get("evalsha"), "every shard empty: one call, as on one shard");
@@ -231,10 +231,10 @@ class ShardedQueueTest {
       broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
     }
 
-    Batch b = broker.claimReady("c1", 30_000, 1, null, 0);
+    Batch b = broker.claims().claimReady("c1", 30_000, 1, null, 0);
 
     assertEquals(2, b.shard(), "3 jobs wait in shard 2, 1 in shard 1, none in shard 0");
-    assertEquals(1, broker.claimReady("c1", 30_000, 1, null, 1).shard(), "the first shard tried, when it has some");
+    assertEquals(1, broker.claims().claimReady("c1", 30_000, 1, null, 1).shard(), "the first shard tried, when it has some");
   }
 
   @ParameterizedTest
@@ -249,7 +249,7 @@ class ShardedQueueTest {
 
     Thread.sleep(20);
 
-    List<Forwarded> f = broker.moveDueToReady(List.of(2, 0, 1), 1000, 0);
+    List<Forwarded> f = broker.scheduling().moveDueToReady(List.of(2, 0, 1), 1000, 0);
 
     assertEquals(List.of(2, 1, 0), f.stream().map(Forwarded::moved).toList(), "in the order asked");
     int laterShard = keys.shardIndexOf("later");
@@ -318,8 +318,8 @@ class ShardedQueueTest {
     }
     List<Delivery> held = new ArrayList<>();
     for (int shard = 0; shard < SHARDS; shard++) {
-      broker.moveDueToReady(shard, 1000);
-      held.addAll(broker.claimReady("w1@h:1:1", 30_000, 10, null, shard).jobs().stream()
+      broker.scheduling().moveDueToReady(shard, 1000);
+      held.addAll(broker.claims().claimReady("w1@h:1:1", 30_000, 10, null, shard).jobs().stream()
           .map(Claimed::delivery).toList());
     }
     assertEquals(SHARDS, held.size());
@@ -403,7 +403,7 @@ class ShardedQueueTest {
       assertTrue(shardsUsed.size() > 1, "the ids spread over several shards: " + shardsUsed);
     }
     IllegalStateException schedules = assertThrows(IllegalStateException.class,
-        () -> broker.saveSchedule("every-minute", "{}", 60_000, -1, List.of()));
+        () -> broker.scheduleStore().saveSchedule("every-minute", "{}", 60_000, -1, List.of()));
     assertTrue(schedules.getMessage().contains("queue.shards"), schedules.getMessage());
     JobBrowser.Page listed = new JobBrowser(redis.client(), keys).delayed(0, Long.MAX_VALUE,
         new JobBrowser.Query(null, "change-", 50, 0));

@@ -151,7 +151,7 @@ final class Measures {
     int emptyInARow = 0;
     for (int shard = 0; moved < n; shard = (shard + 1) % shards) {
       long c0 = System.nanoTime();
-      Forwarded f = q.broker().moveDueToReady(shard, batchSize);
+      Forwarded f = q.broker().scheduling().moveDueToReady(shard, batchSize);
       longestNanos = Math.max(longestNanos, System.nanoTime() - c0);
       moved += f.moved();
       emptyInARow = f.moved() == 0 ? emptyInARow + 1 : 0;
@@ -393,7 +393,7 @@ final class Measures {
           "{\"log\":\"" + log + "\",\"marker\":true,\"sleepMs\":4000}", Duration.ZERO).id();
       awaitStamps(log, 1, 60, "the marker job's start");
       String holder = null;
-      for (String consumer : q.broker().consumers()) {
+      for (String consumer : q.broker().consumerRegistry().consumers()) {
         if (redis.redis().lrange(q.keys().inFlight(consumer), 0, -1).stream()
             .map(Delivery::idOf).anyMatch(id::equals)) {
           holder = consumer;
@@ -490,7 +490,7 @@ final class Measures {
 
   void awaitConsumers(Queue q, int consumers) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (q.broker().consumers().size() < consumers) {
+    while (q.broker().consumerRegistry().consumers().size() < consumers) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("workers did not register; see " + workDir);
       }

@@ -1,8 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.Ack;
-import dev.delayq.redis.Released;
-import dev.delayq.redis.Report;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -14,7 +11,7 @@ import java.util.List;
  * back in the reports' order, and releaseClaimed.lua, which gives back what a consumer claimed
  * and never started. An acknowledgement folded into a claim or a start is written by {@link #addAck}.
  */
-final class Acknowledger {
+public final class Acknowledger {
   private final Keys keys;
   private final Scripts scripts;
   /** queue.idRetention in ms, as the scripts take it. */
@@ -31,7 +28,11 @@ final class Acknowledger {
     return ackAllAnswers(List.of(new Report(consumerId, null, List.of(delivery)))).get(0)[0];
   }
 
-  List<boolean[]> ackAll(List<Report> reports) {
+  /**
+   * Acknowledges finished deliveries and marks started ones, for several consumers in one script
+   * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
+   */
+  public List<boolean[]> ackAll(List<Report> reports) {
     List<boolean[]> out = new ArrayList<>(reports.size());
     for (Ack[] answers : ackAllAnswers(reports)) {
       boolean[] acked = new boolean[answers.length];
@@ -43,7 +44,13 @@ final class Acknowledger {
     return out;
   }
 
-  List<Ack[]> ackAllAnswers(List<Report> reports) {
+  /**
+   * As {@link #ackAll}, with each delivery's answer: ACKED, FENCED or ENDED. A
+   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the calls ran but may not
+   * survive a failover: the caller sends the same reports again, and {@link #unconfirmedAcks}
+   * says what this try answered.
+   */
+  public List<Ack[]> ackAllAnswers(List<Report> reports) {
     AckCalls calls = ackCalls(reports);
     if (calls.calls().size() == 1) { // one shard: a plain call, no pipeline of one
       Scripts.Call call = calls.calls().get(0);
@@ -53,7 +60,12 @@ final class Acknowledger {
     return calls.answers(scripts.evalPipelined(Script.ACK, calls.calls()));
   }
 
-  List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
+  /**
+   * What {@code e}, thrown by {@link #ackAllAnswers} (or {@link #ackAll}) of {@code reports}, says
+   * each acknowledgement answered on the master although its replicas did not confirm it; null
+   * when {@code e} is no such failure.
+   */
+  public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
     if (!(e instanceof ReplicaAcksException r) || r.script() != Script.ACK || r.replies().contains(null)) {
       return null;
     }
@@ -176,7 +188,12 @@ final class Acknowledger {
     return out;
   }
 
-  Released releaseClaimed(String consumerId, Delivery ackFirst) {
+  /**
+   * Acknowledges {@code ackFirst} (null for none), then gives back every other delivery of the
+   * consumer (none of which it started): to the front of ready in claim order, with no attempt or
+   * lost delivery counted.
+   */
+  public Released releaseClaimed(String consumerId, Delivery ackFirst) {
     int ackShard = ackFirst == null ? -1 : keys.shardIndexOf(ackFirst.id());
     Ack ack = Ack.NONE;
     int released = 0;
@@ -190,7 +207,11 @@ final class Acknowledger {
     return new Released(ack, released);
   }
 
-  Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
+  /**
+   * As {@link #releaseClaimed(String, Delivery)}, in shard {@code shard} only; {@code ackFirst}
+   * (null for none) must be a delivery of that shard.
+   */
+  public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
     Keys keys = this.keys.shard(shard);
     List<String> args = new ArrayList<>(4);
     args.add(idRetentionMs);
@@ -200,7 +221,17 @@ final class Acknowledger {
     return new Released(Ack.of(r.get(0)), ((Long) r.get(1)).intValue());
   }
 
-  int handOffUnstarted(String consumerId, List<Delivery> unstarted) {
+  /**
+   * Gives back to ready (its right end, to run next, in claim order) the deliveries of
+   * {@code unstarted}, which consumer {@code consumerId} claimed and will not start: those still in
+   * its list leave it, uncounted, as {@link #releaseClaimed} gives back. Another consumer of its
+   * worker sends it for the owner, whose handler runs long. On a queue of one shard. Returns how
+   * many were still there.
+   */
+  public int handOffUnstarted(String consumerId, List<Delivery> unstarted) {
+    if (keys.shards() != 1) {
+      throw new IllegalStateException("handOffUnstarted is for a queue of one shard, not " + keys.shards());
+    }
     Keys keys = this.keys.shard(0);
     List<String> elements = unstarted.stream().map(Delivery::element).toList();
     return ((Long) scripts.eval(Script.HAND_OFF_UNSTARTED, List.of(keys.inFlight(consumerId), keys.ready()),

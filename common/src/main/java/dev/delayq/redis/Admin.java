@@ -33,18 +33,21 @@ public final class Admin {
   private final OperatorRecovery recovery;
 
   public Admin(UnifiedJedis redis, Keys keys, int poisonPillAfter) {
-    this(new RedisBroker(redis, keys), poisonPillAfter);
+    this(redis, keys, new RedisBroker(redis, keys), poisonPillAfter);
   }
 
   /** The admin side on a process's connection (its replica acks apply to every change). */
   public Admin(RedisConnection redis, Keys keys, int poisonPillAfter) {
-    this(new RedisBroker(redis, keys), poisonPillAfter);
+    this(redis.client(), keys, new RedisBroker(redis, keys), poisonPillAfter);
   }
 
-  /** The admin side over {@code broker}, whose limits (id retention) its changes keep. */
-  public Admin(RedisBroker broker, int poisonPillAfter) {
-    this.redis = broker.redis();
-    this.keys = broker.keys();
+  /**
+   * The admin side over {@code broker} ({@link RedisBroker#admin}), whose limits (id retention)
+   * its changes keep, reading on {@code redis}, the broker's client.
+   */
+  Admin(UnifiedJedis redis, Keys keys, RedisBroker broker, int poisonPillAfter) {
+    this.redis = redis;
+    this.keys = keys;
     this.broker = broker;
     Inspector inspector = new Inspector(redis, keys);
     this.statsReader = new StatsReader(redis, keys, inspector);

@@ -1,8 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.CancelAsk;
-import dev.delayq.redis.DueChange;
-import dev.delayq.redis.PendingChange;
 import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;

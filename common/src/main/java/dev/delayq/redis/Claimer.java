@@ -1,10 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.Ack;
-import dev.delayq.redis.Batch;
-import dev.delayq.redis.Claimed;
-import dev.delayq.redis.ShardFailed;
-import dev.delayq.redis.Woken;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,7 +18,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * (the scan that finds which shard has due jobs), and BLMOVE then claim.lua after a wait, with
  * the decoding of what a claim answered into deliveries and records.
  */
-final class Claimer {
+public final class Claimer {
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Scripts scripts;
@@ -65,20 +60,49 @@ final class Claimer {
     return ready;
   }
 
-  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
+  /**
+   * Acknowledges {@code ackFirst} (null for none), then takes up to {@code most} due jobs at once
+   * without blocking (a fair share: no more than ready's length over the registered consumers),
+   * each a new delivery; the first is marked running. No jobs when nothing is ready. A
+   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the claim may not survive a
+   * failover: the caller must run none of it and give its list back ({@link #releaseClaimed}).
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
     return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, 0);
   }
 
-  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
+  /**
+   * As {@link #claimReady(String, long, int, Delivery)} over the shards, shard {@code fromShard}
+   * first, then, when it has none, the one of the others with the most due jobs: the batch comes
+   * from that one shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
+   * goes alone when no call reached that shard. Callers rotate {@code fromShard} past the shard
+   * that served them, so a busy shard does not starve the others.
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
     return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, keys.shards());
   }
 
-  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+  /**
+   * As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most.
+   * The claim on the first shard goes in one round trip with the length of every other shard's
+   * ready list; when the first had no due jobs, the claim goes on to the others that had some, the
+   * longest backlog first, and to no empty one: a scan that finds nothing costs one round trip, as
+   * on one shard, however many shards there are.
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards) {
     return claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, shard -> true, 1);
   }
 
-  Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
+  /**
+   * As {@link #claimReady(String, long, int, Delivery, int, int)}, looking only at the other
+   * shards that {@code usable} accepts (a worker leaves out those its calls fail on), and taking at
+   * least {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer
+   * runs that many in turn sooner than another consumer would be woken for them (the worker's
+   * ClaimPace; 1 for the fair share alone). A call that fails throws {@link ShardFailed} naming its
+   * shard.
+   */
+  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
       int shards, IntPredicate usable, int atLeast) {
     int k = keys.shards();
     if (k == 1) {
@@ -166,7 +190,12 @@ final class Claimer {
     return b.empty() ? new Batch(ack, List.of(), List.of(), first, 0) : new Batch(ack, b.jobs(), b.dropped(), b.shard(), b.left());
   }
 
-  boolean shardHangs(int shard) {
+  /**
+   * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
+   * for longer than the per-shard calls wait (see {@link NodeFanOut#evalEachApart}); a claim there
+   * would wait for it too. Costs no call; false off a cluster.
+   */
+  public boolean shardHangs(int shard) {
     return readyKeysOnLanes != null && scripts.fanOut().nodeHangs(readyKeysOnLanes[shard]);
   }
 
@@ -286,11 +315,19 @@ final class Claimer {
     return new Claims(jobs, dropped);
   }
 
-  Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
+  /**
+   * Waits up to {@code timeoutSeconds} for a due job and moves it atomically into the
+   * consumer's in-flight list (BLMOVE), then makes it a delivery marked running, reads its record
+   * and re-registers the consumer. Empty on timeout, when the id was taken back in between, or when flow control held or deferred it;
+   * a Claimed without record when the id had none (it is dropped). A {@link ReplicaAcksException}
+   * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
+   */
+  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
     return claim(consumerId, timeoutSeconds, heartbeatTtlMs, 0);
   }
 
-  Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
+  /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
+  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
     Woken w = claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, 1);
     if (!w.dropped().isEmpty()) {
       return Optional.of(new Claimed(new Delivery(0, w.dropped().get(0)), null));
@@ -298,11 +335,18 @@ final class Claimer {
     return w.jobs().isEmpty() ? Optional.empty() : Optional.of(w.jobs().get(0));
   }
 
-  Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
+  /**
+   * As {@link #claim(String, double, long, int)}, and with nothing limited or paused the same call
+   * takes the rest of a fair share of what still waits in ready, up to {@code most} jobs in all
+   * (claim.lua), so a consumer woken into a backlog takes a batch at once. On a queue of several
+   * shards a call that fails throws {@link ShardFailed} naming {@code shard}.
+   */
+  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
     return claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, 1);
   }
 
-  Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
+  /** As {@link #claimWoken(String, double, long, int, int)}, taking at least {@code atLeast} in all (see claimReady's). */
+  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
       int atLeast) {
     try {
       return claimWokenIn(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, atLeast);
@@ -340,7 +384,13 @@ final class Claimer {
     return new Woken(c.jobs(), c.dropped(), (Long) r.get(1));
   }
 
-  boolean awaitReady(int shard, double timeoutSeconds) {
+  /**
+   * Waits up to {@code timeoutSeconds} until the ready list of {@code shard} holds a job, without
+   * taking one: BLMOVE from the list's left to its left puts its first element back where it was,
+   * in one command, so the list and its order stay as they were. True when it held one. It tells
+   * a worker's idle consumers which shard to claim from when it has fewer consumers than shards.
+   */
+  public boolean awaitReady(int shard, double timeoutSeconds) {
     String ready = keys.shard(shard).ready();
     return redis.blmove(ready, ready, ListDirection.LEFT, ListDirection.LEFT, timeoutSeconds) != null;
   }

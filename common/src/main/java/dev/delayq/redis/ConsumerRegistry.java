@@ -12,7 +12,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Consumers as the queue knows them: their heartbeats, which of them expired, and taking back
  * the deliveries of one (requeueInFlight.lua, in bounded batches). {@link RedisBroker} is the door.
  */
-final class ConsumerRegistry {
+public final class ConsumerRegistry {
   /**
    * Deliveries one requeueInFlight.lua call takes back: each costs a few commands and a record
    * read, so 250 keep a call near 2 ms (1,000 took 10 ms on a busy host); Java loops.
@@ -31,15 +31,18 @@ final class ConsumerRegistry {
     this.idRetentionMs = idRetentionMs;
   }
 
-  List<String> expiredConsumers(long redisNowMs, int limit) {
+  /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
+  public List<String> expiredConsumers(long redisNowMs, int limit) {
     return expiredConsumers(0, redisNowMs, limit);
   }
 
-  List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
+  /** Consumers of one shard whose heartbeat expiry is at or before {@code redisNowMs}. */
+  public List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
     return redis.zrangeByScore(keys.shard(shard).consumers(), "-inf", Long.toString(redisNowMs), 0, limit);
   }
 
-  List<String> consumers() {
+  /** All registered consumers, alive or not, of every shard (each once). */
+  public List<String> consumers() {
     if (keys.shards() == 1) {
       return redis.zrange(keys.consumers(), 0, -1);
     }
@@ -50,7 +53,12 @@ final class ConsumerRegistry {
     return new ArrayList<>(all);
   }
 
-  Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
+  /**
+   * Takes back every delivery of {@code consumerId} (in bounded batches): the one whose handler
+   * was running is charged an attempt and a lost delivery (to dead past its attempts or the
+   * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
+   */
+  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
     Requeued sum = null;
     for (int shard = 0; shard < keys.shards(); shard++) {
       sum = plus(sum, requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of()));
@@ -58,7 +66,8 @@ final class ConsumerRegistry {
     return sum;
   }
 
-  Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
+  /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
+  public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
     return requeue(keys.shard(shard), consumerId, mode, reason, poisonAt, "", List.of());
   }
 
@@ -67,7 +76,12 @@ final class ConsumerRegistry {
         a.deadLettered() + b.deadLettered(), a.consumerAlive() || b.consumerAlive(), a.acknowledged() + b.acknowledged());
   }
 
-  Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
+  /**
+   * As {@link #requeueInFlight(String, RequeueMode, String, int)}, but with what the worker's
+   * crash record says was running (empty: nothing), which decides over the running mark, and the
+   * deliveries it says had finished (their handler returned done): those are acknowledged.
+   */
+  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
       Optional<String> recordedRunning, List<String> recordedFinished) {
     if (keys.shards() == 1) {
       return requeue(keys, consumerId, mode, reason, poisonAt, recordedRunning.orElse("|"), recordedFinished);
@@ -112,7 +126,7 @@ final class ConsumerRegistry {
     }
   }
 
-  void heartbeat(List<String> consumerIds, long ttlMs) {
+  public void heartbeat(List<String> consumerIds, long ttlMs) {
     List<String> args = new ArrayList<>(consumerIds.size() + 1);
     args.add(Long.toString(ttlMs));
     args.addAll(consumerIds);

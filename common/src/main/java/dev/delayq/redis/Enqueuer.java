@@ -1,8 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.EnqueueCode;
-import dev.delayq.redis.Enqueued;
-import dev.delayq.redis.NewJob;
 import java.util.ArrayList;
 import java.util.List;
 

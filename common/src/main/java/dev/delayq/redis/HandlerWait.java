@@ -27,11 +27,6 @@ public final class HandlerWait {
     this.scripts = scripts;
   }
 
-  /** On the queue of {@code broker}, through its scripts. */
-  public static HandlerWait of(RedisBroker broker) {
-    return new HandlerWait(broker.redis(), broker.keys(), broker.scripts());
-  }
-
   /**
    * Leaves {@code consumer}'s delivery of a job of {@code type} to a worker that has its handler:
    * out of the in-flight list, into the type's waiting set, its attempt not counted. False when

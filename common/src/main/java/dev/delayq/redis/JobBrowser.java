@@ -40,11 +40,6 @@ public final class JobBrowser {
     this(redis, keys, RecordPreviews.DEFAULT_PREVIEW_BYTES);
   }
 
-  /** The browser of {@code broker}'s queue, on its connection. */
-  public static JobBrowser of(RedisBroker broker) {
-    return new JobBrowser(broker.redis(), broker.keys());
-  }
-
   /** Rows whose payloads are cut to {@code previewBytes} bytes (in Redis). */
   public JobBrowser(UnifiedJedis redis, Keys keys, int previewBytes) {
     this.redis = redis;

@@ -43,7 +43,7 @@ final class JobWhereabouts {
     }
     if (state == Admin.State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
       state = Admin.State.HELD; // flow control holds it: paused, or its type at its concurrency cap
-    } else if (state == Admin.State.ORPHAN && r != null && HandlerWait.of(broker).isWaiting(id, r.type())) {
+    } else if (state == Admin.State.ORPHAN && r != null && broker.handlerWait().isWaiting(id, r.type())) {
       state = Admin.State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
     }
     String lastError = r != null ? r.lastError() : raw == null ? null : DeadJobActions.deadJob(id, 0, raw).lastError();

@@ -41,7 +41,7 @@ final class OperatorRecovery {
     }
     int orphansRequeued = 0;
     int orphansDead = 0;
-    for (InvariantCheck.Breach b : new InvariantCheck(broker.redis(), broker.keys()).breaches()) {
+    for (InvariantCheck.Breach b : broker.invariantCheck().breaches()) {
       if (b.kind() == InvariantCheck.Breach.Kind.ORPHAN_RECORD) {
         OrphanRequeue done = requeueOrphan(b.id());
         if (done == OrphanRequeue.REQUEUED) {

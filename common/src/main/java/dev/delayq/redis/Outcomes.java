@@ -1,6 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.Moved;
 import java.util.List;
 
 /**
@@ -8,7 +7,7 @@ import java.util.List;
  * the delivery's element: back to delayed (moveToDelayed.lua: a retry, a reschedule, a wait for a
  * rate limit) or to dead (deadLetter.lua).
  */
-final class Outcomes {
+public final class Outcomes {
   private final Keys keys;
   private final Scripts scripts;
 
@@ -17,15 +16,16 @@ final class Outcomes {
     this.scripts = scripts;
   }
 
-  Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
+  public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
     return moveToDelayed(consumerId, delivery, delayMs, "retry", error);
   }
 
-  Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
+  public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
     return moveToDelayed(consumerId, delivery, delayMs, "reschedule", "");
   }
 
-  Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
+  /** The handler was rate limited: back to delayed after delayMs, attempt and last error kept. */
+  public Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
     return moveToDelayed(consumerId, delivery, delayMs, "wait", "");
   }
 
@@ -42,7 +42,8 @@ final class Outcomes {
     return r > 0 ? Moved.MOVED : r == 0 ? Moved.FENCED : Moved.DEAD;
   }
 
-  boolean deadLetter(String consumerId, Delivery delivery, String error) {
+  /** True when dead-lettered; false when fenced. */
+  public boolean deadLetter(String consumerId, Delivery delivery, String error) {
     Keys keys = this.keys.shardOf(delivery.id());
     return ((Long) scripts.eval(Script.DEAD_LETTER,
         List.of(keys.inFlight(consumerId), keys.jobs(), keys.dead()),

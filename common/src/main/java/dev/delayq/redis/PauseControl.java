@@ -30,7 +30,7 @@ final class PauseControl {
    */
   boolean pause(String scope) {
     checkScope(scope);
-    List<Boolean> now = EachShard.apply(keys, "pause of " + shown(scope), shard -> broker.pause(shard, scope));
+    List<Boolean> now = EachShard.apply(keys, "pause of " + shown(scope), shard -> broker.flow().pause(shard, scope));
     return now.contains(true);
   }
 
@@ -52,7 +52,7 @@ final class PauseControl {
     boolean was = false;
     int given = 0;
     while (true) {
-      Resumed r = broker.resume(shard, scope, Admin.BATCH);
+      Resumed r = broker.flow().resume(shard, scope, Admin.BATCH);
       was |= r.wasPaused();
       given += r.givenBack();
       if (r.givenBack() < Admin.BATCH) {

@@ -28,7 +28,7 @@ public final class Recovery {
 
   /** The policy over {@code broker}'s queue, finding in-flight lists with its own {@link Inspector}. */
   public Recovery(RedisBroker broker, int poisonPillAfter) {
-    this(broker, new Inspector(broker.redis(), broker.keys()), poisonPillAfter);
+    this(broker, broker.inspector(), poisonPillAfter);
   }
 
   public Recovery(RedisBroker broker, Inspector inspector, int poisonPillAfter) {
@@ -67,9 +67,9 @@ public final class Recovery {
   /** As {@link #expired(long, int, String)}, in one shard (the scheduler's: it holds that shard). */
   public List<TakenBack> expired(int shard, long redisNowMs, int most, String reasonSuffix) {
     List<TakenBack> out = new ArrayList<>();
-    for (String consumer : broker.expiredConsumers(shard, redisNowMs, most)) {
+    for (String consumer : broker.consumerRegistry().expiredConsumers(shard, redisNowMs, most)) {
       // the script re-checks the expiry, so a consumer that beat again since keeps its jobs
-      Requeued r = broker.requeueInFlight(shard, consumer, RequeueMode.EXPIRED,
+      Requeued r = broker.consumerRegistry().requeueInFlight(shard, consumer, RequeueMode.EXPIRED,
           "heartbeat of consumer " + consumer + " expired" + reasonSuffix, poisonPillAfter);
       if (!r.consumerAlive()) {
         out.add(new TakenBack(consumer, Cause.HEARTBEAT_EXPIRED, r));
@@ -97,7 +97,7 @@ public final class Recovery {
     List<TakenBack> out = new ArrayList<>();
     for (String consumer : now) {
       if (before.contains(consumer)) {
-        out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.requeueInFlight(shard, consumer,
+        out.add(new TakenBack(consumer, Cause.UNREGISTERED, broker.consumerRegistry().requeueInFlight(shard, consumer,
             RequeueMode.GONE, "in-flight list of unregistered consumer " + consumer
                 + reasonSuffix, poisonPillAfter)));
       }
@@ -123,7 +123,7 @@ public final class Recovery {
   public List<TakenBack> processGone(String consumerPrefix, String reason, boolean crashed,
       Optional<Map<String, RunningFile.Slot>> crashRecord) {
     Set<String> consumers = new HashSet<>();
-    for (String c : broker.consumers()) {
+    for (String c : broker.consumerRegistry().consumers()) {
       if (c.startsWith(consumerPrefix)) {
         consumers.add(c);
       }
@@ -139,10 +139,10 @@ public final class Recovery {
     for (String consumer : consumers) {
       RunningFile.Slot slot = crashRecord.map(m -> m.get(consumer)).orElse(null);
       Requeued r = crashRecord.isPresent()
-          ? broker.requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter,
+          ? broker.consumerRegistry().requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter,
               Optional.ofNullable(slot == null ? null : slot.running()),
               slot == null ? List.of() : slot.finished())
-          : broker.requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter);
+          : broker.consumerRegistry().requeueInFlight(consumer, RequeueMode.GONE, reason, poisonPillAfter);
       out.add(new TakenBack(consumer, Cause.PROCESS_GONE, r));
     }
     return out;

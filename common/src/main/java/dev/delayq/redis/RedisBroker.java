@@ -26,15 +26,18 @@ import redis.clients.jedis.resps.Tuple;
  * after its process died) is done on every shard. With one shard every call is exactly the one
  * script call it always was.
  *
- * <p>This class is the contract: on each method, what it does; the types it answers with are
- * records and enums of their own in this package ({@link Enqueued}, {@link Claimed}, {@link Ack}...).
- * How each role builds its calls and reads their answers lives in a package-private class named
- * after it, to which the method hands over in one call: {@code Enqueuer}, {@code ChangesById},
- * {@code ScheduleStore}, {@code Claimer}, {@code Starter}, {@code Acknowledger},
- * {@code Outcomes} (with {@code UnconfirmedReplies}), {@code FlowControl}, {@code DeadJobs},
- * {@code SchedulerCalls} (forward, wakes, leases, scheduler beats, trims) and
- * {@code ConsumerRegistry} (heartbeats, expired consumers, taking a consumer's jobs back). No
- * caller outside this package evaluates a script or holds the client through the broker.
+ * <p>This class is the gateway's entry: the queue's limits, the producer's calls (enqueue,
+ * cancel, change a pending job) and the operator's script calls on it directly, and each other
+ * role's calls behind one door named after the role, a class of this package with one typed
+ * method per script: {@link #scheduling()} ({@link SchedulerCalls}: forward, wakes, leases,
+ * scheduler beats, trims), {@link #scheduleStore()}, {@link #consumerRegistry()} (heartbeats,
+ * expired consumers, taking a consumer's jobs back), {@link #claims()}, {@link #starts()},
+ * {@link #acks()}, {@link #outcomes()} and {@link #flow()}. The types they answer with are records
+ * and enums of their own in this package ({@link Enqueued}, {@link Claimed}, {@link Ack}...). The
+ * readers over the queue ({@link #inspector()}, {@link #invariantCheck()}, {@link #jobBrowser()},
+ * {@link #handlerWait()}) and the operator side ({@link #admin}) are built here on the broker's
+ * own client. Nothing hands out the client or the script loader: no caller outside this
+ * package evaluates a script.
  */
 public final class RedisBroker {
   /** queue.idRetention's default, 24 h: as long as payment APIs keep idempotency keys. */
@@ -181,16 +184,6 @@ public final class RedisBroker {
     return stats.flush(redis, epochSecond);
   }
 
-  /** The client, for the gateway's own helpers and the tests beside them. */
-  UnifiedJedis redis() {
-    return redis;
-  }
-
-  /** The script loader, for the gateway's own helpers and the tests beside them. */
-  Scripts scripts() {
-    return scripts;
-  }
-
   // ---- operator --------------------------------------------------------------------------
 
   /** retryDead.lua on {@code ids}, all of {@code shard} (one of {@link Keys#allShards()}): one answer per id, in order. */
@@ -259,250 +252,9 @@ public final class RedisBroker {
     changes.clearCancelRequest(id);
   }
 
-  // ---- recurring schedules -----------------------------------------------------------------
-
   /** The Redis server's clock, epoch milliseconds (the clock every script uses). */
   public long redisNowMs() {
     return RedisTime.nowMs(redis, keys.jobs());
-  }
-
-  /** Every schedule, in id order (few: one hash read and one ZSET read). */
-  public List<StoredSchedule> schedules() {
-    return scheduleStore.schedules();
-  }
-
-  /** One schedule as stored, or empty. */
-  public Optional<StoredSchedule> schedule(String id) {
-    return scheduleStore.schedule(id);
-  }
-
-  /** Schedules whose next tick is at or before {@code untilMs}, earliest first, at most {@code limit}. */
-  public List<Tuple> schedulesDueBy(long untilMs, int limit) {
-    return scheduleStore.schedulesDueBy(untilMs, limit);
-  }
-
-  /** The earliest next tick of any schedule, or empty when none is active. */
-  public OptionalLong earliestScheduleTick() {
-    return scheduleStore.earliestScheduleTick();
-  }
-
-  /**
-   * One tick of a schedule, in one script (tickSchedule.lua): creates the job of {@code tickMs}
-   * (or none when negative), moves the schedule's next tick to {@code newNextMs} (none when
-   * negative), only while the schedule is still as the caller read it.
-   */
-  public Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
-      long newNextMs) {
-    return scheduleStore.tickSchedule(read, tickMs, jobId, recordHead, payloadJson, newNextMs);
-  }
-
-  /**
-   * Stores (or, {@code definitionOrNull} null, removes) a schedule with its next tick (none when
-   * negative), withdrawing the created-ahead jobs {@code withdraw}; only while its latest created
-   * tick is still {@code expectedLastTick} (-1: none). Returns the number withdrawn, or -1 when a
-   * tick was created meanwhile (read again and retry).
-   */
-  public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
-      List<String> withdraw) {
-    return scheduleStore.saveSchedule(id, definitionOrNull, nextTick, expectedLastTick, withdraw);
-  }
-
-  // ---- scheduler -------------------------------------------------------------------------
-
-  /** Forwards shard 0 (the whole queue when it has one shard). */
-  public Forwarded moveDueToReady(int limit) {
-    return schedulerCalls.moveDueToReady(limit);
-  }
-
-  /** Moves up to {@code limit} due ids of one shard from its delayed to its ready. */
-  public Forwarded moveDueToReady(int shard, int limit) {
-    return schedulerCalls.moveDueToReady(shard, limit);
-  }
-
-  /**
-   * Moves up to {@code limit} ids of one shard that are due at least {@code graceMs} ago (a hot
-   * standby's pass: what the lease holder left overdue) from its delayed to its ready.
-   */
-  public Forwarded moveDueToReady(int shard, int limit, long graceMs) {
-    return schedulerCalls.moveDueToReady(shard, limit, graceMs);
-  }
-
-  /**
-   * As {@link #moveDueToReady(int, int, long)} on several shards in one round trip (a pipeline; on
-   * a cluster each call goes to the master of its shard), the answers in the order of
-   * {@code shards}: a shard that falls due beside others does not wait for their calls. The first
-   * failure is thrown; {@link #moveDueToReadyEach} says it shard by shard.
-   */
-  public List<Forwarded> moveDueToReady(List<Integer> shards, int limit, long graceMs) {
-    return schedulerCalls.moveDueToReady(shards, limit, graceMs);
-  }
-
-  /**
-   * As {@link #moveDueToReady(List, int, long)}, each shard with its own reply: on a cluster whose
-   * master of one shard is lost, the others' forwards are done and answered all the same.
-   */
-  public List<ShardReply<Forwarded>> moveDueToReadyEach(List<Integer> shards, int limit, long graceMs) {
-    return schedulerCalls.moveDueToReadyEach(shards, limit, graceMs);
-  }
-
-  /**
-   * Runs {@code work} (several calls that wait on one another, such as one shard's recovery) for
-   * each of {@code shards}, each answered alone. On a Redis Cluster, for a queue of several
-   * shards, each master's shards go on that master's own thread ({@link NodeFanOut#runEachApart}): a
-   * master that does not answer within 200 ms leaves its shards' work running, answered
-   * {@link NodeInFlightException}, while the other masters' answers are used. Elsewhere (one
-   * shard, or one server) the work runs here, shard after shard, as it always did.
-   */
-  public <T> List<ShardReply<T>> eachShardApart(List<Integer> shards, IntFunction<T> work) {
-    return schedulerCalls.eachShardApart(shards, work);
-  }
-
-  /** Blocks up to {@code timeoutSeconds} for a wake token; true when one came. */
-  public boolean awaitWake(double timeoutSeconds) {
-    return schedulerCalls.awaitWake(timeoutSeconds);
-  }
-
-  /** Blocks up to {@code timeoutSeconds} for a wake token of one shard; true when one came. */
-  public boolean awaitWake(int shard, double timeoutSeconds) {
-    return schedulerCalls.awaitWake(shard, timeoutSeconds);
-  }
-
-  /**
-   * Subscribes {@code listener} to the wake channels of all shards, blocking for as long as the
-   * subscription lasts (until it is unsubscribed or the connection drops). Each message names the
-   * channel, which {@link #shardOfWakeChannel} turns back into its shard.
-   */
-  public void subscribeToWakes(JedisPubSub listener) {
-    schedulerCalls.subscribeToWakes(listener);
-  }
-
-  /** The shard whose wake channel {@code channel} is, or -1. */
-  public int shardOfWakeChannel(String channel) {
-    return schedulerCalls.shardOfWakeChannel(channel);
-  }
-
-  public boolean holdLease(String owner, long ttlMs) {
-    return schedulerCalls.holdLease(owner, ttlMs);
-  }
-
-  /** Takes or renews the lease of one shard (with one shard: the leader lease). */
-  public boolean holdLease(int shard, String owner, long ttlMs) {
-    return schedulerCalls.holdLease(shard, owner, ttlMs);
-  }
-
-  /**
-   * Takes or renews the leases of {@code shards} in one round trip, each shard answered alone
-   * (true: held), so that one shard's lost master fails only its own renewal.
-   */
-  public List<ShardReply<Boolean>> holdLeases(List<Integer> shards, String owner, long ttlMs) {
-    return schedulerCalls.holdLeases(shards, owner, ttlMs);
-  }
-
-  public boolean releaseLease(String owner) {
-    return schedulerCalls.releaseLease(owner);
-  }
-
-  public boolean releaseLease(int shard, String owner) {
-    return schedulerCalls.releaseLease(shard, owner);
-  }
-
-  /**
-   * Gives up the leases of {@code shards} in one round trip, each answered alone (true: it was
-   * held and is released): on a cluster each master's on its own thread, so that a hung master
-   * holds up only its own shards' releases (the lease lapses by itself there).
-   */
-  public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
-    return schedulerCalls.releaseLeases(shards, owner);
-  }
-
-  /**
-   * Registers scheduler {@code owner} as alive for {@code ttlMs} and returns how many schedulers
-   * are alive now (itself included): the shards are shared out among them.
-   */
-  public int schedulersAlive(String owner, long ttlMs) {
-    return schedulerCalls.schedulersAlive(owner, ttlMs);
-  }
-
-  /**
-   * Takes scheduler {@code owner} off the list of live ones (it is stopping). On a cluster on its
-   * master's thread: a master that hangs leaves it there until its beat's TTL ends (the others
-   * share the shards out among themselves a little later), instead of holding the stop until
-   * {@code redis.socketTimeout} and the client's retries.
-   */
-  public void schedulerGone(String owner) {
-    schedulerCalls.schedulerGone(owner);
-  }
-
-  /** Consumers of shard 0 whose heartbeat expiry is at or before {@code redisNowMs}. */
-  public List<String> expiredConsumers(long redisNowMs, int limit) {
-    return consumerRegistry.expiredConsumers(redisNowMs, limit);
-  }
-
-  /** Consumers of one shard whose heartbeat expiry is at or before {@code redisNowMs}. */
-  public List<String> expiredConsumers(int shard, long redisNowMs, int limit) {
-    return consumerRegistry.expiredConsumers(shard, redisNowMs, limit);
-  }
-
-  /** All registered consumers, alive or not, of every shard (each once). */
-  public List<String> consumers() {
-    return consumerRegistry.consumers();
-  }
-
-  /**
-   * Takes back every delivery of {@code consumerId} (in bounded batches): the one whose handler
-   * was running is charged an attempt and a lost delivery (to dead past its attempts or the
-   * poison-pill limit), the others go back to the front of ready uncharged, in claim order.
-   */
-  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt);
-  }
-
-  /** As {@link #requeueInFlight(String, RequeueMode, String, int)}, on one shard only. */
-  public Requeued requeueInFlight(int shard, String consumerId, RequeueMode mode, String reason, int poisonAt) {
-    return consumerRegistry.requeueInFlight(shard, consumerId, mode, reason, poisonAt);
-  }
-
-  /**
-   * As {@link #requeueInFlight(String, RequeueMode, String, int)}, but with what the worker's
-   * crash record says was running (empty: nothing), which decides over the running mark, and the
-   * deliveries it says had finished (their handler returned done): those are acknowledged.
-   */
-  public Requeued requeueInFlight(String consumerId, RequeueMode mode, String reason, int poisonAt,
-      Optional<String> recordedRunning, List<String> recordedFinished) {
-    return consumerRegistry.requeueInFlight(consumerId, mode, reason, poisonAt, recordedRunning, recordedFinished);
-  }
-
-  // ---- workers ---------------------------------------------------------------------------
-
-  /**
-   * What the acknowledgement folded into a call (claimReady, start, releaseClaimed, or an
-   * acknowledgement of one delivery alone) answered, when that call ran on the master but fewer
-   * replicas than redis.replicaAcks confirmed it in time ({@code e} a {@link ReplicaAcksException},
-   * or a {@link ShardFailed} of one): the caller retries it, and a retry that finds the delivery
-   * gone may be meeting this very acknowledgement. NONE for any other failure, or when the call
-   * held no acknowledgement.
-   */
-  public static Ack unconfirmedAck(Throwable e) {
-    return UnconfirmedReplies.ack(e);
-  }
-
-  /**
-   * True when {@code e} says that a retry, reschedule or dead-letter call ran on the master and
-   * applied its outcome, but fewer replicas than redis.replicaAcks confirmed it in time: the
-   * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
-   */
-  public static boolean unconfirmedOutcome(Throwable e) {
-    return UnconfirmedReplies.outcome(e);
-  }
-
-  /**
-   * What a move to delayed (retry, reschedule, wait) answered on the master when the call ran but
-   * fewer replicas than redis.replicaAcks confirmed it ({@code e} as for {@link #unconfirmedOutcome}):
-   * MOVED, or DEAD when the job went to dead instead; null for any other failure or script, or
-   * when that try was fenced. A retry refused as the echo of this try reports what it did.
-   */
-  public static Moved unconfirmedMove(Throwable e) {
-    return UnconfirmedReplies.move(e);
   }
 
   /** The longest record a worker reads: queue.maxPayloadBytes plus {@link #RECORD_HEAD_ROOM}. */
@@ -510,232 +262,72 @@ public final class RedisBroker {
     return Long.parseLong(recordMaxBytes);
   }
 
-  /**
-   * Acknowledges {@code ackFirst} (null for none), then takes up to {@code most} due jobs at once
-   * without blocking (a fair share: no more than ready's length over the registered consumers),
-   * each a new delivery; the first is marked running. No jobs when nothing is ready. A
-   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the claim may not survive a
-   * failover: the caller must run none of it and give its list back ({@link #releaseClaimed}).
-   */
-  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst) {
-    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst);
+  // ---- the roles' doors: each a class of this package, one typed method per script -------
+
+  /** The scheduler's calls: forward due jobs, wakes, leases, scheduler beats, id trims. */
+  public SchedulerCalls scheduling() {
+    return schedulerCalls;
   }
 
-  /**
-   * As {@link #claimReady(String, long, int, Delivery)} over the shards, shard {@code fromShard}
-   * first, then, when it has none, the one of the others with the most due jobs: the batch comes
-   * from that one shard ({@link Batch#shard()}). The acknowledgement rides on the call to its own shard, or
-   * goes alone when no call reached that shard. Callers rotate {@code fromShard} past the shard
-   * that served them, so a busy shard does not starve the others.
-   */
-  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard) {
-    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard);
+  /** Recurring schedules as stored: read, tick, save. */
+  public ScheduleStore scheduleStore() {
+    return scheduleStore;
   }
 
-  /**
-   * As {@link #claimReady(String, long, int, Delivery, int)}, trying {@code shards} shards at most.
-   * The claim on the first shard goes in one round trip with the length of every other shard's
-   * ready list; when the first had no due jobs, the claim goes on to the others that had some, the
-   * longest backlog first, and to no empty one: a scan that finds nothing costs one round trip, as
-   * on one shard, however many shards there are.
-   */
-  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
-      int shards) {
-    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards);
+  /** Consumers as registered: heartbeats, expired ones, taking a consumer's jobs back. */
+  public ConsumerRegistry consumerRegistry() {
+    return consumerRegistry;
   }
 
-  /**
-   * As {@link #claimReady(String, long, int, Delivery, int, int)}, looking only at the other
-   * shards that {@code usable} accepts (a worker leaves out those its calls fail on), and taking at
-   * least {@code atLeast} of what waits (up to {@code most}) whatever the fair share: the consumer
-   * runs that many in turn sooner than another consumer would be woken for them (the worker's
-   * ClaimPace; 1 for the fair share alone). A call that fails throws {@link ShardFailed} naming its
-   * shard.
-   */
-  public Batch claimReady(String consumerId, long heartbeatTtlMs, int most, Delivery ackFirst, int fromShard,
-      int shards, IntPredicate usable, int atLeast) {
-    return claimer.claimReady(consumerId, heartbeatTtlMs, most, ackFirst, fromShard, shards, usable, atLeast);
+  /** A worker's claims: from ready into a consumer's in-flight list. */
+  public Claimer claims() {
+    return claimer;
   }
 
-  /**
-   * Whether the Redis Cluster master of {@code shard} hangs: it has not answered a call sent to it
-   * for longer than the per-shard calls wait (see {@link NodeFanOut#evalEachApart}); a claim there
-   * would wait for it too. Costs no call; false off a cluster.
-   */
-  public boolean shardHangs(int shard) {
-    return claimer.shardHangs(shard);
+  /** A consumer's start of a claimed delivery (its running mark and attempt). */
+  public Starter starts() {
+    return starter;
   }
 
-  /**
-   * Waits up to {@code timeoutSeconds} for a due job and moves it atomically into the
-   * consumer's in-flight list (BLMOVE), then makes it a delivery marked running, reads its record
-   * and re-registers the consumer. Empty on timeout, when the id was taken back in between, or when flow control held or deferred it;
-   * a Claimed without record when the id had none (it is dropped). A {@link ReplicaAcksException}
-   * means, as for {@link #claimReady}, that the claim must not run and is to be given back.
-   */
-  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs) {
-    return claimer.claim(consumerId, timeoutSeconds, heartbeatTtlMs);
+  /** The acks of finished deliveries, and the give-backs of claimed ones not started. */
+  public Acknowledger acks() {
+    return acks;
   }
 
-  /** As {@link #claim(String, double, long)}, waiting on the ready list of one shard. */
-  public Optional<Claimed> claim(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard) {
-    return claimer.claim(consumerId, timeoutSeconds, heartbeatTtlMs, shard);
+  /** The other outcomes of a delivery: retry, reschedule, wait out a rate limit, dead-letter. */
+  public Outcomes outcomes() {
+    return outcomes;
   }
 
-  /**
-   * As {@link #claim(String, double, long, int)}, and with nothing limited or paused the same call
-   * takes the rest of a fair share of what still waits in ready, up to {@code most} jobs in all
-   * (claim.lua), so a consumer woken into a backlog takes a batch at once. On a queue of several
-   * shards a call that fails throws {@link ShardFailed} naming {@code shard}.
-   */
-  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most) {
-    return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most);
+  /** Pauses and resumes of a queue or a job type (held:&lt;type&gt;). */
+  public FlowControl flow() {
+    return flow;
   }
 
-  /** As {@link #claimWoken(String, double, long, int, int)}, taking at least {@code atLeast} in all (see claimReady's). */
-  public Woken claimWoken(String consumerId, double timeoutSeconds, long heartbeatTtlMs, int shard, int most,
-      int atLeast) {
-    return claimer.claimWoken(consumerId, timeoutSeconds, heartbeatTtlMs, shard, most, atLeast);
+  // ---- readers and the operator side over this broker's client -------------------------
+
+  /** Depths and places of this queue's jobs, read on this broker's client. */
+  public Inspector inspector() {
+    return new Inspector(redis, keys);
   }
 
-  /**
-   * Waits up to {@code timeoutSeconds} until the ready list of {@code shard} holds a job, without
-   * taking one: BLMOVE from the list's left to its left puts its first element back where it was,
-   * in one command, so the list and its order stay as they were. True when it held one. It tells
-   * a worker's idle consumers which shard to claim from when it has fewer consumers than shards.
-   */
-  public boolean awaitReady(int shard, double timeoutSeconds) {
-    return claimer.awaitReady(shard, timeoutSeconds);
+  /** The invariant check of this queue ({@code delayq check}), on this broker's client. */
+  public InvariantCheck invariantCheck() {
+    return new InvariantCheck(redis, keys);
   }
 
-  /**
-   * Acknowledges {@code ackFirst} (null for none), then confirms that {@code delivery} is still
-   * this consumer's and marks it running. Not started: it was taken back, and must not run.
-   */
-  public Started start(String consumerId, Delivery delivery, Delivery ackFirst) {
-    return starter.start(consumerId, delivery, ackFirst);
+  /** The jobs waiting for a handler (nohandler:&lt;type&gt;) of this queue, through its scripts. */
+  public HandlerWait handlerWait() {
+    return new HandlerWait(redis, keys, scripts);
   }
 
-  /** The starts of several consumers in one script call; the answers in the same order. */
-  public List<Started> startAll(List<Start> starts) {
-    return starter.startAll(starts);
+  /** The job browser of this queue (pages of ids with their record previews). */
+  public JobBrowser jobBrowser() {
+    return new JobBrowser(redis, keys);
   }
 
-  /**
-   * Acknowledges finished deliveries and marks started ones, for several consumers in one script
-   * call; returns, per report, false where a delivery was fenced (no longer that consumer's).
-   */
-  public List<boolean[]> ackAll(List<Report> reports) {
-    return acks.ackAll(reports);
-  }
-
-  /**
-   * As {@link #ackAll}, with each delivery's answer: ACKED, FENCED or ENDED. A
-   * {@link ReplicaAcksException} (redis.replicaAcks not met) means the calls ran but may not
-   * survive a failover: the caller sends the same reports again, and {@link #unconfirmedAcks}
-   * says what this try answered.
-   */
-  public List<Ack[]> ackAllAnswers(List<Report> reports) {
-    return acks.ackAllAnswers(reports);
-  }
-
-  /**
-   * What {@code e}, thrown by {@link #ackAllAnswers} (or {@link #ackAll}) of {@code reports}, says
-   * each acknowledgement answered on the master although its replicas did not confirm it; null
-   * when {@code e} is no such failure.
-   */
-  public List<Ack[]> unconfirmedAcks(List<Report> reports, Throwable e) {
-    return acks.unconfirmedAcks(reports, e);
-  }
-
-  /**
-   * Acknowledges {@code ackFirst} (null for none), then gives back every other delivery of the
-   * consumer (none of which it started): to the front of ready in claim order, with no attempt or
-   * lost delivery counted.
-   */
-  public Released releaseClaimed(String consumerId, Delivery ackFirst) {
-    return acks.releaseClaimed(consumerId, ackFirst);
-  }
-
-  /**
-   * As {@link #releaseClaimed(String, Delivery)}, in shard {@code shard} only; {@code ackFirst}
-   * (null for none) must be a delivery of that shard.
-   */
-  public Released releaseClaimed(String consumerId, int shard, Delivery ackFirst) {
-    return acks.releaseClaimed(consumerId, shard, ackFirst);
-  }
-
-  /**
-   * Gives back to ready (its right end, to run next, in claim order) the deliveries of
-   * {@code unstarted}, which consumer {@code consumerId} claimed and will not start: those still in
-   * its list leave it, uncounted, as {@link #releaseClaimed} gives back. Another consumer of its
-   * worker sends it for the owner, whose handler runs long. On a queue of one shard. Returns how
-   * many were still there.
-   */
-  public int handOffUnstarted(String consumerId, List<Delivery> unstarted) {
-    if (keys.shards() != 1) {
-      throw new IllegalStateException("handOffUnstarted is for a queue of one shard, not " + keys.shards());
-    }
-    return acks.handOffUnstarted(consumerId, unstarted);
-  }
-
-  /**
-   * Lifts the pause of {@code scope} ({@code *}: the whole queue, else a job type) and gives back
-   * up to {@code most} of the jobs held meanwhile; call again while it gives back {@code most}.
-   */
-  public Resumed resume(String scope, int most) {
-    return flow.resume(scope, most);
-  }
-
-  /**
-   * As {@link #resume(String, int)}, in shard {@code shard} alone: its pause and its held lists
-   * (a claim holds a job in its own shard). A sharded queue is resumed shard by shard.
-   */
-  public Resumed resume(int shard, String scope, int most) {
-    return flow.resume(shard, scope, most);
-  }
-
-  /**
-   * Pauses {@code scope} ({@code *}: the whole queue, else a job type) in shard {@code shard}, the
-   * claims of that shard holding its jobs from now on; since when is that shard's server's clock.
-   * False when it was paused there already (its since is kept), so a second call changes nothing.
-   */
-  public boolean pause(int shard, String scope) {
-    return flow.pause(shard, scope);
-  }
-
-  public Moved retry(String consumerId, Delivery delivery, long delayMs, String error) {
-    return outcomes.retry(consumerId, delivery, delayMs, error);
-  }
-
-  public Moved reschedule(String consumerId, Delivery delivery, long delayMs) {
-    return outcomes.reschedule(consumerId, delivery, delayMs);
-  }
-
-  /** The handler was rate limited: back to delayed after delayMs, attempt and last error kept. */
-  public Moved waitRateLimited(String consumerId, Delivery delivery, long delayMs) {
-    return outcomes.waitRateLimited(consumerId, delivery, delayMs);
-  }
-
-  /** True when dead-lettered; false when fenced. */
-  public boolean deadLetter(String consumerId, Delivery delivery, String error) {
-    return outcomes.deadLetter(consumerId, delivery, error);
-  }
-
-  /**
-   * Frees up to {@code limit} caller-chosen ids whose retention window has passed, oldest first;
-   * returns how many (the caller calls again while it equals the limit).
-   */
-  public int forgetEnded(int limit) {
-    return schedulerCalls.forgetEnded(limit);
-  }
-
-  /** As {@link #forgetEnded} on each of {@code shards} in one round trip, each answered alone (ids freed). */
-  public List<ShardReply<Integer>> forgetEndedEach(List<Integer> shards, int limit) {
-    return schedulerCalls.forgetEndedEach(shards, limit);
-  }
-
-  public void heartbeat(List<String> consumerIds, long ttlMs) {
-    consumerRegistry.heartbeat(consumerIds, ttlMs);
+  /** The operator side of this queue, whose changes keep this broker's limits (id retention). */
+  public Admin admin(int poisonPillAfter) {
+    return new Admin(redis, keys, this, poisonPillAfter);
   }
 }

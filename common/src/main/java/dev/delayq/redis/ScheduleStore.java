@@ -1,7 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.StoredSchedule;
-import dev.delayq.redis.Ticked;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,7 +15,7 @@ import redis.clients.jedis.resps.Tuple;
  * ZSET by tick time) and their latest created ticks (a HASH), read directly and changed only by
  * tickSchedule.lua and saveSchedule.lua.
  */
-final class ScheduleStore {
+public final class ScheduleStore {
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Scripts scripts;
@@ -28,7 +26,8 @@ final class ScheduleStore {
     this.scripts = scripts;
   }
 
-  List<StoredSchedule> schedules() {
+  /** Every schedule, in id order (few: one hash read and one ZSET read). */
+  public List<StoredSchedule> schedules() {
     Map<String, String> defs = redis.hgetAll(keys.schedules());
     Map<String, String> last = redis.hgetAll(keys.scheduleLast());
     Map<String, Long> next = new HashMap<>();
@@ -43,7 +42,8 @@ final class ScheduleStore {
     return out;
   }
 
-  Optional<StoredSchedule> schedule(String id) {
+  /** One schedule as stored, or empty. */
+  public Optional<StoredSchedule> schedule(String id) {
     String def = redis.hget(keys.schedules(), id);
     if (def == null) {
       return Optional.empty();
@@ -69,16 +69,23 @@ final class ScheduleStore {
     }
   }
 
-  List<Tuple> schedulesDueBy(long untilMs, int limit) {
+  /** Schedules whose next tick is at or before {@code untilMs}, earliest first, at most {@code limit}. */
+  public List<Tuple> schedulesDueBy(long untilMs, int limit) {
     return redis.zrangeByScoreWithScores(keys.scheduleNext(), "-inf", Long.toString(untilMs), 0, limit);
   }
 
-  OptionalLong earliestScheduleTick() {
+  /** The earliest next tick of any schedule, or empty when none is active. */
+  public OptionalLong earliestScheduleTick() {
     List<Tuple> first = redis.zrangeWithScores(keys.scheduleNext(), 0, 0);
     return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
   }
 
-  Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
+  /**
+   * One tick of a schedule, in one script (tickSchedule.lua): creates the job of {@code tickMs}
+   * (or none when negative), moves the schedule's next tick to {@code newNextMs} (none when
+   * negative), only while the schedule is still as the caller read it.
+   */
+  public Ticked tickSchedule(StoredSchedule read, long tickMs, String jobId, String recordHead, String payloadJson,
       long newNextMs) {
     List<?> r = (List<?>) scripts.eval(Script.TICK_SCHEDULE,
         List.of(keys.schedules(), keys.scheduleNext(), keys.scheduleLast(), keys.jobs(), keys.delayed(),
@@ -88,7 +95,13 @@ final class ScheduleStore {
     return new Ticked(((Long) r.get(0)).intValue(), (Long) r.get(1));
   }
 
-  int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
+  /**
+   * Stores (or, {@code definitionOrNull} null, removes) a schedule with its next tick (none when
+   * negative), withdrawing the created-ahead jobs {@code withdraw}; only while its latest created
+   * tick is still {@code expectedLastTick} (-1: none). Returns the number withdrawn, or -1 when a
+   * tick was created meanwhile (read again and retry).
+   */
+  public int saveSchedule(String id, String definitionOrNull, long nextTick, long expectedLastTick,
       List<String> withdraw) {
     if (keys.shards() > 1) {
       // tickSchedule.lua writes a tick's job beside its schedule in one slot, while a sharded

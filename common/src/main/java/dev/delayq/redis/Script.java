@@ -49,7 +49,8 @@ public enum Script {
   PREVIEW_RECORDS("previewRecords"),
   AWAIT_HANDLER("awaitHandler"),
   HANDLERS_BEAT("handlersBeat"),
-  EXPIRE_NO_HANDLER("expireNoHandler");
+  EXPIRE_NO_HANDLER("expireNoHandler"),
+  MAKE_ALL_DUE("makeAllDue");
 
   private final String fileName;
   private final String source;

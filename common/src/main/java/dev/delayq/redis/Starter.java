@@ -1,8 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.Ack;
-import dev.delayq.redis.Start;
-import dev.delayq.redis.Started;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,7 +8,7 @@ import java.util.List;
  * running mark, for several consumers in one call per shard, each folding in the acknowledgement
  * of its consumer's previous delivery when that one is of the same shard (else acknowledged alone).
  */
-final class Starter {
+public final class Starter {
   private final Keys keys;
   private final Scripts scripts;
   private final Acknowledger acks;
@@ -25,11 +22,16 @@ final class Starter {
     this.idRetentionMs = idRetentionMs;
   }
 
-  Started start(String consumerId, Delivery delivery, Delivery ackFirst) {
+  /**
+   * Acknowledges {@code ackFirst} (null for none), then confirms that {@code delivery} is still
+   * this consumer's and marks it running. Not started: it was taken back, and must not run.
+   */
+  public Started start(String consumerId, Delivery delivery, Delivery ackFirst) {
     return startAll(List.of(new Start(consumerId, delivery, ackFirst))).get(0);
   }
 
-  List<Started> startAll(List<Start> starts) {
+  /** The starts of several consumers in one script call; the answers in the same order. */
+  public List<Started> startAll(List<Start> starts) {
     if (keys.shards() == 1) {
       return startAllOn(keys, starts);
     }

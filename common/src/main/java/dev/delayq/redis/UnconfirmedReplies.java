@@ -1,8 +1,5 @@
 package dev.delayq.redis;
 
-import dev.delayq.redis.Ack;
-import dev.delayq.redis.Moved;
-import dev.delayq.redis.ShardFailed;
 import java.util.List;
 
 /**
@@ -10,11 +7,18 @@ import java.util.List;
  * redis.replicaAcks confirmed it in time ({@link ReplicaAcksException}, alone or as the cause of a
  * {@link ShardFailed}): the caller retries the call, and this tells it what its first try did.
  */
-final class UnconfirmedReplies {
+public final class UnconfirmedReplies {
   private UnconfirmedReplies() {}
 
-  /** As {@link RedisBroker#unconfirmedAck}. */
-  static Ack ack(Throwable e) {
+  /**
+   * What the acknowledgement folded into a call (claimReady, start, releaseClaimed, or an
+   * acknowledgement of one delivery alone) answered, when that call ran on the master but fewer
+   * replicas than redis.replicaAcks confirmed it in time ({@code e} a {@link ReplicaAcksException},
+   * or a {@link ShardFailed} of one): the caller retries it, and a retry that finds the delivery
+   * gone may be meeting this very acknowledgement. NONE for any other failure, or when the call
+   * held no acknowledgement.
+   */
+  public static Ack ack(Throwable e) {
     ReplicaAcksException r = unconfirmedCall(e);
     if (r == null) {
       return Ack.NONE;
@@ -28,8 +32,12 @@ final class UnconfirmedReplies {
     return reply.isEmpty() ? Ack.NONE : Ack.of(reply.get(0)); // each leads with its acknowledgement
   }
 
-  /** As {@link RedisBroker#unconfirmedOutcome}. */
-  static boolean outcome(Throwable e) {
+  /**
+   * True when {@code e} says that a retry, reschedule or dead-letter call ran on the master and
+   * applied its outcome, but fewer replicas than redis.replicaAcks confirmed it in time: the
+   * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
+   */
+  public static boolean outcome(Throwable e) {
     ReplicaAcksException r = unconfirmedCall(e);
     if (r == null) {
       return false;
@@ -39,8 +47,13 @@ final class UnconfirmedReplies {
     return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
   }
 
-  /** As {@link RedisBroker#unconfirmedMove}. */
-  static Moved move(Throwable e) {
+  /**
+   * What a move to delayed (retry, reschedule, wait) answered on the master when the call ran but
+   * fewer replicas than redis.replicaAcks confirmed it ({@code e} as for {@link #unconfirmedOutcome}):
+   * MOVED, or DEAD when the job went to dead instead; null for any other failure or script, or
+   * when that try was fenced. A retry refused as the echo of this try reports what it did.
+   */
+  public static Moved move(Throwable e) {
     ReplicaAcksException r = unconfirmedCall(e);
     if (r == null || r.script() != Script.MOVE_TO_DELAYED) {
       return null;

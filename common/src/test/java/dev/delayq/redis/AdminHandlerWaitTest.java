@@ -14,11 +14,11 @@ class AdminHandlerWaitTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker.redis(), keys, 3);
+  private final Admin admin = new Admin(RedisFixture.get().redis(), keys, 3);
 
   @Test
   void inspectShowsAJobWaitingForAHandlerAndRecoverLeavesItWaiting() {
-    assertTrue(HandlerWait.of(broker).leave("c1", probe.seedInFlight("c1", "j1"), QueueProbe.TYPE));
+    assertTrue(broker.handlerWait().leave("c1", probe.seedInFlight("c1", "j1"), QueueProbe.TYPE));
 
     Admin.JobView job = admin.inspect("j1").orElseThrow();
     assertEquals(Admin.State.WAITING_FOR_HANDLER, job.state());
@@ -29,6 +29,6 @@ class AdminHandlerWaitTest {
     assertEquals(0, report.orphansRequeued(), "not an orphan: it has its place");
     assertEquals(Admin.State.WAITING_FOR_HANDLER, admin.inspect("j1").orElseThrow().state());
     assertEquals(Map.of(QueueProbe.TYPE, 1L), admin.flow().waitingForHandler());
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
   }
 }

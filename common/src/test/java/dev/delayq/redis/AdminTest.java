@@ -21,7 +21,7 @@ class AdminTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker.redis(), keys, 3);
+  private final Admin admin = new Admin(RedisFixture.get().redis(), keys, 3);
 
   // ---- dead list ---------------------------------------------------------------------------
 
@@ -29,7 +29,7 @@ class AdminTest {
   void deadListShowsNewestFirstWithTheirErrors() {
     probe.seedDead("c1", "first", "boom 1");
     probe.seedDead("c1", "second", "boom 2");
-    broker.redis().zadd(keys.dead(), 1, "first");
+    RedisFixture.get().redis().zadd(keys.dead(), 1, "first");
 
     List<Admin.DeadJob> dead = admin.deadList(null, 10);
 
@@ -45,10 +45,10 @@ class AdminTest {
   @Test
   void deadListFiltersByTypeAndStopsAtTheLimit() {
     for (int i = 0; i < 5; i++) {
-      broker.redis().hset(keys.jobs(), "a" + i, "{\"type\":\"alpha\",\"payload\":{}}");
-      broker.redis().zadd(keys.dead(), 100 + i, "a" + i);
-      broker.redis().hset(keys.jobs(), "b" + i, "{\"type\":\"beta\",\"payload\":{}}");
-      broker.redis().zadd(keys.dead(), 200 + i, "b" + i);
+      RedisFixture.get().redis().hset(keys.jobs(), "a" + i, "{\"type\":\"alpha\",\"payload\":{}}");
+      RedisFixture.get().redis().zadd(keys.dead(), 100 + i, "a" + i);
+      RedisFixture.get().redis().hset(keys.jobs(), "b" + i, "{\"type\":\"beta\",\"payload\":{}}");
+      RedisFixture.get().redis().zadd(keys.dead(), 200 + i, "b" + i);
     }
 
     assertEquals(List.of("a4", "a3"), admin.deadList("alpha", 2).stream().map(Admin.DeadJob::id).toList());
@@ -59,9 +59,9 @@ class AdminTest {
   @Test
   void malformedDeadRecordStillListsWithTypeQuestionMark() {
     Delivery d = probe.seedInFlight("c1", "bad");
-    broker.redis().hset(keys.jobs(), "bad", "{oops");
-    broker.deadLetter("c1", d, "malformed record");
-    broker.redis().zadd(keys.dead(), 5, "ghost");
+    RedisFixture.get().redis().hset(keys.jobs(), "bad", "{oops");
+    broker.outcomes().deadLetter("c1", d, "malformed record");
+    RedisFixture.get().redis().zadd(keys.dead(), 5, "ghost");
 
     List<Admin.DeadJob> dead = admin.deadList(null, 10);
 
@@ -103,7 +103,7 @@ class AdminTest {
 
   @Test
   void inspectOfAnUnknownIdIsEmptyAndOfAnOrphanSaysSo() {
-    broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
 
     assertEquals(Optional.empty(), admin.inspect("nope"));
     assertEquals(Admin.State.ORPHAN, admin.inspect("orphan").orElseThrow().state());
@@ -114,12 +114,12 @@ class AdminTest {
   @Test
   void recoverTakesBackExpiredAndUnregisteredConsumersAndOrphans() {
     probe.seedReady("silent-job");
-    broker.claim("silent", 1.0, 1);
+    broker.claims().claim("silent", 1.0, 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
     probe.seedInFlight("ghost", "ghost-job");
-    broker.redis().zrem(keys.consumers(), "ghost");
+    RedisFixture.get().redis().zrem(keys.consumers(), "ghost");
     probe.seedInFlight("alive", "alive-job");
-    broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
 
     Admin.RecoverReport report = admin.recover();
 
@@ -128,7 +128,7 @@ class AdminTest {
     assertEquals(List.of("ready"), probe.placesOf("ghost-job"));
     assertEquals(List.of("ready"), probe.placesOf("orphan"));
     assertEquals(List.of("inflight:alive"), probe.placesOf("alive-job"));
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
   }
 
   @Test
@@ -145,8 +145,8 @@ class AdminTest {
   void statsShowDepthsBacklogAndOldestOverdue() {
     long now = probe.redisNowMs();
     broker.enqueue(QueueProbe.at("overdue-5s", "{}", now - 5_000));  // lands in ready
-    broker.redis().hset(keys.jobs(), "overdue-9s", "{\"type\":\"t\",\"dueAt\":" + (now - 9_000) + ",\"payload\":{}}");
-    broker.redis().zadd(keys.delayed(), now - 9_000, "overdue-9s");
+    RedisFixture.get().redis().hset(keys.jobs(), "overdue-9s", "{\"type\":\"t\",\"dueAt\":" + (now - 9_000) + ",\"payload\":{}}");
+    RedisFixture.get().redis().zadd(keys.delayed(), now - 9_000, "overdue-9s");
     probe.seedDelayed("later", 60_000);
 
     Admin.Stats s = admin.stats();
@@ -190,10 +190,10 @@ class AdminTest {
     recorder.finished("mail", StatsRecorder.Event.FAILED, 10);
     recorder.also("mail", StatsRecorder.Event.DEAD);
     long nowSecond = probe.redisNowMs() / 1000;
-    recorder.flush(broker.redis(), nowSecond - 5);
+    recorder.flush(RedisFixture.get().redis(), nowSecond - 5);
     // a flush older than a minute counts in the totals only
     recorder.finished("mail", StatsRecorder.Event.SUCCEEDED, 10);
-    recorder.flush(broker.redis(), nowSecond - 120);
+    recorder.flush(RedisFixture.get().redis(), nowSecond - 120);
 
     Admin.Stats s = admin.stats();
 
@@ -226,12 +226,12 @@ class AdminTest {
   @Test
   void forecastCountsJobsFallingDuePerStep() {
     long now = probe.redisNowMs();
-    broker.redis().zadd(keys.delayed(), now - 1_000, "already-due");
-    broker.redis().zadd(keys.delayed(), now + 30_000, "m0");
-    broker.redis().zadd(keys.delayed(), now + 90_000, "m1a");
-    broker.redis().zadd(keys.delayed(), now + 100_000, "m1b");
-    broker.redis().zadd(keys.delayed(), now + 10 * 60_000 + 500, "m10");
-    broker.redis().zadd(keys.delayed(), now + 2 * 3_600_000, "beyond");
+    RedisFixture.get().redis().zadd(keys.delayed(), now - 1_000, "already-due");
+    RedisFixture.get().redis().zadd(keys.delayed(), now + 30_000, "m0");
+    RedisFixture.get().redis().zadd(keys.delayed(), now + 90_000, "m1a");
+    RedisFixture.get().redis().zadd(keys.delayed(), now + 100_000, "m1b");
+    RedisFixture.get().redis().zadd(keys.delayed(), now + 10 * 60_000 + 500, "m10");
+    RedisFixture.get().redis().zadd(keys.delayed(), now + 2 * 3_600_000, "beyond");
 
     List<Long> perMinute = admin.dueForecast(Duration.ofHours(1), Duration.ofMinutes(1));
 

@@ -4,7 +4,6 @@ import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.delayq.redis.DueChange;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
@@ -27,7 +26,7 @@ class ChangePendingRaceTest {
 
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), broker.keys());
 
   @Test
   void changesRacingTheForwarderAndConsumersLoseAndDoubleNothing() throws Exception {
@@ -45,13 +44,13 @@ class ChangePendingRaceTest {
     List<String> breaches = new CopyOnWriteArrayList<>();
     AtomicBoolean stop = new AtomicBoolean();
     List<Thread> threads = new ArrayList<>();
-    threads.add(loop(stop, () -> broker.moveDueToReady(50)));
+    threads.add(loop(stop, () -> broker.scheduling().moveDueToReady(50)));
     for (String consumer : List.of("c1", "c2")) {
       threads.add(loop(stop, () -> {
-        for (Claimed c : broker.claimReady(consumer, 30_000, 5, null).jobs()) {
+        for (Claimed c : broker.claims().claimReady(consumer, 30_000, 5, null).jobs()) {
           runs.merge(c.id(), 1, Integer::sum);
           seenRecord.put(c.id(), c.rawRecord());
-          broker.ackAll(List.of(new Report(consumer, null, List.of(c.delivery()))));
+          broker.acks().ackAll(List.of(new Report(consumer, null, List.of(c.delivery()))));
         }
       }));
     }
@@ -108,7 +107,7 @@ class ChangePendingRaceTest {
     redis.clients.jedis.Response<java.util.Set<String>> records;
     // the time wheel's ids, read by readDelayed.lua in the same transaction (loaded by the probe)
     probe.delayedIds();
-    try (redis.clients.jedis.AbstractTransaction tx = broker.redis().multi()) {
+    try (redis.clients.jedis.AbstractTransaction tx = RedisFixture.get().redis().multi()) {
       delayed = tx.evalsha(Script.READ_DELAYED.sha(), List.of(k.delayed()),
           List.of("range", "-inf", "+inf", "0", Integer.toString(JOBS)));
       ready = tx.lrange(k.ready(), 0, -1);

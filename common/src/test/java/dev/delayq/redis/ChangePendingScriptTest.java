@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.delayq.redis.DueChange;
-import dev.delayq.redis.PendingChange;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.List;
@@ -47,7 +45,7 @@ class ChangePendingScriptTest {
   @Test
   void promoteKeepsTheAttemptHistoryAndThePayloadByteForByte() {
     Delivery d = probe.seedInFlight("c1", delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
-    assertEquals(Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", d, 60_000, "boom"));
     JsonNode before = probe.record("j1");
 
     broker.changePending("j1", DueChange.NOW, 0, null);
@@ -65,7 +63,7 @@ class ChangePendingScriptTest {
     probe.seedDelayed("j1", 600_000);
     long t0 = probe.redisNowMs();
     long tokensBefore = probe.wakeTokens();
-    broker.redis().del(broker.keys().wake());
+    RedisFixture.get().redis().del(broker.keys().wake());
 
     PendingChange c = broker.changePending("j1", DueChange.DELAY, 5_000, null);
 
@@ -139,7 +137,7 @@ class ChangePendingScriptTest {
   @Test
   void aRecordThatCannotBeReadIsRefusedAndStaysWhereItIs() {
     probe.seedDelayed("j1", 60_000);
-    broker.redis().hset(broker.keys().jobs(), "j1", "{not json");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", "{not json");
 
     PendingChange c = broker.changePending("j1", DueChange.NOW, 0, null);
 

@@ -32,8 +32,8 @@ class ClaimBoundsScriptTest {
     RedisBroker tight = broker.withLimits(Duration.ZERO, 1 << 20, 2_100);
     RedisBroker tiny = broker.withLimits(Duration.ZERO, 1 << 20, 10);
 
-    List<Claimed> two = tight.claimReady("c1", 30_000, 5, null).jobs();
-    List<Claimed> one = tiny.claimReady("c2", 30_000, 5, null).jobs();
+    List<Claimed> two = tight.claims().claimReady("c1", 30_000, 5, null).jobs();
+    List<Claimed> one = tiny.claims().claimReady("c2", 30_000, 5, null).jobs();
 
     assertEquals(List.of("j0", "j1"), two.stream().map(Claimed::id).toList());
     assertEquals(List.of("j2"), one.stream().map(Claimed::id).toList());
@@ -46,17 +46,17 @@ class ClaimBoundsScriptTest {
     RedisBroker limited = broker.withLimits(Duration.ZERO, 100, 1 << 20);
     String planted = QueueProbe.fullNamesHead(QueueProbe.TYPE, 5) + ",\"attempt\":1,\"createdAt\":1,\"dueAt\":1,\"payload\":"
         + payloadOf(70_000) + "}";
-    broker.redis().hset(keys.jobs(), "big", planted);
-    broker.redis().lpush(keys.ready(), "big");
+    RedisFixture.get().redis().hset(keys.jobs(), "big", planted);
+    RedisFixture.get().redis().lpush(keys.ready(), "big");
     probe.seedReady(QueueProbe.at("small", "{}", probe.redisNowMs() - 1_000));
 
-    List<Claimed> jobs = limited.claimReady("c1", 30_000, 2, null).jobs();
+    List<Claimed> jobs = limited.claims().claimReady("c1", 30_000, 2, null).jobs();
 
     assertEquals("big", jobs.get(0).id());
     assertNull(jobs.get(0).rawRecord());
     assertEquals(planted.length(), jobs.get(0).tooLongBytes());
     assertTrue(jobs.get(1).rawRecord().contains(",\"p\":{}"), "a small one behind it comes whole");
-    assertTrue(limited.deadLetter("c1", jobs.get(0).delivery(), "too long"));
+    assertTrue(limited.outcomes().deadLetter("c1", jobs.get(0).delivery(), "too long"));
     assertEquals(List.of("dead"), probe.placesOf("big"));
     assertTrue(probe.rawRecord("big").endsWith(payloadOf(70_000) + "}"), "its payload is kept as stored");
   }
@@ -64,10 +64,10 @@ class ClaimBoundsScriptTest {
   @Test
   void theBlockingClaimAlsoAnswersALongRecordByItsLength() {
     RedisBroker limited = broker.withLimits(Duration.ZERO, 100, 1 << 20);
-    broker.redis().hset(keys.jobs(), "big", "{\"type\":\"t\",\"payload\":" + payloadOf(70_000) + "}");
-    broker.redis().lpush(keys.ready(), "big");
+    RedisFixture.get().redis().hset(keys.jobs(), "big", "{\"type\":\"t\",\"payload\":" + payloadOf(70_000) + "}");
+    RedisFixture.get().redis().lpush(keys.ready(), "big");
 
-    Claimed c = limited.claim("c1", 1, 30_000).orElseThrow();
+    Claimed c = limited.claims().claim("c1", 1, 30_000).orElseThrow();
 
     assertNull(c.rawRecord());
     assertTrue(c.tooLongBytes() > 70_000);

@@ -24,7 +24,7 @@ class ClaimReadyScriptTest {
   }
 
   private Batch claim(String consumer, int most) {
-    return broker.claimReady(consumer, TTL_MS, most, null);
+    return broker.claims().claimReady(consumer, TTL_MS, most, null);
   }
 
   private static List<String> ids(Batch batch) {
@@ -53,7 +53,7 @@ class ClaimReadyScriptTest {
   @Test
   void claimTakesNoMoreThanReadyOverTheRegisteredConsumers() {
     seedReady(10);
-    broker.heartbeat(List.of("c1", "c2", "c3"), TTL_MS);
+    broker.consumerRegistry().heartbeat(List.of("c1", "c2", "c3"), TTL_MS);
 
     assertEquals(List.of("job-1", "job-2", "job-3"), ids(claim("c1", 100)), "floor(10 / 3) = 3");
     assertEquals(7, probe.readyIds().size());
@@ -62,15 +62,15 @@ class ClaimReadyScriptTest {
   @Test
   void claimTakesAtLeastItsPaceWhateverTheFairShareButNoMoreThanWaitsOrItsMost() {
     seedReady(6);
-    broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), TTL_MS);
+    broker.consumerRegistry().heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), TTL_MS);
 
-    Batch batch = broker.claimReady("c1", TTL_MS, 100, null, 0, 1, shard -> true, 4);
+    Batch batch = broker.claims().claimReady("c1", TTL_MS, 100, null, 0, 1, shard -> true, 4);
     assertEquals(List.of("job-1", "job-2", "job-3", "job-4"), ids(batch),
         "floor(6 / 8) = 0, and the consumer's pace says 4");
     assertEquals(2, batch.left());
-    assertEquals(List.of("job-5"), ids(broker.claimReady("c2", TTL_MS, 1, null, 0, 1, shard -> true, 16)),
+    assertEquals(List.of("job-5"), ids(broker.claims().claimReady("c2", TTL_MS, 1, null, 0, 1, shard -> true, 16)),
         "never more than its most");
-    assertEquals(List.of("job-6"), ids(broker.claimReady("c3", TTL_MS, 100, null, 0, 1, shard -> true, 16)),
+    assertEquals(List.of("job-6"), ids(broker.claims().claimReady("c3", TTL_MS, 100, null, 0, 1, shard -> true, 16)),
         "never more than waits");
     assertTrue(probe.readyIds().isEmpty());
   }
@@ -78,7 +78,7 @@ class ClaimReadyScriptTest {
   @Test
   void claimTakesAtLeastOneWhenTheFairShareRoundsToZero() {
     seedReady(2);
-    broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5"), TTL_MS);
+    broker.consumerRegistry().heartbeat(List.of("c1", "c2", "c3", "c4", "c5"), TTL_MS);
 
     assertEquals(List.of("job-1"), ids(claim("c1", 100)), "floor(2 / 5) = 0, but one is taken");
     assertEquals(List.of("job-2"), probe.readyIds());
@@ -123,7 +123,7 @@ class ClaimReadyScriptTest {
     Batch first = claim("c1", 1);
     Delivery finished = first.jobs().get(0).delivery();
 
-    Batch next = broker.claimReady("c1", TTL_MS, 1, finished);
+    Batch next = broker.claims().claimReady("c1", TTL_MS, 1, finished);
 
     assertEquals(Ack.ACKED, next.ack());
     assertEquals(List.of(), probe.placesOf("job-1"));
@@ -137,7 +137,7 @@ class ClaimReadyScriptTest {
     seedReady(1);
     Delivery finished = claim("c1", 1).jobs().get(0).delivery();
 
-    Batch next = broker.claimReady("c1", TTL_MS, 10, finished);
+    Batch next = broker.claims().claimReady("c1", TTL_MS, 10, finished);
 
     assertEquals(Ack.ACKED, next.ack());
     assertEquals(List.of(), next.jobs());
@@ -148,11 +148,11 @@ class ClaimReadyScriptTest {
   void anAcknowledgementOfADeliveryTakenBackIsFencedAndChangesNothing() {
     seedReady(1);
     Delivery stale = claim("c1", 1).jobs().get(0).delivery();
-    broker.requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
     Delivery fresh = claim("c1", 1).jobs().get(0).delivery(); // the same id, claimed again
     String record = probe.rawRecord("job-1");
 
-    Batch next = broker.claimReady("c1", TTL_MS, 1, stale);
+    Batch next = broker.claims().claimReady("c1", TTL_MS, 1, stale);
 
     assertEquals(Ack.FENCED, next.ack());
     assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"), "the fresh claim stands");
@@ -175,7 +175,7 @@ class ClaimReadyScriptTest {
   @Test
   void idWithoutARecordIsReportedAndDropped() {
     probe.seedReady("real");
-    broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
     Batch batch = claim("c1", 2);
 

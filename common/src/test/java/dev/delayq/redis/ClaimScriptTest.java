@@ -23,7 +23,7 @@ class ClaimScriptTest {
     String record = probe.rawRecord("j1");
 
     long before = probe.redisNowMs();
-    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed claimed = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
     long after = probe.redisNowMs();
 
     assertEquals("j1", claimed.id());
@@ -43,7 +43,7 @@ class ClaimScriptTest {
     probe.seedReady("first");
     probe.seedReady("second");
 
-    assertEquals("first", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+    assertEquals("first", broker.claims().claim("c1", 1.0, 30_000).orElseThrow().id());
     assertEquals(List.of("second"), probe.readyIds());
     assertEquals(List.of("first"), probe.inFlightIds("c1"));
   }
@@ -51,10 +51,10 @@ class ClaimScriptTest {
   @Test
   void eachClaimIsANewDeliveryEvenOfTheSameId() {
     probe.seedReady("j1");
-    Delivery first = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
-    broker.requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
+    Delivery first = broker.claims().claim("c1", 1.0, 30_000).orElseThrow().delivery();
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
 
-    Delivery second = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
+    Delivery second = broker.claims().claim("c1", 1.0, 30_000).orElseThrow().delivery();
 
     assertEquals(first.id(), second.id());
     assertNotEquals(first.token(), second.token());
@@ -63,9 +63,9 @@ class ClaimScriptTest {
 
   @Test
   void idWithoutARecordIsDroppedAndTheConsumerStillRegistered() {
-    broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
 
-    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    Claimed claimed = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
 
     assertEquals("ghost", claimed.id());
     assertNull(claimed.rawRecord());
@@ -78,11 +78,11 @@ class ClaimScriptTest {
     probe.seedReady("j1");
     Keys k = broker.keys();
     // BLMOVE moved it, then the consumer was presumed dead and its list taken back: uncharged
-    broker.redis().lmove(k.ready(), k.inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
+    RedisFixture.get().redis().lmove(k.ready(), k.inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
     assertEquals(new Requeued(1, 0, 0, false),
-        broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3));
+        broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3));
 
-    Object reply = broker.scripts().eval(Script.CLAIM,
+    Object reply = new Scripts(RedisFixture.get().redis()).eval(Script.CLAIM,
         List.of(k.jobs(), k.inFlight("c1"), k.consumers(), k.running(), k.deliveries()),
         List.of("j1", "c1", "30000"));
 
@@ -94,7 +94,7 @@ class ClaimScriptTest {
 
   @Test
   void claimOnAnEmptyQueueTimesOutWithNothing() {
-    assertEquals(Optional.empty(), broker.claim("c1", 0.05, 30_000));
+    assertEquals(Optional.empty(), broker.claims().claim("c1", 0.05, 30_000));
 
     assertEquals(List.of(), probe.inFlightIds("c1"));
     assertNull(probe.consumerExpiry("c1"));
@@ -103,10 +103,10 @@ class ClaimScriptTest {
   @Test
   void claimReRegistersAConsumerTheRecovererRemoved() {
     probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker exited", 3);
     assertNull(probe.consumerExpiry("c1"));
 
-    assertEquals("j1", broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+    assertEquals("j1", broker.claims().claim("c1", 1.0, 30_000).orElseThrow().id());
 
     assertTrue(probe.consumerExpiry("c1") != null);
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
@@ -117,8 +117,8 @@ class ClaimScriptTest {
     probe.seedReady("j1");
     probe.seedReady("j2");
 
-    String a = broker.claim("c1", 1.0, 30_000).orElseThrow().id();
-    String b = broker.claim("c2", 1.0, 30_000).orElseThrow().id();
+    String a = broker.claims().claim("c1", 1.0, 30_000).orElseThrow().id();
+    String b = broker.claims().claim("c2", 1.0, 30_000).orElseThrow().id();
 
     assertEquals(List.of("j1", "j2"), List.of(a, b));
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
@@ -131,7 +131,7 @@ class ClaimScriptTest {
       probe.seedReady(id);
     }
 
-    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 3);
+    Woken w = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 3);
 
     assertEquals(List.of("j1", "j2", "j3"), w.jobs().stream().map(Claimed::id).toList());
     assertEquals(2, w.left(), "ready's length after the claim");
@@ -147,12 +147,12 @@ class ClaimScriptTest {
 
   @Test
   void aWokenClaimTakesNoMoreThanReadyOverTheRegisteredConsumers() {
-    broker.heartbeat(List.of("c1", "c2", "c3"), 30_000);
+    broker.consumerRegistry().heartbeat(List.of("c1", "c2", "c3"), 30_000);
     for (int i = 1; i <= 7; i++) {
       probe.seedReady("j" + i);
     }
 
-    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    Woken w = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 32);
 
     assertEquals(2, w.jobs().size(), "7 waited, 3 consumers: a share of 2");
     assertEquals(5, w.left());
@@ -160,19 +160,19 @@ class ClaimScriptTest {
 
   @Test
   void aWokenClaimTakesAtLeastItsPaceWhateverTheFairShareButNoMoreThanWaitsOrItsMost() {
-    broker.heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), 30_000);
+    broker.consumerRegistry().heartbeat(List.of("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"), 30_000);
     for (int i = 1; i <= 7; i++) {
       probe.seedReady("j" + i);
     }
 
-    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32, 4);
+    Woken w = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 32, 4);
 
     assertEquals(List.of("j1", "j2", "j3", "j4"), w.jobs().stream().map(Claimed::id).toList(),
         "7 waited over 8 consumers (a share of 1), and its pace says 4");
     assertEquals(3, w.left());
-    Woken rest = broker.claimWoken("c2", 1.0, 30_000, 0, 2, 16);
+    Woken rest = broker.claims().claimWoken("c2", 1.0, 30_000, 0, 2, 16);
     assertEquals(2, rest.jobs().size(), "never more than its most");
-    Woken last = broker.claimWoken("c3", 1.0, 30_000, 0, 32, 16);
+    Woken last = broker.claims().claimWoken("c3", 1.0, 30_000, 0, 32, 16);
     assertEquals(List.of("j7"), last.jobs().stream().map(Claimed::id).toList(),
         "never more than waits");
     assertEquals(0, last.left());
@@ -182,24 +182,24 @@ class ClaimScriptTest {
   void aWokenClaimOfOneLooksNoFurtherAndAnEmptyReadySaysSo() {
     probe.seedReady("j1");
     probe.seedReady("j2");
-    Woken one = broker.claimWoken("c1", 1.0, 30_000, 0, 1);
+    Woken one = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 1);
     assertEquals(1, one.jobs().size());
     assertEquals(-1, one.left(), "not looked at");
 
-    Woken last = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    Woken last = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 32);
     assertEquals(List.of("j2"), last.jobs().stream().map(Claimed::id).toList());
     assertEquals(0, last.left());
-    assertEquals(0, broker.claimWoken("c1", 0.05, 30_000, 0, 32).left(), "a wait that timed out saw none");
+    assertEquals(0, broker.claims().claimWoken("c1", 0.05, 30_000, 0, 32).left(), "a wait that timed out saw none");
   }
 
   @Test
   void aWokenClaimDropsAFurtherIdWithoutARecord() {
     probe.seedReady("j1");
-    broker.redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "ghost"); // a breach of the invariant, as found
     probe.seedReady("j3");
     probe.seedReady("j4");
 
-    Woken w = broker.claimWoken("c1", 1.0, 30_000, 0, 32);
+    Woken w = broker.claims().claimWoken("c1", 1.0, 30_000, 0, 32);
 
     assertEquals(List.of("ghost"), w.dropped());
     assertEquals(List.of("j1", "j3", "j4"), w.jobs().stream().map(Claimed::id).toList());

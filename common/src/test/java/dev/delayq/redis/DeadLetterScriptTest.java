@@ -22,7 +22,7 @@ class DeadLetterScriptTest {
     JsonNode before = probe.record("j1");
 
     long t0 = probe.redisNowMs();
-    assertTrue(broker.deadLetter("c1", d, "attempts exhausted: boom"));
+    assertTrue(broker.outcomes().deadLetter("c1", d, "attempts exhausted: boom"));
     long t1 = probe.redisNowMs();
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
@@ -42,9 +42,9 @@ class DeadLetterScriptTest {
   void malformedRecordIsKeptVerbatimUnderMalformed() {
     Delivery d = probe.seedInFlight("c1", "j1");
     String garbage = "{\"type\":\"x\",\"payload\":{\"unterminated\":";
-    broker.redis().hset(broker.keys().jobs(), "j1", garbage);
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", garbage);
 
-    assertTrue(broker.deadLetter("c1", d, "record is not JSON"));
+    assertTrue(broker.outcomes().deadLetter("c1", d, "record is not JSON"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     JsonNode r = probe.record("j1");
@@ -56,9 +56,9 @@ class DeadLetterScriptTest {
   @Test
   void recordThatIsNotJsonAtAllIsKeptVerbatimToo() {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.redis().hset(broker.keys().jobs(), "j1", "not json ✗");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", "not json ✗");
 
-    assertTrue(broker.deadLetter("c1", d, "unreadable"));
+    assertTrue(broker.outcomes().deadLetter("c1", d, "unreadable"));
 
     assertEquals("not json ✗", probe.record("j1").get("malformed").asText());
     assertEquals(List.of("dead"), probe.placesOf("j1"));
@@ -68,9 +68,9 @@ class DeadLetterScriptTest {
   void recordThatCannotBeWrittenBackGoesToDeadKeptVerbatimWithTheReason() {
     Delivery d = probe.seedInFlight("c1", "j1");
     String unencodable = "{\"type\":\"x\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
-    broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", unencodable);
 
-    assertTrue(broker.deadLetter("c1", d, "malformed record: maxAttempts out of range"));
+    assertTrue(broker.outcomes().deadLetter("c1", d, "malformed record: maxAttempts out of range"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     JsonNode r = probe.record("j1");
@@ -85,8 +85,8 @@ class DeadLetterScriptTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     String record = probe.rawRecord("j1");
 
-    assertFalse(broker.deadLetter("c2", d, "boom"));
-    assertFalse(broker.deadLetter("c1", new Delivery(d.token() + 1, "j1"), "boom"), "an old or other delivery");
+    assertFalse(broker.outcomes().deadLetter("c2", d, "boom"));
+    assertFalse(broker.outcomes().deadLetter("c1", new Delivery(d.token() + 1, "j1"), "boom"), "an old or other delivery");
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));

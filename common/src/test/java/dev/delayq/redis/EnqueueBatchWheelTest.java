@@ -29,10 +29,10 @@ import redis.clients.jedis.UnifiedJedis;
 class EnqueueBatchWheelTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), broker.keys());
   private final Keys keys = broker.keys();
-  private final UnifiedJedis redis = broker.redis();
+  private final UnifiedJedis redis = RedisFixture.get().redis();
   private final String head = QueueProbe.head(QueueProbe.TYPE, QueueProbe.MAX_ATTEMPTS);
 
   /** A job: its id and due time (epoch ms); mode "at" unless given. */

@@ -144,7 +144,7 @@ class EnqueueScriptTest {
   void wakeTokenIsPushedOnlyWhenTheJobBecomesTheHead() {
     broker.enqueue(delayed("ten", "{}", 600_000));
     assertEquals(1, probe.wakeTokens(), "first delayed job is the head");
-    assertTrue(broker.awaitWake(1.0), "the scheduler takes the token");
+    assertTrue(broker.scheduling().awaitWake(1.0), "the scheduler takes the token");
 
     broker.enqueue(delayed("twenty", "{}", 1_200_000));
     assertEquals(0, probe.wakeTokens(), "a later job does not change the head");
@@ -168,7 +168,7 @@ class EnqueueScriptTest {
         subscribed.countDown();
       }
     };
-    Thread listener = new Thread(() -> broker.subscribeToWakes(standby));
+    Thread listener = new Thread(() -> broker.scheduling().subscribeToWakes(standby));
     listener.start();
     try {
       assertTrue(subscribed.await(10, TimeUnit.SECONDS));
@@ -181,7 +181,7 @@ class EnqueueScriptTest {
       assertEquals(channel + " " + five, heard.poll(5, TimeUnit.SECONDS), "published though the token of 'ten' waits");
       assertNull(heard.poll(200, TimeUnit.MILLISECONDS), "a later job changes no head: " + heard);
       assertEquals(1, probe.wakeTokens());
-      assertEquals(0, broker.shardOfWakeChannel(channel));
+      assertEquals(0, broker.scheduling().shardOfWakeChannel(channel));
     } finally {
       standby.unsubscribe();
       listener.join(5_000);

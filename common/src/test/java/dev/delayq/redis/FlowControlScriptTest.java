@@ -19,7 +19,7 @@ class FlowControlScriptTest {
   private final RedisBroker plain = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(plain);
   private final Keys keys = plain.keys();
-  private final UnifiedJedis redis = plain.redis();
+  private final UnifiedJedis redis = RedisFixture.get().redis();
   private final Inspector inspector = new Inspector(redis, keys);
   private final InvariantCheck invariant = new InvariantCheck(redis, keys);
 
@@ -43,17 +43,17 @@ class FlowControlScriptTest {
     seed("mail", "m2", "{}");
     pause("pay");
 
-    assertEquals(List.of("m1", "m2"), ids(plain.claimReady("c1", TTL_MS, 10, null)));
+    assertEquals(List.of("m1", "m2"), ids(plain.claims().claimReady("c1", TTL_MS, 10, null)));
     assertEquals(List.of(), probe.readyIds());
     assertEquals(List.of("p2", "p1"), redis.lrange(keys.held("pay"), 0, -1), "oldest on the right");
     assertTrue(probe.record("p1").get("heldAt").asLong() > 0, "a pause marks the record: lateness apart");
     assertEquals(2, inspector.flow().held().get("pay"));
     assertEquals(List.of(), invariant.breaches(), "a held list is a place of its ids");
 
-    Resumed r = plain.resume("pay", 1000);
+    Resumed r = plain.flow().resume("pay", 1000);
     assertTrue(r.wasPaused());
     assertEquals(2, r.givenBack());
-    assertEquals(List.of("p1", "p2"), ids(plain.claimReady("c2", TTL_MS, 10, null)));
+    assertEquals(List.of("p1", "p2"), ids(plain.claims().claimReady("c2", TTL_MS, 10, null)));
     assertEquals(0, redis.scard(keys.heldIndex()));
   }
 
@@ -61,15 +61,15 @@ class FlowControlScriptTest {
   void aWholeQueuePauseHoldsTheBlockingClaimTooAndATypeStaysHeldWhileTheQueueIsPaused() {
     pause("*");
     seed("mail", "m1", "{}");
-    Optional<Claimed> c = plain.claim("c1", 0.5, TTL_MS);
+    Optional<Claimed> c = plain.claims().claim("c1", 0.5, TTL_MS);
     assertTrue(c.isEmpty(), "held, not claimed");
     assertEquals(List.of("m1"), redis.lrange(keys.held("mail"), 0, -1));
     assertEquals(List.of(), probe.inFlightIds("c1"));
 
     pause("mail");
-    plain.resume("*", 1000);
+    plain.flow().resume("*", 1000);
     assertEquals(List.of("m1"), redis.lrange(keys.held("mail"), 0, -1), "mail is still paused by itself");
-    plain.resume("mail", 1000);
+    plain.flow().resume("mail", 1000);
     assertEquals(List.of("m1"), probe.readyIds());
   }
 
@@ -82,7 +82,7 @@ class FlowControlScriptTest {
     long now = probe.redisNowMs();
     List<String> claimed = new ArrayList<>();
     for (int i = 0; i < 10 && !probe.readyIds().isEmpty(); i++) {
-      claimed.addAll(ids(limited.claimReady("c1", TTL_MS, 10, null)));
+      claimed.addAll(ids(limited.claims().claimReady("c1", TTL_MS, 10, null)));
     }
     assertEquals(List.of("p1", "p2"), claimed, "a limited job is claimed only as the first of a batch");
     assertEquals(List.of("p3", "p4", "p5"), probe.delayedIds());
@@ -101,7 +101,7 @@ class FlowControlScriptTest {
     seed("pay", "b1", "{\"merchant\":7}");
     List<String> claimed = new ArrayList<>();
     for (int i = 0; i < 5 && !probe.readyIds().isEmpty(); i++) {
-      claimed.addAll(ids(limited.claimReady("c1", TTL_MS, 10, null)));
+      claimed.addAll(ids(limited.claims().claimReady("c1", TTL_MS, 10, null)));
     }
     assertEquals(List.of("a1", "b1"), claimed);
     assertEquals(List.of("a2"), probe.delayedIds());
@@ -113,22 +113,22 @@ class FlowControlScriptTest {
     for (int i = 1; i <= 4; i++) {
       seed("stock", "s" + i, "{}");
     }
-    Claimed first = capped.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    Claimed first = capped.claims().claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     assertEquals("s1", first.id());
-    assertEquals(List.of("s2"), ids(capped.claimReady("c2", TTL_MS, 10, null)));
-    assertEquals(List.of(), ids(capped.claimReady("c3", TTL_MS, 10, null)), "cap 2 reached: held");
+    assertEquals(List.of("s2"), ids(capped.claims().claimReady("c2", TTL_MS, 10, null)));
+    assertEquals(List.of(), ids(capped.claims().claimReady("c3", TTL_MS, 10, null)), "cap 2 reached: held");
     assertEquals(List.of("s4", "s3"), redis.lrange(keys.held("stock"), 0, -1));
     assertEquals(List.of(), invariant.breaches());
 
     // c1 finishes: its acknowledgement rides on its next claim, which then finds the slot free
-    assertEquals(List.of("s3"), ids(capped.claimReady("c1", TTL_MS, 10, first.delivery())));
-    assertEquals(List.of(), ids(capped.claimReady("c3", TTL_MS, 10, null)), "full again");
+    assertEquals(List.of("s3"), ids(capped.claims().claimReady("c1", TTL_MS, 10, first.delivery())));
+    assertEquals(List.of(), ids(capped.claims().claimReady("c3", TTL_MS, 10, null)), "full again");
 
     // c2's worker dies: recovery takes its delivery back, and with it the slot
-    capped.requeueInFlight("c2", RequeueMode.GONE, "worker died", 3);
+    capped.consumerRegistry().requeueInFlight("c2", RequeueMode.GONE, "worker died", 3);
     assertEquals(List.of("s2"), probe.readyIds());
-    assertEquals(List.of("s4"), ids(capped.claimReady("c3", TTL_MS, 10, null)), "the held job goes first");
-    assertEquals(List.of(), ids(capped.claimReady("c4", TTL_MS, 10, null)), "full again: s2 is held");
+    assertEquals(List.of("s4"), ids(capped.claims().claimReady("c3", TTL_MS, 10, null)), "the held job goes first");
+    assertEquals(List.of(), ids(capped.claims().claimReady("c4", TTL_MS, 10, null)), "full again: s2 is held");
     assertEquals(List.of("s2"), redis.lrange(keys.held("stock"), 0, -1));
     assertEquals(2, redis.hlen(keys.capHolders("stock")));
     assertEquals(List.of(), invariant.breaches());
@@ -138,17 +138,17 @@ class FlowControlScriptTest {
   void aHandlersRateLimitedAnswerGoesBackToDelayedWithItsAttemptAndLastErrorKeptAndItsHoldMarkCleared() {
     seed("pay", "p1", "{}");
     pause("pay");
-    plain.claimReady("c1", TTL_MS, 10, null);
-    plain.resume("pay", 1000);
-    Claimed c = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    plain.claims().claimReady("c1", TTL_MS, 10, null);
+    plain.flow().resume("pay", 1000);
+    Claimed c = plain.claims().claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     assertTrue(probe.record("p1").get("heldAt").asLong() > 0);
-    plain.retry("c1", c.delivery(), 0, "boom");
+    plain.outcomes().retry("c1", c.delivery(), 0, "boom");
     probe.awaitRedisTimePast(probe.dueAt("p1"));
-    plain.moveDueToReady(100);
-    Claimed again = plain.claimReady("c1", TTL_MS, 10, null).jobs().get(0);
+    plain.scheduling().moveDueToReady(100);
+    Claimed again = plain.claims().claimReady("c1", TTL_MS, 10, null).jobs().get(0);
     long now = probe.redisNowMs();
 
-    assertEquals(Moved.MOVED, plain.waitRateLimited("c1", again.delivery(), 3_000));
+    assertEquals(Moved.MOVED, plain.outcomes().waitRateLimited("c1", again.delivery(), 3_000));
 
     assertEquals(List.of("p1"), probe.delayedIds());
     assertTrue(probe.dueAt("p1") >= now + 3_000);
@@ -160,7 +160,7 @@ class FlowControlScriptTest {
   @Test
   void withNothingLimitedOrPausedNoFlowKeyIsWritten() {
     seed("pay", "p1", "{}");
-    assertEquals(List.of("p1"), ids(plain.claimReady("c1", TTL_MS, 10, null)));
+    assertEquals(List.of("p1"), ids(plain.claims().claimReady("c1", TTL_MS, 10, null)));
     assertEquals(0, redis.exists(keys.paused()) ? 1 : 0);
     assertEquals(0, redis.exists(keys.heldIndex()) ? 1 : 0);
   }

@@ -18,14 +18,14 @@ class HandOffUnstartedScriptTest {
     for (int i = 1; i <= 5; i++) {
       probe.seedReady("job-" + i);
     }
-    return broker.claimReady("c1", TTL_MS, 4, null).jobs();
+    return broker.claims().claimReady("c1", TTL_MS, 4, null).jobs();
   }
 
   @Test
   void theJobsBehindTheRunningOneGoBackToReadyToRunNextInClaimOrder() {
     List<Claimed> batch = claimFour();
 
-    int n = broker.handOffUnstarted("c1", batch.subList(1, 4).stream().map(Claimed::delivery).toList());
+    int n = broker.acks().handOffUnstarted("c1", batch.subList(1, 4).stream().map(Claimed::delivery).toList());
 
     assertEquals(3, n);
     assertEquals(List.of("job-1"), probe.inFlightIds("c1"), "the running one stays");
@@ -34,7 +34,7 @@ class HandOffUnstartedScriptTest {
       assertEquals(List.of("ready"), probe.placesOf(id), id + " is in exactly one place");
     }
     assertEquals(5, probe.recordCount(), "records untouched");
-    assertEquals(List.of("job-2"), broker.claimReady("c2", TTL_MS, 1, null).jobs().stream()
+    assertEquals(List.of("job-2"), broker.claims().claimReady("c2", TTL_MS, 1, null).jobs().stream()
         .map(Claimed::id).toList());
   }
 
@@ -42,9 +42,9 @@ class HandOffUnstartedScriptTest {
   void aDeliveryNoLongerInTheListIsPassedOver() {
     List<Claimed> batch = claimFour();
     List<Delivery> rest = batch.subList(1, 4).stream().map(Claimed::delivery).toList();
-    broker.handOffUnstarted("c1", rest);
+    broker.acks().handOffUnstarted("c1", rest);
 
-    assertEquals(0, broker.handOffUnstarted("c1", rest), "already given back: nothing twice");
+    assertEquals(0, broker.acks().handOffUnstarted("c1", rest), "already given back: nothing twice");
     assertEquals(List.of("job-5", "job-4", "job-3", "job-2"), probe.readyIds());
   }
 }

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 class HandlerWaitScriptTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final HandlerWait wait = HandlerWait.of(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
+  private final HandlerWait wait = broker.handlerWait();
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), broker.keys());
 
   @Test
   void aJobLeftForWantOfAHandlerWaitsUnchargedInExactlyOnePlaceAndIsCounted() {
@@ -84,7 +84,7 @@ class HandlerWaitScriptTest {
     JsonNode r = probe.record("j1");
     assertEquals("no live worker had a handler for type '" + TYPE + "' for 50ms", r.get("lastError").asText());
     assertEquals(1, r.get("attempt").asInt(), "never charged");
-    assertEquals("1", broker.redis().hget(broker.keys().stats(), "count:dead:" + TYPE), "counted as dead");
+    assertEquals("1", RedisFixture.get().redis().hget(broker.keys().stats(), "count:dead:" + TYPE), "counted as dead");
     assertEquals(Map.of(), inspector.flow().waitingForHandler());
     assertEquals(List.of(), invariant.breaches());
   }

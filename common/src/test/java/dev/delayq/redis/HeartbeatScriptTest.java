@@ -16,44 +16,44 @@ class HeartbeatScriptTest {
   @Test
   void heartbeatSetsEachConsumersExpiryToRedisNowPlusTtl() {
     long before = probe.redisNowMs();
-    broker.heartbeat(List.of("w1/0", "w1/1"), 30_000);
+    broker.consumerRegistry().heartbeat(List.of("w1/0", "w1/1"), 30_000);
     long after = probe.redisNowMs();
 
     for (String consumer : List.of("w1/0", "w1/1")) {
       long expiry = probe.consumerExpiry(consumer);
       assertTrue(expiry >= before + 30_000 && expiry <= after + 30_000, consumer + " expires " + expiry);
     }
-    assertEquals(List.of("w1/0", "w1/1"), broker.consumers());
+    assertEquals(List.of("w1/0", "w1/1"), broker.consumerRegistry().consumers());
   }
 
   @Test
   void heartbeatKeepsASilentConsumerFromBeingRecovered() {
     probe.seedReady("j1");
-    broker.claim("c1", 1.0, 1);
+    broker.claims().claim("c1", 1.0, 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("c1"));
-    assertEquals(List.of("c1"), broker.expiredConsumers(probe.redisNowMs(), 100));
+    assertEquals(List.of("c1"), broker.consumerRegistry().expiredConsumers(probe.redisNowMs(), 100));
 
-    broker.heartbeat(List.of("c1"), 30_000);
+    broker.consumerRegistry().heartbeat(List.of("c1"), 30_000);
 
-    assertEquals(List.of(), broker.expiredConsumers(probe.redisNowMs(), 100));
-    assertTrue(broker.requeueInFlight("c1", RequeueMode.EXPIRED, "expired", 3).consumerAlive());
+    assertEquals(List.of(), broker.consumerRegistry().expiredConsumers(probe.redisNowMs(), 100));
+    assertTrue(broker.consumerRegistry().requeueInFlight("c1", RequeueMode.EXPIRED, "expired", 3).consumerAlive());
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
   }
 
   @Test
   void expiredConsumersListsOnlyThoseWhoseExpiryHasPassed() {
-    broker.heartbeat(List.of("alive"), 60_000);
-    broker.heartbeat(List.of("silent"), 1);
+    broker.consumerRegistry().heartbeat(List.of("alive"), 60_000);
+    broker.consumerRegistry().heartbeat(List.of("silent"), 1);
     long silentExpiry = probe.consumerExpiry("silent");
     probe.awaitRedisTimePast(silentExpiry);
 
-    assertEquals(List.of("silent"), broker.expiredConsumers(probe.redisNowMs(), 100));
+    assertEquals(List.of("silent"), broker.consumerRegistry().expiredConsumers(probe.redisNowMs(), 100));
   }
 
   @Test
   void heartbeatOfNoConsumersChangesNothing() {
-    broker.heartbeat(List.of(), 30_000);
+    broker.consumerRegistry().heartbeat(List.of(), 30_000);
 
-    assertEquals(List.of(), broker.consumers());
+    assertEquals(List.of(), broker.consumerRegistry().consumers());
   }
 }

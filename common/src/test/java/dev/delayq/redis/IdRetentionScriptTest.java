@@ -20,7 +20,7 @@ class IdRetentionScriptTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys).withLimits(Duration.ofHours(1), 1 << 20);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker, 3);
+  private final Admin admin = broker.admin(3);
 
   /** A job whose id the caller chose: its head carries keepId ("k":1), as DelayQueue writes it. */
   private static NewJob kept(String id, long delayMs) {
@@ -35,7 +35,7 @@ class IdRetentionScriptTest {
   }
 
   private Delivery claimOne(RedisBroker b, String consumer) {
-    Batch batch = b.claimReady(consumer, 30_000, 1, null);
+    Batch batch = b.claims().claimReady(consumer, 30_000, 1, null);
     assertEquals(1, batch.jobs().size());
     return batch.jobs().get(0).delivery();
   }
@@ -45,7 +45,7 @@ class IdRetentionScriptTest {
     broker.enqueue(kept("p-1", 0));
     Delivery d = claimOne(broker, "c1");
     long before = probe.redisNowMs();
-    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
+    assertTrue(broker.acks().ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
 
     Enqueued again = broker.enqueue(kept("p-1", 0));
 
@@ -68,32 +68,32 @@ class IdRetentionScriptTest {
 
     for (int i = 0; i < 3; i++) {
       Delivery d = claimOne(broker, "c1");
-      assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
+      assertTrue(broker.acks().ackAll(List.of(new Report("c1", null, List.of(d)))).get(0)[0]);
     }
 
     assertEquals(EnqueueCode.ENDED, broker.enqueue(keptFullNames("old-kept", 0)).code());
-    assertEquals(1, broker.redis().hlen(broker.keys().ended()), "only the kept id is remembered");
+    assertEquals(1, RedisFixture.get().redis().hlen(broker.keys().ended()), "only the kept id is remembered");
   }
 
   @Test
   void aClaimedDeliveryCarriesWhatItsRecordSaysOfItsIdSoTheAckReadsNoRecord() {
     broker.enqueue(kept("k-1", 0));
     broker.enqueue(QueueProbe.delayed("g-1", "{}", 0));
-    List<Claimed> jobs = broker.claimReady("c1", 30_000, 2, null).jobs();
+    List<Claimed> jobs = broker.claims().claimReady("c1", 30_000, 2, null).jobs();
     Delivery keptOne = jobs.get(0).delivery().id().equals("k-1") ? jobs.get(0).delivery() : jobs.get(1).delivery();
     Delivery plainOne = keptOne == jobs.get(0).delivery() ? jobs.get(1).delivery() : jobs.get(0).delivery();
     assertEquals('k', keptOne.ackHint());
     assertEquals('f', plainOne.ackHint());
     // the records swapped behind the deliveries' backs: what the acks do shows they were not read
     String keptRecord = probe.rawRecord("k-1");
-    broker.redis().hset(keys.jobs(), "k-1", probe.rawRecord("g-1"));
-    broker.redis().hset(keys.jobs(), "g-1", keptRecord);
+    RedisFixture.get().redis().hset(keys.jobs(), "k-1", probe.rawRecord("g-1"));
+    RedisFixture.get().redis().hset(keys.jobs(), "g-1", keptRecord);
 
-    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(keptOne, plainOne))))
+    assertTrue(broker.acks().ackAll(List.of(new Report("c1", null, List.of(keptOne, plainOne))))
         .get(0)[0]);
 
     assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
-    assertEquals(1, broker.redis().hlen(keys.ended()), "g-1 left nothing");
+    assertEquals(1, RedisFixture.get().redis().hlen(keys.ended()), "g-1 left nothing");
     assertEquals(0, probe.recordCount());
   }
 
@@ -104,7 +104,7 @@ class IdRetentionScriptTest {
     Delivery bare = new Delivery(hinted.token(), hinted.id()); // as an older worker sends it
     assertEquals('u', bare.ackHint());
 
-    assertTrue(broker.ackAll(List.of(new Report("c1", null, List.of(bare)))).get(0)[0]);
+    assertTrue(broker.acks().ackAll(List.of(new Report("c1", null, List.of(bare)))).get(0)[0]);
 
     assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("k-1", 0)).code());
   }
@@ -113,16 +113,16 @@ class IdRetentionScriptTest {
   void aHintedAckOfADeliveryTakenBackIsFencedAndRemembersNothing() {
     broker.enqueue(kept("k-1", 0));
     Delivery stale = claimOne(broker, "c1");
-    broker.requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "presumed dead", 3);
 
-    assertFalse(broker.ackAll(List.of(new Report("c1", null, List.of(stale)))).get(0)[0]);
-    assertFalse(broker.ackAll(List.of(new Report("c1", null, List.of(stale.endedCancelled()))))
+    assertFalse(broker.acks().ackAll(List.of(new Report("c1", null, List.of(stale)))).get(0)[0]);
+    assertFalse(broker.acks().ackAll(List.of(new Report("c1", null, List.of(stale.endedCancelled()))))
         .get(0)[0]);
 
     assertEquals(List.of("ready"), probe.placesOf("k-1"));
     assertTrue(probe.rawRecord("k-1") != null);
-    assertEquals(0, broker.redis().hlen(keys.ended()));
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
+    assertEquals(0, RedisFixture.get().redis().hlen(keys.ended()));
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
   }
 
   @Test
@@ -131,10 +131,10 @@ class IdRetentionScriptTest {
       broker.enqueue(kept(id, 0));
     }
     Delivery a = claimOne(broker, "c1");
-    Delivery b = broker.claimReady("c1", 30_000, 1, a).jobs().get(0).delivery(); // claimReady acks a
-    assertFalse(broker.start("c1", b, b).started()); // start acks b, then finds it gone
+    Delivery b = broker.claims().claimReady("c1", 30_000, 1, a).jobs().get(0).delivery(); // claimReady acks a
+    assertFalse(broker.starts().start("c1", b, b).started()); // start acks b, then finds it gone
     Delivery c = claimOne(broker, "c2");
-    assertEquals(0, broker.releaseClaimed("c2", c).released()); // releaseClaimed acks c
+    assertEquals(0, broker.acks().releaseClaimed("c2", c).released()); // releaseClaimed acks c
 
     for (String id : List.of("a", "b", "c")) {
       assertEquals(EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
@@ -148,19 +148,19 @@ class IdRetentionScriptTest {
       broker.enqueue(kept(id, 0));
     }
     Delivery a = claimOne(broker, "c1");
-    Delivery b = broker.claimReady("c1", 30_000, 1, a.endedCancelled()).jobs().get(0).delivery(); // acks a
-    assertFalse(broker.start("c1", b, b.endedCancelled()).started()); // start acks b, then finds it gone
+    Delivery b = broker.claims().claimReady("c1", 30_000, 1, a.endedCancelled()).jobs().get(0).delivery(); // acks a
+    assertFalse(broker.starts().start("c1", b, b.endedCancelled()).started()); // start acks b, then finds it gone
     Delivery c = claimOne(broker, "c2");
-    assertEquals(0, broker.releaseClaimed("c2", c.endedCancelled()).released()); // acks c
+    assertEquals(0, broker.acks().releaseClaimed("c2", c.endedCancelled()).released()); // acks c
     Delivery d = claimOne(broker, "c3");
-    assertTrue(broker.ackAll(List.of(new Report("c3", null, List.of(d.endedCancelled())))).get(0)[0]);
+    assertTrue(broker.acks().ackAll(List.of(new Report("c3", null, List.of(d.endedCancelled())))).get(0)[0]);
 
     for (String id : List.of("a", "b", "c", "d")) {
       assertEquals("cancelled", admin.inspect(id).orElseThrow().ended().outcome(), id);
       assertEquals(EnqueueCode.ENDED, broker.enqueue(kept(id, 0)).code(), id);
     }
     assertEquals(0, probe.recordCount());
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
   }
 
   @Test
@@ -169,7 +169,7 @@ class IdRetentionScriptTest {
     assertTrue(broker.cancel("cancel-me"));
     broker.enqueue(kept("kill-me", 0));
     Delivery d = claimOne(broker, "c1");
-    assertTrue(broker.deadLetter("c1", d, "boom"));
+    assertTrue(broker.outcomes().deadLetter("c1", d, "boom"));
 
     assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("cancel-me", 0)).code());
     assertEquals("cancelled", admin.inspect("cancel-me").orElseThrow().ended().outcome());
@@ -194,10 +194,10 @@ class IdRetentionScriptTest {
   void generatedIdsLeaveNothingBehind() {
     probe.seedReady("generated");
     Delivery d = claimOne(broker, "c1");
-    broker.ackAll(List.of(new Report("c1", null, List.of(d))));
+    broker.acks().ackAll(List.of(new Report("c1", null, List.of(d))));
 
-    assertEquals(0, broker.redis().hlen(keys.ended()));
-    assertEquals(0, broker.redis().zcard(keys.endedExpiry()));
+    assertEquals(0, RedisFixture.get().redis().hlen(keys.ended()));
+    assertEquals(0, RedisFixture.get().redis().zcard(keys.endedExpiry()));
     assertTrue(broker.enqueue(QueueProbe.delayed("generated", "{}", 0)).accepted());
   }
 
@@ -206,9 +206,9 @@ class IdRetentionScriptTest {
     RedisBroker off = broker.withLimits(Duration.ZERO, 1 << 20);
     off.enqueue(kept("p-1", 0));
     Delivery d = claimOne(off, "c1");
-    off.ackAll(List.of(new Report("c1", null, List.of(d))));
+    off.acks().ackAll(List.of(new Report("c1", null, List.of(d))));
 
-    assertEquals(0, broker.redis().hlen(keys.ended()));
+    assertEquals(0, RedisFixture.get().redis().hlen(keys.ended()));
     assertTrue(off.enqueue(kept("p-1", 0)).accepted());
   }
 
@@ -221,7 +221,7 @@ class IdRetentionScriptTest {
     probe.awaitRedisTimePast(probe.redisNowMs() + 60);
 
     assertTrue(brief.enqueue(kept("p-1", 60_000)).accepted());
-    assertEquals(0, broker.redis().hlen(keys.ended()), "enqueue trimmed the passed entry");
+    assertEquals(0, RedisFixture.get().redis().hlen(keys.ended()), "enqueue trimmed the passed entry");
     assertFalse(admin.inspect("p-1").orElseThrow().state() == Admin.State.ENDED);
   }
 
@@ -240,12 +240,12 @@ class IdRetentionScriptTest {
     broker.cancel("young");
     probe.awaitRedisTimePast(probe.redisNowMs() + 5);
 
-    assertEquals(1_000, broker.forgetEnded(1_000));
-    assertEquals(1_000, broker.forgetEnded(1_000));
-    assertEquals(500, broker.forgetEnded(1_000));
-    assertEquals(0, broker.forgetEnded(1_000));
-    assertEquals(1, broker.redis().hlen(keys.ended()));
-    assertEquals(1, broker.redis().zcard(keys.endedExpiry()));
+    assertEquals(1_000, broker.scheduling().forgetEnded(1_000));
+    assertEquals(1_000, broker.scheduling().forgetEnded(1_000));
+    assertEquals(500, broker.scheduling().forgetEnded(1_000));
+    assertEquals(0, broker.scheduling().forgetEnded(1_000));
+    assertEquals(1, RedisFixture.get().redis().hlen(keys.ended()));
+    assertEquals(1, RedisFixture.get().redis().zcard(keys.endedExpiry()));
     assertEquals(EnqueueCode.ENDED, broker.enqueue(kept("young", 0)).code());
   }
 
@@ -263,13 +263,13 @@ class IdRetentionScriptTest {
   @Test
   void checkAcceptsKeptIdsAndReportsOneThatAlsoHasARecord() {
     broker.enqueue(kept("p-1", 0));
-    broker.ackAll(List.of(new Report("c1", null, List.of(claimOne(broker, "c1")))));
-    InvariantCheck invariant = new InvariantCheck(broker.redis(), keys);
+    broker.acks().ackAll(List.of(new Report("c1", null, List.of(claimOne(broker, "c1")))));
+    InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), keys);
     assertEquals(List.of(), invariant.breaches());
 
-    broker.redis().hset(keys.jobs(), "p-1", "{}");
-    broker.redis().zadd(keys.delayed(), 1, "p-1");
-    broker.redis().zadd(keys.endedExpiry(), 1, "lonely");
+    RedisFixture.get().redis().hset(keys.jobs(), "p-1", "{}");
+    RedisFixture.get().redis().zadd(keys.delayed(), 1, "p-1");
+    RedisFixture.get().redis().zadd(keys.endedExpiry(), 1, "lonely");
 
     List<String> found = invariant.breaches().stream().map(InvariantCheck.Breach::toString).sorted().toList();
     assertEquals(List.of("lonely: ended, but in ended:expiry only", "p-1: ended, but it has a record in jobs"), found);

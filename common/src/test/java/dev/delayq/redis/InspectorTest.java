@@ -12,7 +12,7 @@ class InspectorTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), keys);
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), keys);
 
   /** One job in every place: two delayed, one ready, one in flight, one dead. */
   @BeforeEach
@@ -31,7 +31,7 @@ class InspectorTest {
 
   @Test
   void emptyQueueHasZeroDepths() {
-    Inspector empty = new Inspector(broker.redis(), RedisFixture.freshKeys());
+    Inspector empty = new Inspector(RedisFixture.get().redis(), RedisFixture.freshKeys());
 
     assertEquals(new Inspector.Depths(0, 0, 0, 0, 0), empty.depths());
   }
@@ -44,14 +44,14 @@ class InspectorTest {
     two.seedInFlight("c2", "running-2");
     long scansBefore = scanCalls();
 
-    Inspector.Depths d = new Inspector(broker.redis(), other).depths();
+    Inspector.Depths d = new Inspector(RedisFixture.get().redis(), other).depths();
 
     assertEquals(2, d.inFlight(), "both registered consumers' lists");
     assertEquals(scansBefore, scanCalls(), "no SCAN was sent");
   }
 
   private long scanCalls() {
-    String stats = ServerCheck.info(broker.redis(), "commandstats").getOrDefault("cmdstat_scan", "calls=0,");
+    String stats = ServerCheck.info(RedisFixture.get().redis(), "commandstats").getOrDefault("cmdstat_scan", "calls=0,");
     return Long.parseLong(stats.substring(stats.indexOf("calls=") + 6, stats.indexOf(',')));
   }
 

@@ -15,8 +15,8 @@ class InvariantCheckTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), keys);
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), keys);
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), keys);
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), keys);
 
   /** One job in every place: two delayed, one ready, one in flight, one dead. */
   @BeforeEach
@@ -30,7 +30,7 @@ class InvariantCheckTest {
 
   @Test
   void emptyQueueChecksClean() {
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), RedisFixture.freshKeys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), RedisFixture.freshKeys()).breaches());
   }
 
   @Test
@@ -40,7 +40,7 @@ class InvariantCheckTest {
 
   @Test
   void recordWithNoPlaceIsAnOrphan() {
-    broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
 
     List<Breach> breaches = invariant.breaches();
 
@@ -50,14 +50,14 @@ class InvariantCheckTest {
 
   @Test
   void idWithoutARecordIsMissingItsRecord() {
-    broker.redis().lpush(keys.ready(), "ghost");
+    RedisFixture.get().redis().lpush(keys.ready(), "ghost");
 
     assertEquals(List.of(new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("ready"))), invariant.breaches());
   }
 
   @Test
   void idInDelayedAndReadyIsInSeveralPlaces() {
-    broker.redis().lpush(keys.ready(), "delayed-1");
+    RedisFixture.get().redis().lpush(keys.ready(), "delayed-1");
 
     List<Breach> breaches = invariant.breaches();
 
@@ -67,7 +67,7 @@ class InvariantCheckTest {
 
   @Test
   void idTwiceInOneListIsInSeveralPlaces() {
-    broker.redis().lpush(keys.ready(), "ready-1");
+    RedisFixture.get().redis().lpush(keys.ready(), "ready-1");
 
     assertEquals(List.of(new Breach("ready-1", Breach.Kind.SEVERAL_PLACES, List.of("ready", "ready"))),
         invariant.breaches());
@@ -75,7 +75,7 @@ class InvariantCheckTest {
 
   @Test
   void inFlightListOfAnUnregisteredConsumerIsFoundByTheCheck() {
-    broker.redis().lpush(keys.inFlight("unregistered"), "ghost");
+    RedisFixture.get().redis().lpush(keys.inFlight("unregistered"), "ghost");
 
     assertEquals(List.of(new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("inflight:unregistered"))),
         invariant.breaches());
@@ -84,9 +84,9 @@ class InvariantCheckTest {
 
   @Test
   void breachesOfEveryKindAreAllReported() {
-    broker.redis().hset(keys.jobs(), "orphan", "{}");
-    broker.redis().zadd(keys.dead(), 1, "ghost");
-    broker.redis().lpush(keys.inFlight("c1"), "delayed-2");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{}");
+    RedisFixture.get().redis().zadd(keys.dead(), 1, "ghost");
+    RedisFixture.get().redis().lpush(keys.inFlight("c1"), "delayed-2");
 
     List<Breach> breaches = invariant.breaches();
 

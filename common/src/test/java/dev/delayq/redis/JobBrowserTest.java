@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class JobBrowserTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final JobBrowser browser = new JobBrowser(broker.redis(), broker.keys());
+  private final JobBrowser browser = new JobBrowser(RedisFixture.get().redis(), broker.keys());
 
   private void enqueue(String id, String type, long dueAt) {
     broker.enqueue(new NewJob(id, QueueProbe.head(type, 5), "{\"id\":\"" + id + "\"}", dueAt, true));
@@ -64,9 +64,9 @@ class JobBrowserTest {
     for (String id : List.of("c1-a", "c1-b", "c1-c")) {
       enqueue(id, "order_close", now - 1_000);
     }
-    List<Claimed> batch = broker.claimReady("w-1", 30_000, 3, null).jobs();
+    List<Claimed> batch = broker.claims().claimReady("w-1", 30_000, 3, null).jobs();
     assertEquals(List.of("c1-a", "c1-b", "c1-c"), batch.stream().map(Claimed::id).toList());
-    broker.start("w-1", batch.get(1).delivery(), null); // its handler started c1-b; c1-c waits in the batch
+    broker.starts().start("w-1", batch.get(1).delivery(), null); // its handler started c1-b; c1-c waits in the batch
     probe.seedInFlight("w-0", QueueProbe.at("c0-a", "{}", now - 1_000)); // claimed and started by w-0
     enqueue("still-ready", "order_close", now - 1_000);
 

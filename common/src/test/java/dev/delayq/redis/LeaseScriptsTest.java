@@ -15,16 +15,16 @@ class LeaseScriptsTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
 
   private String holder() {
-    return broker.redis().get(broker.keys().leader());
+    return RedisFixture.get().redis().get(broker.keys().leader());
   }
 
   private long ttlMs() {
-    return broker.redis().pttl(broker.keys().leader());
+    return RedisFixture.get().redis().pttl(broker.keys().leader());
   }
 
   @Test
   void freeLeaseIsTakenWithItsTtl() {
-    assertTrue(broker.holdLease("sched-a", 10_000));
+    assertTrue(broker.scheduling().holdLease("sched-a", 10_000));
 
     assertEquals("sched-a", holder());
     assertTrue(ttlMs() > 0 && ttlMs() <= 10_000, "ttl " + ttlMs());
@@ -32,9 +32,9 @@ class LeaseScriptsTest {
 
   @Test
   void holderRenewsItsLease() {
-    broker.holdLease("sched-a", 1_000);
+    broker.scheduling().holdLease("sched-a", 1_000);
 
-    assertTrue(broker.holdLease("sched-a", 60_000));
+    assertTrue(broker.scheduling().holdLease("sched-a", 60_000));
 
     assertEquals("sched-a", holder());
     assertTrue(ttlMs() > 1_000, "renewed to " + ttlMs());
@@ -42,9 +42,9 @@ class LeaseScriptsTest {
 
   @Test
   void secondSchedulerStandsByWithoutTouchingTheLease() {
-    broker.holdLease("sched-a", 10_000);
+    broker.scheduling().holdLease("sched-a", 10_000);
 
-    assertFalse(broker.holdLease("sched-b", 60_000));
+    assertFalse(broker.scheduling().holdLease("sched-b", 60_000));
 
     assertEquals("sched-a", holder());
     assertTrue(ttlMs() <= 10_000, "not extended by the standby");
@@ -52,32 +52,32 @@ class LeaseScriptsTest {
 
   @Test
   void releasedLeaseIsFreeAtOnce() {
-    broker.holdLease("sched-a", 10_000);
+    broker.scheduling().holdLease("sched-a", 10_000);
 
-    assertTrue(broker.releaseLease("sched-a"));
+    assertTrue(broker.scheduling().releaseLease("sched-a"));
 
     assertNull(holder());
-    assertTrue(broker.holdLease("sched-b", 10_000));
+    assertTrue(broker.scheduling().holdLease("sched-b", 10_000));
   }
 
   @Test
   void onlyTheHolderCanReleaseTheLease() {
-    broker.holdLease("sched-a", 10_000);
+    broker.scheduling().holdLease("sched-a", 10_000);
 
-    assertFalse(broker.releaseLease("sched-b"));
+    assertFalse(broker.scheduling().releaseLease("sched-b"));
 
     assertEquals("sched-a", holder());
-    assertFalse(broker.releaseLease("nobody-at-all"));
+    assertFalse(broker.scheduling().releaseLease("nobody-at-all"));
   }
 
   @Test
   void expiredLeaseIsTakenByTheStandby() {
-    broker.holdLease("sched-a", 50);
+    broker.scheduling().holdLease("sched-a", 50);
 
     await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
-        .until(() -> broker.holdLease("sched-b", 10_000));
+        .until(() -> broker.scheduling().holdLease("sched-b", 10_000));
 
     assertEquals("sched-b", holder());
-    assertFalse(broker.holdLease("sched-a", 10_000));
+    assertFalse(broker.scheduling().holdLease("sched-a", 10_000));
   }
 }

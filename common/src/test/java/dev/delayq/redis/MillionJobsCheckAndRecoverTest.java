@@ -136,7 +136,7 @@ class MillionJobsCheckAndRecoverTest {
     List<InvariantCheck.Breach> breaches = new InvariantCheck(redis, keys).breaches();
     long checkMs = (System.nanoTime() - t0) / 1_000_000;
     t0 = System.nanoTime();
-    Admin.RecoverReport report = new Admin(broker, 3).recover();
+    Admin.RecoverReport report = broker.admin(3).recover();
     long recoverMs = (System.nanoTime() - t0) / 1_000_000;
     done.set(true);
     pinger.join();

@@ -50,7 +50,7 @@ class MoveDueToReadyScriptTest {
       records.put(id, probe.rawRecord(id));
     }
 
-    Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.scheduling().moveDueToReady(1000);
 
     assertEquals(3, f.moved());
     assertEquals(OptionalLong.of(farDue), f.nextDueAt());
@@ -68,12 +68,12 @@ class MoveDueToReadyScriptTest {
     probe.seedReady("waiting");
     enqueueDueSoon(offsets("third", 30, "first", 10, "second", 20));
 
-    broker.moveDueToReady(1000);
+    broker.scheduling().moveDueToReady(1000);
 
     assertEquals(List.of("third", "second", "first", "waiting"), probe.readyIds());
     List<String> claimed = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      claimed.add(broker.claim("c1", 1.0, 30_000).orElseThrow().id());
+      claimed.add(broker.claims().claim("c1", 1.0, 30_000).orElseThrow().id());
     }
     assertEquals(List.of("waiting", "first", "second", "third"), claimed);
   }
@@ -82,7 +82,7 @@ class MoveDueToReadyScriptTest {
   void withAGraceOnlyJobsOverdueByItMove() {
     Map<String, Long> due = enqueueDueSoon(offsets("past", 0, "recent", 1_100));
 
-    Forwarded f = broker.moveDueToReady(0, 1000, 1_000);
+    Forwarded f = broker.scheduling().moveDueToReady(0, 1000, 1_000);
 
     assertEquals(1, f.moved());
     assertEquals(List.of("ready"), probe.placesOf("past"));
@@ -94,7 +94,7 @@ class MoveDueToReadyScriptTest {
   void jobsNotYetDueStayDelayed() {
     long due = probe.seedDelayed("later", 60_000);
 
-    Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.scheduling().moveDueToReady(1000);
 
     assertEquals(0, f.moved());
     assertEquals(OptionalLong.of(due), f.nextDueAt());
@@ -106,24 +106,24 @@ class MoveDueToReadyScriptTest {
   void atMostLimitIdsMovePerCall() {
     Map<String, Long> due = enqueueDueSoon(offsets("j1", 1, "j2", 2, "j3", 3, "j4", 4, "j5", 5));
 
-    Forwarded first = broker.moveDueToReady(2);
+    Forwarded first = broker.scheduling().moveDueToReady(2);
     assertEquals(2, first.moved());
     assertEquals(List.of("j2", "j1"), probe.readyIds());
     assertEquals(List.of("j3", "j4", "j5"), probe.delayedIds());
     assertEquals(OptionalLong.of(due.get("j3")), first.nextDueAt(), "next due is already past: loop at once");
 
-    assertEquals(2, broker.moveDueToReady(2).moved());
-    Forwarded last = broker.moveDueToReady(2);
+    assertEquals(2, broker.scheduling().moveDueToReady(2).moved());
+    Forwarded last = broker.scheduling().moveDueToReady(2);
     assertEquals(1, last.moved());
     assertEquals(OptionalLong.empty(), last.nextDueAt());
     assertEquals(List.of("j5", "j4", "j3", "j2", "j1"), probe.readyIds());
-    assertEquals(0, broker.moveDueToReady(2).moved());
+    assertEquals(0, broker.scheduling().moveDueToReady(2).moved());
   }
 
   @Test
   void emptyQueueReportsNoNextDueAndRedisNow() {
     long before = probe.redisNowMs();
-    Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.scheduling().moveDueToReady(1000);
     long after = probe.redisNowMs();
 
     assertEquals(0, f.moved());
@@ -145,12 +145,12 @@ class MoveDueToReadyScriptTest {
     broker.enqueueAll(jobs); // all wait behind the due head, in delayed
     assertEquals(5_000, probe.delayedIds().size());
 
-    Forwarded f = broker.moveDueToReady(5_000);
+    Forwarded f = broker.scheduling().moveDueToReady(5_000);
 
     assertEquals(5_000, f.moved());
     assertEquals(OptionalLong.empty(), f.nextDueAt());
-    assertEquals(5_000, broker.redis().llen(broker.keys().ready()));
-    assertEquals("head", broker.redis().lindex(broker.keys().ready(), 0), "latest due at the left end");
+    assertEquals(5_000, RedisFixture.get().redis().llen(broker.keys().ready()));
+    assertEquals("head", RedisFixture.get().redis().lindex(broker.keys().ready(), 0), "latest due at the left end");
     assertEquals(5_000, probe.recordCount());
   }
 }

@@ -23,8 +23,8 @@ class MoveToDelayedScriptTest {
   /** Puts a retried job back in the consumer's hands: forward it once due, then claim it. */
   private Delivery claimAgain(String consumer, String id) {
     probe.awaitRedisTimePast(probe.dueAt(id));
-    assertEquals(1, broker.moveDueToReady(1000).moved());
-    Claimed c = broker.claim(consumer, 1.0, 30_000).orElseThrow();
+    assertEquals(1, broker.scheduling().moveDueToReady(1000).moved());
+    Claimed c = broker.claims().claim(consumer, 1.0, 30_000).orElseThrow();
     assertEquals(id, c.id());
     return c.delivery();
   }
@@ -35,7 +35,7 @@ class MoveToDelayedScriptTest {
     JsonNode before = probe.record("j1");
 
     long t0 = probe.redisNowMs();
-    assertEquals(Moved.MOVED, broker.retry("c1", d, 5_000, "boom"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", d, 5_000, "boom"));
     long t1 = probe.redisNowMs();
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
@@ -59,12 +59,12 @@ class MoveToDelayedScriptTest {
     assertTrue(probe.rawRecord("j1").endsWith(tail));
 
     String error = "IllegalStateException: \"quoted\" ,\"payload\": a/b ✗";
-    assertEquals(Moved.MOVED, broker.retry("c1", d, 0, error));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", d, 0, error));
     assertTrue(probe.rawRecord("j1").endsWith(tail), probe.rawRecord("j1"));
     assertEquals(error, probe.record("j1").get("lastError").asText());
 
     Delivery again = claimAgain("c1", "j1");
-    assertEquals(Moved.MOVED, broker.retry("c1", again, 0, "again"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", again, 0, "again"));
 
     String raw = probe.rawRecord("j1");
     assertTrue(raw.endsWith(tail), raw);
@@ -77,12 +77,12 @@ class MoveToDelayedScriptTest {
   @Test
   void rescheduleResetsAttemptAndClearsLastError() {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.retry("c1", d, 0, "boom");
+    broker.outcomes().retry("c1", d, 0, "boom");
     Delivery again = claimAgain("c1", "j1");
     assertEquals(2, probe.record("j1").get("attempt").asInt());
 
     long t0 = probe.redisNowMs();
-    assertEquals(Moved.MOVED, broker.reschedule("c1", again, 30_000));
+    assertEquals(Moved.MOVED, broker.outcomes().reschedule("c1", again, 30_000));
 
     JsonNode r = probe.record("j1");
     assertEquals(1, r.get("attempt").asInt());
@@ -97,7 +97,7 @@ class MoveToDelayedScriptTest {
   void rescheduleKeepsThePayloadByteForByte() {
     Delivery d = probe.seedInFlight("c1", delayed("j1", TRICKY_PAYLOAD, 0));
 
-    broker.reschedule("c1", d, 1_000);
+    broker.outcomes().reschedule("c1", d, 1_000);
 
     assertTrue(probe.rawRecord("j1").endsWith(",\"p\":" + TRICKY_PAYLOAD + "}"));
   }
@@ -107,9 +107,9 @@ class MoveToDelayedScriptTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     String record = probe.rawRecord("j1");
 
-    assertEquals(Moved.FENCED, broker.retry("c2", d, 1_000, "boom"));
-    assertEquals(Moved.FENCED, broker.reschedule("c2", d, 1_000));
-    assertEquals(Moved.FENCED, broker.retry("c1", new Delivery(d.token() + 1, "j1"), 1_000, "old"));
+    assertEquals(Moved.FENCED, broker.outcomes().retry("c2", d, 1_000, "boom"));
+    assertEquals(Moved.FENCED, broker.outcomes().reschedule("c2", d, 1_000));
+    assertEquals(Moved.FENCED, broker.outcomes().retry("c1", new Delivery(d.token() + 1, "j1"), 1_000, "old"));
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -119,12 +119,12 @@ class MoveToDelayedScriptTest {
   @Test
   void staleRetryAfterATakeBackDoesNotTouchTheFreshClaimOfTheSameId() {
     Delivery stale = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE,
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE,
         "heartbeat expired", 3);
-    Delivery fresh = broker.claim("c1", 1.0, 30_000).orElseThrow().delivery();
+    Delivery fresh = broker.claims().claim("c1", 1.0, 30_000).orElseThrow().delivery();
     String record = probe.rawRecord("j1");
 
-    assertEquals(Moved.FENCED, broker.retry("c1", stale, 0, "from the old delivery"));
+    assertEquals(Moved.FENCED, broker.outcomes().retry("c1", stale, 0, "from the old delivery"));
 
     assertEquals(List.of(fresh.element()), probe.inFlightElements("c1"));
     assertEquals(record, probe.rawRecord("j1"));
@@ -133,9 +133,9 @@ class MoveToDelayedScriptTest {
   @Test
   void unreadableRecordGoesToDeadInTheSameStepKeptVerbatim() {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
 
-    assertEquals(Moved.DEAD, broker.retry("c1", d, 1_000, "boom"));
+    assertEquals(Moved.DEAD, broker.outcomes().retry("c1", d, 1_000, "boom"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     assertEquals("{\"type\":\"x\" garbage", probe.record("j1").get("malformed").asText());
@@ -146,9 +146,9 @@ class MoveToDelayedScriptTest {
   void recordThatCannotBeWrittenBackGoesToDeadInTheSameStepWithTheReason() {
     Delivery d = probe.seedInFlight("c1", "j1");
     String unencodable = "{\"type\":\"x\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
-    broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", unencodable);
 
-    assertEquals(Moved.DEAD, broker.retry("c1", d, 1_000, "attempt 1: boom"));
+    assertEquals(Moved.DEAD, broker.outcomes().retry("c1", d, 1_000, "attempt 1: boom"));
 
     assertEquals(List.of("dead"), probe.placesOf("j1"));
     JsonNode r = probe.record("j1");
@@ -156,14 +156,14 @@ class MoveToDelayedScriptTest {
     String error = r.get("lastError").asText();
     assertTrue(error.contains("the record cannot be written back: Cannot serialise number")
         && error.endsWith("attempt 1: boom"), error);
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), broker.keys()).breaches());
   }
 
   @Test
   void retryThatBecomesTheHeadWakesTheScheduler() {
     Delivery d = probe.seedInFlight("c1", "j1");
 
-    broker.retry("c1", d, 60_000, "boom");
+    broker.outcomes().retry("c1", d, 60_000, "boom");
 
     assertEquals(1, probe.wakeTokens());
   }
@@ -172,9 +172,9 @@ class MoveToDelayedScriptTest {
   void retryBehindAnEarlierDelayedJobDoesNotWakeTheScheduler() {
     Delivery d = probe.seedInFlight("c1", "j1");
     probe.seedDelayed("earlier", 10_000);
-    assertTrue(broker.awaitWake(1.0));
+    assertTrue(broker.scheduling().awaitWake(1.0));
 
-    broker.retry("c1", d, 60_000, "boom");
+    broker.outcomes().retry("c1", d, 60_000, "boom");
 
     assertEquals(0, probe.wakeTokens());
     assertEquals(List.of("earlier", "j1"), probe.delayedIds());

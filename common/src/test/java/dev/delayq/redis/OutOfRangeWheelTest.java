@@ -22,10 +22,10 @@ import redis.clients.jedis.UnifiedJedis;
 class OutOfRangeWheelTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), broker.keys());
   private final Keys keys = broker.keys();
-  private final UnifiedJedis redis = broker.redis();
+  private final UnifiedJedis redis = RedisFixture.get().redis();
 
   private List<String> enqueueDueSoon(int n) {
     long due = probe.redisNowMs() + 300;
@@ -41,7 +41,7 @@ class OutOfRangeWheelTest {
   /** Forwards until a pass moves nothing; every id moved, in order. */
   private List<String> forwardAll() {
     List<String> before = new ArrayList<>(probe.readyIds());
-    for (int i = 0; i < 50 && broker.moveDueToReady(1000).moved() > 0; i++) {
+    for (int i = 0; i < 50 && broker.scheduling().moveDueToReady(1000).moved() > 0; i++) {
       // again while it moves
     }
     List<String> after = new ArrayList<>(probe.readyIds());
@@ -81,7 +81,7 @@ class OutOfRangeWheelTest {
     // these land in the overflowed job's bucket (the last one before their place), as they did
     broker.enqueueAll(List.of(at("later1", "{}", later), at("later2", "{}", later + 1)));
 
-    Forwarded pass = broker.moveDueToReady(1000);
+    Forwarded pass = broker.scheduling().moveDueToReady(1000);
 
     assertEquals(0, pass.moved());
     assertEquals(later, pass.nextDueAt().getAsLong(), "the next due time is the later jobs'");

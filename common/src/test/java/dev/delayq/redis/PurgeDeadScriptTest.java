@@ -15,11 +15,11 @@ class PurgeDeadScriptTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker.redis(), keys, 3);
+  private final Admin admin = new Admin(RedisFixture.get().redis(), keys, 3);
 
   private void seedDeadAt(String id, long deadAtMs) {
-    broker.redis().hset(keys.jobs(), id, "{\"type\":\"t\",\"payload\":{}}");
-    broker.redis().zadd(keys.dead(), deadAtMs, id);
+    RedisFixture.get().redis().hset(keys.jobs(), id, "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().zadd(keys.dead(), deadAtMs, id);
   }
 
   @Test

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class RecordPreviewsTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final RecordPreviews previews = new RecordPreviews(broker.redis(), broker.keys(), 100);
+  private final RecordPreviews previews = new RecordPreviews(RedisFixture.get().redis(), broker.keys(), 100);
 
   private String enqueue(String id, String payload, long dueAt) {
     broker.enqueue(QueueProbe.at(id, payload, dueAt));
@@ -63,9 +63,9 @@ class RecordPreviewsTest {
 
   @Test
   void missingAndMalformedRecordsSayWhatTheyAre() {
-    broker.redis().hset(broker.keys().jobs(), "junk", "not json " + "z".repeat(500));
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "junk", "not json " + "z".repeat(500));
     // what a dead-letter keeps of an unreadable record
-    broker.redis().hset(broker.keys().jobs(), "wrapped",
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "wrapped",
         "{\"t\":\"?\",\"deadAt\":1,\"lastError\":\"unreadable\",\"malformed\":\"" + "q".repeat(300) + "\"}");
 
     List<RecordPreviews.Preview> got = previews.of(List.of("gone", "junk", "wrapped"));

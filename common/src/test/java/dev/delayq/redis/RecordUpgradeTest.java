@@ -20,8 +20,8 @@ class RecordUpgradeTest {
 
   private Delivery forwardAndClaim(String id) {
     probe.awaitRedisTimePast(probe.dueAt(id));
-    assertEquals(1, broker.moveDueToReady(1000).moved());
-    Claimed c = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    assertEquals(1, broker.scheduling().moveDueToReady(1000).moved());
+    Claimed c = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
     assertEquals(id, c.id());
     return c.delivery();
   }
@@ -36,7 +36,7 @@ class RecordUpgradeTest {
     JobRecord before = JobRecord.parse("j1", old);
 
     Delivery d = forwardAndClaim("j1");
-    assertEquals(Moved.MOVED, broker.retry("c1", d, 0, "boom"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", d, 0, "boom"));
 
     String raw = probe.rawRecord("j1");
     assertTrue(raw.startsWith("{\"t\":\"order_close\",\"m\":4,\"a\":2,\"c\":" + before.createdAt() + ",\"d\":"), raw);
@@ -47,19 +47,19 @@ class RecordUpgradeTest {
         MoveToDelayedScriptTest.TRICKY_PAYLOAD, Map.of("tenant", "acme", "p", "not the payload"), 0, 0), after);
 
     Delivery again = forwardAndClaim("j1");
-    assertTrue(broker.deadLetter("c1", again, "gave up"));
+    assertTrue(broker.outcomes().deadLetter("c1", again, "gave up"));
     JobRecord dead = JobRecord.parse("j1", probe.rawRecord("j1"));
     assertEquals("gave up", dead.lastError());
     assertEquals(MoveToDelayedScriptTest.TRICKY_PAYLOAD, dead.payloadJson());
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), broker.keys()).breaches());
   }
 
   @Test
   void aRecordWithoutATypeRewrittenByARetryKeepsItsPayloadReadable() {
     Delivery d = probe.seedInFlight("c1", "j3");
-    broker.redis().hset(broker.keys().jobs(), "j3", "{\"maxAttempts\":3,\"attempt\":1,\"payload\":{\"n\":1}}");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j3", "{\"maxAttempts\":3,\"attempt\":1,\"payload\":{\"n\":1}}");
 
-    assertEquals(Moved.MOVED, broker.retry("c1", d, 60_000, "boom"));
+    assertEquals(Moved.MOVED, broker.outcomes().retry("c1", d, 60_000, "boom"));
 
     String raw = probe.rawRecord("j3");
     assertTrue(raw.startsWith("{\"t\":null,\"m\":3,\"a\":2,"), raw);

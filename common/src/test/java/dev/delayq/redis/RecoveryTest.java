@@ -17,13 +17,13 @@ class RecoveryTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Recovery recovery = new Recovery(broker, new Inspector(broker.redis(), keys), 3);
+  private final Recovery recovery = new Recovery(broker, new Inspector(RedisFixture.get().redis(), keys), 3);
 
   @Test
   void expiredConsumersAreTakenBackAndLiveOnesKeepTheirJobs() {
     probe.seedInFlight("silent", "lost");
     probe.seedInFlight("alive", "kept");
-    broker.heartbeat(List.of("silent"), 1);
+    broker.consumerRegistry().heartbeat(List.of("silent"), 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
 
     List<Recovery.TakenBack> taken = recovery.expired(probe.redisNowMs(), 100, "");
@@ -37,7 +37,7 @@ class RecoveryTest {
   @Test
   void anUnregisteredListIsTakenBackAtTheSecondSweepThatSeesIt() {
     probe.seedReady("j1");
-    broker.redis().lmove(keys.ready(), keys.inFlight("orphaned"), ListDirection.RIGHT, ListDirection.LEFT);
+    RedisFixture.get().redis().lmove(keys.ready(), keys.inFlight("orphaned"), ListDirection.RIGHT, ListDirection.LEFT);
 
     assertEquals(List.of(), recovery.sweepUnregistered(""));
     assertEquals(List.of("inflight:orphaned"), probe.placesOf("j1"), "one sighting is not enough");
@@ -53,7 +53,7 @@ class RecoveryTest {
     probe.seedInFlight("worker-1:100:2", "b");
     probe.seedInFlight("worker-1:101:1", "other-pid");
     probe.seedReady("unregistered");
-    broker.redis().lmove(keys.ready(), keys.inFlight("worker-1:100:3"), ListDirection.RIGHT, ListDirection.LEFT);
+    RedisFixture.get().redis().lmove(keys.ready(), keys.inFlight("worker-1:100:3"), ListDirection.RIGHT, ListDirection.LEFT);
 
     List<Recovery.TakenBack> taken = recovery.processGone("worker-1:100:", "worker-1 exited with 137", true,
         Optional.empty());
@@ -64,7 +64,7 @@ class RecoveryTest {
       assertEquals(List.of("ready"), probe.placesOf(id), id);
     }
     assertEquals(List.of("inflight:worker-1:101:1"), probe.placesOf("other-pid"));
-    assertEquals(List.of("worker-1:101:1"), broker.consumers());
+    assertEquals(List.of("worker-1:101:1"), broker.consumerRegistry().consumers());
   }
 
   @Test
@@ -72,7 +72,7 @@ class RecoveryTest {
     for (String id : List.of("a", "b", "c")) {
       probe.seedReady(id);
     }
-    List<Claimed> batch = broker.claimReady("worker-1:7:1", 30_000, 3, null).jobs();
+    List<Claimed> batch = broker.claims().claimReady("worker-1:7:1", 30_000, 3, null).jobs();
     // the worker had started b (its running mark was still on its way) when it died
     Map<String, RunningFile.Slot> record = Map.of("worker-1:7:1",
         new RunningFile.Slot(batch.get(1).delivery().element(), List.of()));
@@ -90,7 +90,7 @@ class RecoveryTest {
     for (String id : List.of("a", "b", "c", "d")) {
       probe.seedReady(id);
     }
-    List<Claimed> batch = broker.claimReady("worker-1:9:1", 30_000, 4, null).jobs();
+    List<Claimed> batch = broker.claims().claimReady("worker-1:9:1", 30_000, 4, null).jobs();
     // a and b had finished, their acknowledgements not yet sent; c was running; d never started
     Map<String, RunningFile.Slot> record = Map.of("worker-1:9:1", new RunningFile.Slot(
         batch.get(2).delivery().element(), List.of(batch.get(0).delivery().element(), batch.get(1).delivery().element())));
@@ -112,7 +112,7 @@ class RecoveryTest {
     for (String id : List.of("order-1", "order-2")) {
       broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5,\"keepId\":true", "{}", 0, false));
     }
-    List<Claimed> batch = broker.claimReady("worker-1:6:1", 30_000, 2, null).jobs();
+    List<Claimed> batch = broker.claims().claimReady("worker-1:6:1", 30_000, 2, null).jobs();
     // both had finished before the crash, order-1 cancelled by an operator: as the consumer writes them
     Map<String, RunningFile.Slot> record = Map.of("worker-1:6:1", new RunningFile.Slot(null, List.of(
         batch.get(0).delivery().endedCancelled().ackElement(), batch.get(1).delivery().ackElement())));
@@ -122,8 +122,8 @@ class RecoveryTest {
     assertEquals(new Requeued(0, 0, 0, false, 2), taken.get(0).result());
     String first = batch.get(0).id();
     String second = batch.get(1).id();
-    assertTrue(broker.redis().hget(keys.ended(), first).startsWith("cancelled:"), broker.redis().hget(keys.ended(), first));
-    assertTrue(broker.redis().hget(keys.ended(), second).startsWith("done:"), broker.redis().hget(keys.ended(), second));
+    assertTrue(RedisFixture.get().redis().hget(keys.ended(), first).startsWith("cancelled:"), RedisFixture.get().redis().hget(keys.ended(), first));
+    assertTrue(RedisFixture.get().redis().hget(keys.ended(), second).startsWith("done:"), RedisFixture.get().redis().hget(keys.ended(), second));
     assertEquals(List.of(), probe.placesOf(first));
     assertEquals(List.of(), probe.placesOf(second));
   }

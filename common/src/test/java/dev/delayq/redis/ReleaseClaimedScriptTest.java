@@ -19,7 +19,7 @@ class ReleaseClaimedScriptTest {
     for (String id : ids) {
       probe.seedReady(id);
     }
-    return broker.claimReady(consumer, 30_000, ids.length, null).jobs().stream()
+    return broker.claims().claimReady(consumer, 30_000, ids.length, null).jobs().stream()
         .map(Claimed::delivery).toList();
   }
 
@@ -29,7 +29,7 @@ class ReleaseClaimedScriptTest {
     probe.seedReady("waiting");
     String recordBefore = probe.rawRecord("a");
 
-    assertEquals(new Released(Ack.ACKED, 2), broker.releaseClaimed("c1", d.get(0)));
+    assertEquals(new Released(Ack.ACKED, 2), broker.acks().releaseClaimed("c1", d.get(0)));
 
     assertNull(probe.rawRecord("done"));
     assertEquals(List.of(), probe.inFlightIds("c1"));
@@ -42,7 +42,7 @@ class ReleaseClaimedScriptTest {
   void withNothingToAcknowledgeEverythingGoesBack() {
     claim("c1", "a", "b");
 
-    assertEquals(new Released(Ack.NONE, 2), broker.releaseClaimed("c1", null));
+    assertEquals(new Released(Ack.NONE, 2), broker.acks().releaseClaimed("c1", null));
 
     assertEquals(List.of("b", "a"), probe.readyIds());
     assertEquals(2, probe.recordCount());
@@ -51,9 +51,9 @@ class ReleaseClaimedScriptTest {
   @Test
   void aBareIdBlmoveLeftGoesBackToo() {
     probe.seedReady("j1");
-    broker.redis().lmove(broker.keys().ready(), broker.keys().inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
+    RedisFixture.get().redis().lmove(broker.keys().ready(), broker.keys().inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
 
-    assertEquals(1, broker.releaseClaimed("c1", null).released());
+    assertEquals(1, broker.acks().releaseClaimed("c1", null).released());
 
     assertEquals(List.of("ready"), probe.placesOf("j1"));
   }
@@ -63,7 +63,7 @@ class ReleaseClaimedScriptTest {
     claim("c1", "mine");
     claim("c2", "theirs");
 
-    assertEquals(1, broker.releaseClaimed("c1", null).released());
+    assertEquals(1, broker.acks().releaseClaimed("c1", null).released());
 
     assertEquals(List.of("inflight:c2"), probe.placesOf("theirs"));
     assertEquals(List.of("ready"), probe.placesOf("mine"));

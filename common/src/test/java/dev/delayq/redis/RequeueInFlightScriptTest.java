@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.delayq.redis.RequeueMode;
-import dev.delayq.redis.Requeued;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import java.util.ArrayList;
@@ -29,7 +27,7 @@ class RequeueInFlightScriptTest {
   private final QueueProbe probe = new QueueProbe(broker);
 
   private Requeued gone(String consumer) {
-    return broker.requeueInFlight(consumer, RequeueMode.GONE, "worker-1 exited with 137", POISON_AT);
+    return broker.consumerRegistry().requeueInFlight(consumer, RequeueMode.GONE, "worker-1 exited with 137", POISON_AT);
   }
 
   /** Seeds ready jobs and claims them for {@code consumer} in one batch (the first is marked running). */
@@ -37,7 +35,7 @@ class RequeueInFlightScriptTest {
     for (NewJob job : jobs) {
       probe.seedReady(job);
     }
-    return broker.claimReady(consumer, 30_000, jobs.length, null).jobs().stream()
+    return broker.claims().claimReady(consumer, 30_000, jobs.length, null).jobs().stream()
         .map(Claimed::delivery).toList();
   }
 
@@ -56,7 +54,7 @@ class RequeueInFlightScriptTest {
   @Test
   void onlyTheJobThatWasRunningIsChargedAndThePrefetchedOnesGoBackUncharged() {
     List<Delivery> d = claimBatch("c1", "done", "running", "next", "later");
-    assertTrue(broker.start("c1", d.get(1), d.get(0)).started());
+    assertTrue(broker.starts().start("c1", d.get(1), d.get(0)).started());
 
     assertEquals(new Requeued(2, 1, 0, false), gone("c1"));
 
@@ -80,7 +78,7 @@ class RequeueInFlightScriptTest {
     gone("c1");
 
     assertEquals(List.of("waiting", "c", "b", "a"), probe.readyIds());
-    assertEquals("a", broker.claim("c2", 1.0, 30_000).orElseThrow().id(), "the first claimed runs next");
+    assertEquals("a", broker.claims().claim("c2", 1.0, 30_000).orElseThrow().id(), "the first claimed runs next");
   }
 
   @Test
@@ -109,7 +107,7 @@ class RequeueInFlightScriptTest {
   @Test
   void aFinishedJobWhoseAcknowledgementHadNotLandedGoesBackUncounted() {
     List<Delivery> d = claimBatch("c1", "finished", "running");
-    assertTrue(broker.start("c1", d.get(1), null).started(), "marked without acknowledging the first");
+    assertTrue(broker.starts().start("c1", d.get(1), null).started(), "marked without acknowledging the first");
 
     assertEquals(new Requeued(1, 1, 0, false), gone("c1"));
 
@@ -121,7 +119,7 @@ class RequeueInFlightScriptTest {
   @Test
   void aBareIdBlmoveLeftBeforeItsClaimScriptGoesBackUncharged() {
     probe.seedReady("j1");
-    broker.redis().lmove(broker.keys().ready(), broker.keys().inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
+    RedisFixture.get().redis().lmove(broker.keys().ready(), broker.keys().inFlight("c1"), ListDirection.RIGHT, ListDirection.LEFT);
 
     assertEquals(new Requeued(1, 0, 0, false), gone("c1"));
 
@@ -135,7 +133,7 @@ class RequeueInFlightScriptTest {
     String record = probe.rawRecord("j1");
     Long expiry = probe.consumerExpiry("c1");
 
-    Requeued r = broker.requeueInFlight("c1", RequeueMode.EXPIRED, "heartbeat expired", POISON_AT);
+    Requeued r = broker.consumerRegistry().requeueInFlight("c1", RequeueMode.EXPIRED, "heartbeat expired", POISON_AT);
 
     assertEquals(new Requeued(0, 0, 0, true), r);
     assertEquals(List.of("inflight:c1"), probe.placesOf("j1"));
@@ -146,10 +144,10 @@ class RequeueInFlightScriptTest {
   @Test
   void expiredModeTakesBackTheJobsOfASilentConsumer() {
     probe.seedReady("j1");
-    broker.claim("c1", 1.0, 1);
+    broker.claims().claim("c1", 1.0, 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("c1"));
 
-    Requeued r = broker.requeueInFlight("c1", RequeueMode.EXPIRED, "heartbeat expired", POISON_AT);
+    Requeued r = broker.consumerRegistry().requeueInFlight("c1", RequeueMode.EXPIRED, "heartbeat expired", POISON_AT);
 
     assertEquals(new Requeued(0, 1, 0, false), r);
     assertEquals(List.of("ready"), probe.placesOf("j1"));
@@ -178,8 +176,8 @@ class RequeueInFlightScriptTest {
     gone("c1");
     assertNull(probe.consumerExpiry("c1"));
 
-    assertEquals(Ack.FENCED, broker.releaseClaimed("c1", d).ack());
-    assertEquals(Moved.FENCED, broker.retry("c1", d, 0, "late"));
+    assertEquals(Ack.FENCED, broker.acks().releaseClaimed("c1", d).ack());
+    assertEquals(Moved.FENCED, broker.outcomes().retry("c1", d, 0, "late"));
     assertEquals(List.of("ready"), probe.placesOf("j1"));
     assertEquals(2, probe.record("j1").get("attempt").asInt());
   }
@@ -189,12 +187,12 @@ class RequeueInFlightScriptTest {
     probe.seedReady("pill");
     probe.seedReady("behind");
     for (int lost = 1; lost < POISON_AT; lost++) {
-      List<Claimed> batch = broker.claimReady("c1", 30_000, 2, null).jobs();
+      List<Claimed> batch = broker.claims().claimReady("c1", 30_000, 2, null).jobs();
       assertEquals(List.of("pill", "behind"), batch.stream().map(Claimed::id).toList());
       assertEquals(new Requeued(1, 1, 0, false), gone("c1"));
       assertEquals(lost, probe.record("pill").get("lost").asInt());
     }
-    broker.claimReady("c1", 30_000, 2, null);
+    broker.claims().claimReady("c1", 30_000, 2, null);
 
     long t0 = probe.redisNowMs();
     assertEquals(new Requeued(1, 1, 1, false), gone("c1"));
@@ -214,7 +212,7 @@ class RequeueInFlightScriptTest {
   @Test
   void malformedRecordOfTheRunningJobGoesToDeadVerbatim() {
     probe.seedInFlight("c1", "j1");
-    broker.redis().hset(broker.keys().jobs(), "j1", "{broken");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", "{broken");
 
     assertEquals(new Requeued(0, 1, 1, false), gone("c1"));
 
@@ -226,7 +224,7 @@ class RequeueInFlightScriptTest {
   void runningRecordThatCannotBeWrittenBackGoesToDeadWithTheReason() {
     probe.seedInFlight("c1", "j1");
     String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
-    broker.redis().hset(broker.keys().jobs(), "j1", unencodable);
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "j1", unencodable);
 
     assertEquals(new Requeued(0, 1, 1, false), gone("c1"));
 
@@ -234,13 +232,13 @@ class RequeueInFlightScriptTest {
     JsonNode r = probe.record("j1");
     assertEquals(unencodable, r.get("malformed").asText());
     assertTrue(r.get("lastError").asText().contains("the record cannot be written back"), r.toString());
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), broker.keys()).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), broker.keys()).breaches());
   }
 
   @Test
   void idWithoutARecordIsDropped() {
     probe.seedInFlight("c1", "j1");
-    broker.redis().lpush(broker.keys().inFlight("c1"), "ghost");
+    RedisFixture.get().redis().lpush(broker.keys().inFlight("c1"), "ghost");
 
     assertEquals(new Requeued(0, 1, 0, false), gone("c1"));
 
@@ -256,7 +254,7 @@ class RequeueInFlightScriptTest {
     }
     broker.enqueueAll(jobs);
     for (int i = 0; i < 1_500; i++) {
-      broker.claim("c1", 1.0, 30_000).orElseThrow(); // each claim marks its job running: j1499 last
+      broker.claims().claim("c1", 1.0, 30_000).orElseThrow(); // each claim marks its job running: j1499 last
     }
     assertEquals(1_500, probe.inFlightIds("c1").size());
 

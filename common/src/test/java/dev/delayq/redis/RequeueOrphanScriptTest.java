@@ -13,12 +13,12 @@ class RequeueOrphanScriptTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker.redis(), keys, 3);
+  private final Admin admin = new Admin(RedisFixture.get().redis(), keys, 3);
 
   @Test
   void recordInNoStructureGoesToTheRunningEndOfReady() {
     probe.seedReady("waiting");
-    broker.redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"attempt\":1,\"payload\":{\"n\":1.10}}");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"attempt\":1,\"payload\":{\"n\":1.10}}");
 
     assertEquals(OrphanRequeue.REQUEUED, admin.requeueOrphan("orphan"));
 
@@ -56,19 +56,19 @@ class RequeueOrphanScriptTest {
   @Test
   void orphanThatCannotBeWrittenBackGoesToDeadWithTheReason() {
     String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
-    broker.redis().hset(keys.jobs(), "orphan", unencodable);
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", unencodable);
 
     assertEquals(OrphanRequeue.DEAD_LETTERED, admin.requeueOrphan("orphan"));
 
     assertEquals(List.of("dead"), probe.placesOf("orphan"));
     assertEquals(unencodable, probe.record("orphan").get("malformed").asText());
     assertTrue(probe.record("orphan").get("lastError").asText().contains("cannot be written back"));
-    assertEquals(List.of(), new InvariantCheck(broker.redis(), keys).breaches());
+    assertEquals(List.of(), new InvariantCheck(RedisFixture.get().redis(), keys).breaches());
   }
 
   @Test
   void unreadableOrphanGoesToDeadKeptVerbatim() {
-    broker.redis().hset(keys.jobs(), "orphan", "{broken");
+    RedisFixture.get().redis().hset(keys.jobs(), "orphan", "{broken");
 
     assertEquals(OrphanRequeue.DEAD_LETTERED, admin.requeueOrphan("orphan"));
 

@@ -17,12 +17,12 @@ class RetryDeadScriptTest {
   private final Keys keys = RedisFixture.freshKeys();
   private final RedisBroker broker = RedisFixture.get().broker(keys);
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Admin admin = new Admin(broker.redis(), keys, 3);
+  private final Admin admin = new Admin(RedisFixture.get().redis(), keys, 3);
 
   @Test
   void deadJobGoesToReadyWithAttemptsAfreshAndItsErrorKept() {
     Delivery d = probe.seedInFlight("c1", QueueProbe.delayed("j1", MoveToDelayedScriptTest.TRICKY_PAYLOAD, 0));
-    broker.deadLetter("c1", d, "boom");
+    broker.outcomes().deadLetter("c1", d, "boom");
     long before = probe.redisNowMs();
 
     assertTrue(admin.retryDead("j1"));
@@ -64,7 +64,7 @@ class RetryDeadScriptTest {
 
   @Test
   void deadIdWithoutARecordIsDroppedNotRun() {
-    broker.redis().zadd(keys.dead(), 1, "ghost");
+    RedisFixture.get().redis().zadd(keys.dead(), 1, "ghost");
 
     assertFalse(admin.retryDead("ghost"));
 
@@ -73,8 +73,8 @@ class RetryDeadScriptTest {
 
   @Test
   void unreadableDeadRecordStaysDeadWithAClearError() {
-    broker.redis().hset(keys.jobs(), "bad", "{not json");
-    broker.redis().zadd(keys.dead(), 1, "bad");
+    RedisFixture.get().redis().hset(keys.jobs(), "bad", "{not json");
+    RedisFixture.get().redis().zadd(keys.dead(), 1, "bad");
 
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> admin.retryDead("bad"));
 
@@ -86,8 +86,8 @@ class RetryDeadScriptTest {
   @Test
   void deadRecordThatCannotBeWrittenBackStaysDeadAndTheOthersOfTheBatchStillGo() {
     String unencodable = "{\"type\":\"t\",\"attempt\":1,\"maxAttempts\":1e999,\"payload\":{}}";
-    broker.redis().hset(keys.jobs(), "bad", unencodable);
-    broker.redis().zadd(keys.dead(), 1, "bad");
+    RedisFixture.get().redis().hset(keys.jobs(), "bad", unencodable);
+    RedisFixture.get().redis().zadd(keys.dead(), 1, "bad");
     probe.seedDead("c1", "good", "boom");
 
     assertEquals(1, admin.retryAllDead());
@@ -101,16 +101,16 @@ class RetryDeadScriptTest {
   void retryAllMovesEveryReadableDeadJobAcrossSeveralBatches() {
     int n = Admin.BATCH + 5;
     for (int i = 0; i < n; i++) {
-      broker.redis().hset(keys.jobs(), "d" + i, "{\"type\":\"t\",\"maxAttempts\":2,\"attempt\":2,\"lastError\":\"x\",\"payload\":{}}");
-      broker.redis().zadd(keys.dead(), i, "d" + i);
+      RedisFixture.get().redis().hset(keys.jobs(), "d" + i, "{\"type\":\"t\",\"maxAttempts\":2,\"attempt\":2,\"lastError\":\"x\",\"payload\":{}}");
+      RedisFixture.get().redis().zadd(keys.dead(), i, "d" + i);
     }
-    broker.redis().hset(keys.jobs(), "bad", "{\"type\":\"?\",\"malformed\":\"{oops\",\"lastError\":\"e\"}");
-    broker.redis().zadd(keys.dead(), 0, "bad");
+    RedisFixture.get().redis().hset(keys.jobs(), "bad", "{\"type\":\"?\",\"malformed\":\"{oops\",\"lastError\":\"e\"}");
+    RedisFixture.get().redis().zadd(keys.dead(), 0, "bad");
 
     assertEquals(n, admin.retryAllDead());
 
     assertEquals(List.of("bad"), probe.deadIds());
     assertEquals(n, probe.readyIds().size());
-    assertNull(broker.redis().zscore(keys.dead(), "d0"));
+    assertNull(RedisFixture.get().redis().zscore(keys.dead(), "d0"));
   }
 }

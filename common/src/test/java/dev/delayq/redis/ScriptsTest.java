@@ -20,7 +20,7 @@ class ScriptsTest {
   @ParameterizedTest
   @EnumSource(Script.class)
   void shaComputedLocallyIsTheOneRedisComputes(Script script) {
-    assertEquals(script.sha(), broker.redis().scriptLoad(script.source()));
+    assertEquals(script.sha(), RedisFixture.get().redis().scriptLoad(script.source()));
   }
 
   @ParameterizedTest
@@ -35,32 +35,32 @@ class ScriptsTest {
 
   @Test
   void brokerCallStillWorksAfterRedisLostItsScripts() {
-    broker.redis().scriptFlush();
+    RedisFixture.get().redis().scriptFlush();
 
     assertTrue(broker.enqueue(delayed("j1", "{}", 60_000)).accepted());
 
     assertEquals(List.of("delayed"), probe.placesOf("j1"));
-    assertTrue(broker.redis().scriptExists(Script.ENQUEUE.sha(), Script.ENQUEUE.sha()));
+    assertTrue(RedisFixture.get().redis().scriptExists(Script.ENQUEUE.sha(), Script.ENQUEUE.sha()));
   }
 
   @Test
   void everyKindOfCallRecoversFromScriptFlush() {
     probe.seedReady("j1");
-    broker.redis().scriptFlush();
-    assertEquals(0, broker.moveDueToReady(10).moved());
+    RedisFixture.get().redis().scriptFlush();
+    assertEquals(0, broker.scheduling().moveDueToReady(10).moved());
 
-    broker.redis().scriptFlush();
-    Claimed claimed = broker.claim("c1", 1.0, 30_000).orElseThrow();
+    RedisFixture.get().redis().scriptFlush();
+    Claimed claimed = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
     assertEquals("j1", claimed.id());
 
-    broker.redis().scriptFlush();
-    assertEquals(Ack.ACKED, broker.releaseClaimed("c1", claimed.delivery()).ack());
+    RedisFixture.get().redis().scriptFlush();
+    assertEquals(Ack.ACKED, broker.acks().releaseClaimed("c1", claimed.delivery()).ack());
     assertEquals(List.of(), probe.placesOf("j1"));
   }
 
   @Test
   void pipelinedEnqueueAllStillWorksAfterRedisLostItsScripts() {
-    broker.redis().scriptFlush();
+    RedisFixture.get().redis().scriptFlush();
 
     List<Enqueued> replies = broker.enqueueAll(List.of(
         delayed("a", "{}", 60_000), delayed("b", "{}", 60_000), delayed("a", "{}", 60_000)));

@@ -45,9 +45,9 @@ class ShardRepliesTest {
         cluster.node(cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(dead).ready())).getPort()).kill();
 
         long before = System.nanoTime();
-        List<ShardReply<Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
-        List<ShardReply<Boolean>> leases = broker.holdLeases(List.of(0, 1, 2), "me", 10_000);
-        List<ShardReply<Integer>> trims = broker.forgetEndedEach(List.of(0, 1, 2), 1000);
+        List<ShardReply<Forwarded>> forwards = broker.scheduling().moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+        List<ShardReply<Boolean>> leases = broker.scheduling().holdLeases(List.of(0, 1, 2), "me", 10_000);
+        List<ShardReply<Integer>> trims = broker.scheduling().forgetEndedEach(List.of(0, 1, 2), 1000);
         long tookMs = (System.nanoTime() - before) / 1_000_000;
 
         for (int s = 0; s < SHARDS; s++) {
@@ -89,20 +89,20 @@ class ShardRepliesTest {
         int hung = 1;
         dev.delayq.redisserver.RedisServer node = cluster.node(
             cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(hung).ready())).getPort());
-        broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0); // every connection made, every script loaded
+        broker.scheduling().moveDueToReadyEach(List.of(0, 1, 2), 1000, 0); // every connection made, every script loaded
         long before = forwardsRunOn(node);
         signal("STOP", node);
         try {
           for (int pass = 0; pass < 5; pass++) {
             long sent = System.nanoTime();
-            List<ShardReply<Forwarded>> forwards = broker.moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
+            List<ShardReply<Forwarded>> forwards = broker.scheduling().moveDueToReadyEach(List.of(0, 1, 2), 1000, 0);
             long tookMs = (System.nanoTime() - sent) / 1_000_000;
             assertTrue(forwards.get(hung).failure() instanceof NodeInFlightException,
                 "pass " + pass + ": the hung master's forward is in flight, not failed: " + forwards.get(hung).failure());
             assertNull(forwards.get(0).failure(), "pass " + pass + ": shard 0's forward is answered");
             assertNull(forwards.get(2).failure(), "pass " + pass + ": shard 2's forward is answered");
             assertTrue(tookMs < 1000, "pass " + pass + " waited " + tookMs + " ms for the hung master");
-            assertTrue(broker.shardHangs(hung), "the hung master's shard is seen to hang");
+            assertTrue(broker.claims().shardHangs(hung), "the hung master's shard is seen to hang");
           }
         } finally {
           signal("CONT", node);
@@ -111,11 +111,11 @@ class ShardRepliesTest {
         assertEquals(1, forwardsRunOn(node) - before, "forwards the hung master ran: the one sent as it hung, "
             + "none of the passes after");
         long until = System.nanoTime() + 10_000_000_000L;
-        while (broker.moveDueToReadyEach(List.of(hung), 1000, 0).get(0).failure() != null) {
+        while (broker.scheduling().moveDueToReadyEach(List.of(hung), 1000, 0).get(0).failure() != null) {
           assertTrue(System.nanoTime() < until, "the hung master's shard answers again within 10 s of SIGCONT");
           Thread.sleep(10);
         }
-        assertTrue(!broker.shardHangs(hung), "it is not seen to hang once it answers");
+        assertTrue(!broker.claims().shardHangs(hung), "it is not seen to hang once it answers");
       }
     }
   }
@@ -138,14 +138,14 @@ class ShardRepliesTest {
         broker.prepare();
         List<String> consumers = List.of("w1-c0", "w1-c1");
         long ttlMs = 1000;
-        broker.heartbeat(consumers, ttlMs);
+        broker.consumerRegistry().heartbeat(consumers, ttlMs);
         dev.delayq.redisserver.RedisServer node = cluster.node(
             cluster.ownerOf(JedisClusterCRC16.getSlot(keys.shard(0).consumers())).getPort());
         java.util.concurrent.atomic.AtomicBoolean beating = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread beat = new Thread(() -> {
           while (beating.get()) {
             try {
-              broker.heartbeat(consumers, ttlMs);
+              broker.consumerRegistry().heartbeat(consumers, ttlMs);
             } catch (redis.clients.jedis.exceptions.JedisException e) {
               // a failed beat is tried again at the next one, as the heartbeat thread does
             }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class ShardedJobBrowserTest {
   private final Keys keys = Keys.sharded("delayq", RedisFixture.freshQueue(), 3);
   private final RedisBroker broker = RedisFixture.get().broker(keys);
-  private final JobBrowser browser = new JobBrowser(broker.redis(), keys);
+  private final JobBrowser browser = new JobBrowser(RedisFixture.get().redis(), keys);
 
   private static List<String> ids(JobBrowser.Page page) {
     return page.rows().stream().map(JobBrowser.Row::id).toList();

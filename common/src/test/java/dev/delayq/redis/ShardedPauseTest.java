@@ -103,7 +103,7 @@ class ShardedPauseTest {
     while (any) {
       any = false;
       for (int shard : shards) {
-        Batch b = broker.claimReady("c1", TTL_MS, 100, null, shard);
+        Batch b = broker.claims().claimReady("c1", TTL_MS, 100, null, shard);
         if (b.jobs().isEmpty()) {
           continue;
         }
@@ -113,7 +113,7 @@ class ShardedPauseTest {
           ledger.merge(c.id(), 1, Integer::sum);
         }
         List<Delivery> done = b.jobs().stream().map(Claimed::delivery).toList();
-        broker.ackAll(List.of(new Report("c1", null, done)));
+        broker.acks().ackAll(List.of(new Report("c1", null, done)));
       }
     }
     return served;

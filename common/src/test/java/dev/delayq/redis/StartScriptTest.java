@@ -18,14 +18,14 @@ class StartScriptTest {
     for (String id : List.of("a", "b", "c")) {
       probe.seedReady(id);
     }
-    return broker.claimReady("c1", 30_000, 3, null).jobs().stream().map(Claimed::delivery).toList();
+    return broker.claims().claimReady("c1", 30_000, 3, null).jobs().stream().map(Claimed::delivery).toList();
   }
 
   @Test
   void startAcknowledgesTheFinishedJobAndMarksTheNextRunning() {
     List<Delivery> d = claimThree();
 
-    Started s = broker.start("c1", d.get(1), d.get(0));
+    Started s = broker.starts().start("c1", d.get(1), d.get(0));
 
     assertEquals(new Started(Ack.ACKED, true), s);
     assertEquals(List.of(), probe.placesOf("a"));
@@ -39,7 +39,7 @@ class StartScriptTest {
   void startWithNothingToAcknowledgeOnlyMarks() {
     List<Delivery> d = claimThree();
 
-    assertEquals(new Started(Ack.NONE, true), broker.start("c1", d.get(1), null));
+    assertEquals(new Started(Ack.NONE, true), broker.starts().start("c1", d.get(1), null));
 
     assertEquals(3, probe.recordCount());
     assertEquals(d.get(1).element(), probe.runningMark("c1"));
@@ -48,10 +48,10 @@ class StartScriptTest {
   @Test
   void deliveryTakenBackIsNotStartedAndTheStaleAcknowledgementIsFenced() {
     List<Delivery> d = claimThree();
-    broker.requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
     String recordA = probe.rawRecord("a");
 
-    Started s = broker.start("c1", d.get(1), d.get(0));
+    Started s = broker.starts().start("c1", d.get(1), d.get(0));
 
     assertEquals(new Started(Ack.FENCED, false), s);
     assertEquals(List.of("ready"), probe.placesOf("a"));
@@ -62,11 +62,11 @@ class StartScriptTest {
   @Test
   void theSameIdClaimedAgainIsNotStartedUnderItsOldDelivery() {
     List<Delivery> d = claimThree();
-    broker.requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
-    List<Claimed> again = broker.claimReady("c1", 30_000, 3, null).jobs();
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
+    List<Claimed> again = broker.claims().claimReady("c1", 30_000, 3, null).jobs();
 
     assertEquals(List.of("a", "b", "c"), again.stream().map(Claimed::id).toList());
-    assertEquals(new Started(Ack.FENCED, false), broker.start("c1", d.get(1), d.get(0)));
+    assertEquals(new Started(Ack.FENCED, false), broker.starts().start("c1", d.get(1), d.get(0)));
 
     assertEquals(List.of("inflight:c1"), probe.placesOf("a"), "the stale ack did not touch the fresh claim");
     assertEquals(3, probe.recordCount());
@@ -77,7 +77,7 @@ class StartScriptTest {
   void anotherConsumersDeliveryIsNotStarted() {
     List<Delivery> d = claimThree();
 
-    assertEquals(new Started(Ack.FENCED, false), broker.start("c2", d.get(1), d.get(0)));
+    assertEquals(new Started(Ack.FENCED, false), broker.starts().start("c2", d.get(1), d.get(0)));
 
     assertEquals(List.of("c", "b", "a"), probe.inFlightIds("c1"));
     assertNull(probe.runningMark("c2"));

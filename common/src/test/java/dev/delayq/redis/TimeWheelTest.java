@@ -22,10 +22,10 @@ import redis.clients.jedis.UnifiedJedis;
 class TimeWheelTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
   private final QueueProbe probe = new QueueProbe(broker);
-  private final Inspector inspector = new Inspector(broker.redis(), broker.keys());
-  private final InvariantCheck invariant = new InvariantCheck(broker.redis(), broker.keys());
+  private final Inspector inspector = new Inspector(RedisFixture.get().redis(), broker.keys());
+  private final InvariantCheck invariant = new InvariantCheck(RedisFixture.get().redis(), broker.keys());
   private final Keys keys = broker.keys();
-  private final UnifiedJedis redis = broker.redis();
+  private final UnifiedJedis redis = RedisFixture.get().redis();
 
   private List<String> buckets() {
     return redis.zrange(keys.delayedIndex(), 0, -1);
@@ -97,7 +97,7 @@ class TimeWheelTest {
 
     int moved = 0;
     while (true) {
-      int m = broker.moveDueToReady(130).moved();
+      int m = broker.scheduling().moveDueToReady(130).moved();
       moved += m;
       if (m < 130) {
         break;
@@ -142,12 +142,12 @@ class TimeWheelTest {
     int moved = 0;
     for (int call = 0; moved < 300; call++) {
       int limit = limits[call % limits.length];
-      Forwarded f = broker.moveDueToReady(limit);
+      Forwarded f = broker.scheduling().moveDueToReady(limit);
       assertEquals(Math.min(limit, 300 - moved), f.moved());
       moved += f.moved();
       assertEquals(dues.get(moved), f.nextDueAt().orElseThrow(), "after " + moved + " moved");
     }
-    Forwarded idle = broker.moveDueToReady(1000);
+    Forwarded idle = broker.scheduling().moveDueToReady(1000);
     assertEquals(0, idle.moved());
     assertEquals(dues.get(300), idle.nextDueAt().orElseThrow());
     assertEquals(100, inspector.depths().delayed());
@@ -196,7 +196,7 @@ class TimeWheelTest {
     assertEquals(List.of(), invariant.breaches());
     assertTrue(broker.cancel("old-cancel"));
 
-    Forwarded f = broker.moveDueToReady(1000);
+    Forwarded f = broker.scheduling().moveDueToReady(1000);
     assertEquals(1, f.moved());
     assertEquals(List.of("old-due"), probe.readyIds());
     assertEquals(newDue, f.nextDueAt().orElseThrow());

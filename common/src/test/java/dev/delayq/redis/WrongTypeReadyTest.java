@@ -26,20 +26,20 @@ class WrongTypeReadyTest {
   void theForwardLeavesDueJobsInDelayedAndMovesThemOnceReadyIsAListAgain() {
     long due = broker.enqueue(at("due-1", "{}", probe.redisNowMs() + 50)).dueAt();
     probe.awaitRedisTimePast(due);
-    broker.redis().set(keys.ready(), "planted");
+    RedisFixture.get().redis().set(keys.ready(), "planted");
 
-    JedisDataException e = assertThrows(JedisDataException.class, () -> broker.moveDueToReady(1000));
+    JedisDataException e = assertThrows(JedisDataException.class, () -> broker.scheduling().moveDueToReady(1000));
 
     assertTrue(e.getMessage().contains(keys.ready() + " holds a string, not a list"), e.getMessage());
     assertEquals(List.of("due-1"), probe.delayedIds(), "still in its one place");
-    broker.redis().del(keys.ready());
-    assertEquals(1, broker.moveDueToReady(1000).moved());
+    RedisFixture.get().redis().del(keys.ready());
+    assertEquals(1, broker.scheduling().moveDueToReady(1000).moved());
     assertEquals(List.of("ready"), probe.placesOf("due-1"));
   }
 
   @Test
   void anEnqueueOfAJobDueNowFailsWithoutWritingItsRecordAndADelayedOneIsAccepted() {
-    broker.redis().set(keys.ready(), "planted");
+    RedisFixture.get().redis().set(keys.ready(), "planted");
 
     JedisDataException e = assertThrows(JedisDataException.class, () -> broker.enqueue(delayed("now-1", "{}", 0)));
 
@@ -52,9 +52,9 @@ class WrongTypeReadyTest {
 
   @Test
   void checkNamesTheKeyOfTheWrongType() {
-    broker.redis().set(keys.ready(), "planted");
+    RedisFixture.get().redis().set(keys.ready(), "planted");
 
-    List<InvariantCheck.Breach> found = new InvariantCheck(broker.redis(), keys).breaches();
+    List<InvariantCheck.Breach> found = new InvariantCheck(RedisFixture.get().redis(), keys).breaches();
 
     assertEquals(List.of(new InvariantCheck.Breach(keys.ready(), InvariantCheck.Breach.Kind.WRONG_TYPE, List.of("string", "list"))),
         found);

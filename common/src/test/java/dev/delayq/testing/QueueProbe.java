@@ -8,7 +8,6 @@ import dev.delayq.redis.Claimed;
 import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.Enqueued;
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.NewJob;
@@ -42,7 +41,7 @@ public final class QueueProbe {
 
   public QueueProbe(RedisBroker broker) {
     this.broker = broker;
-    this.redis = GatewayAccess.redis(broker);
+    this.redis = RedisFixture.get().redis();
     this.keys = broker.keys();
   }
 
@@ -103,7 +102,7 @@ public final class QueueProbe {
   }
 
   private Delivery claimExactly(String consumer, String id) {
-    Optional<Claimed> claimed = broker.claim(consumer, 1.0, 30_000);
+    Optional<Claimed> claimed = broker.claims().claim(consumer, 1.0, 30_000);
     require(claimed.isPresent() && claimed.get().id().equals(id), consumer + " did not claim " + id);
     return claimed.get().delivery();
   }
@@ -111,7 +110,7 @@ public final class QueueProbe {
   /** Enqueues, claims and dead-letters a job. */
   public void seedDead(String consumer, String id, String error) {
     Delivery d = seedInFlight(consumer, id);
-    require(broker.deadLetter(consumer, d, error), id + " was not dead-lettered");
+    require(broker.outcomes().deadLetter(consumer, d, error), id + " was not dead-lettered");
   }
 
   private static void require(boolean condition, String message) {

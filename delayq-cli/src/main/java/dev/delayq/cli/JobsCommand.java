@@ -78,7 +78,7 @@ final class JobsCommand implements Callable<Integer> {
     }
     JobBrowser.Query q = new JobBrowser.Query(type, prefix, limit, offset);
     try (Session s = parent.connect()) {
-      JobBrowser browser = JobBrowser.of(s.broker);
+      JobBrowser browser = s.broker.jobBrowser();
       long now = s.admin.redisNowMs();
       JobBrowser.Page page = ready ? browser.ready(q) : inFlight ? browser.inFlight(q)
           : waitingForHandler ? browser.waitingForHandler(q)

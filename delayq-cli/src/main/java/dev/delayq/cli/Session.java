@@ -24,7 +24,7 @@ final class Session implements AutoCloseable {
     this.redis = redis;
     this.keys = Keys.of(config);
     this.broker = new RedisBroker(redis, keys).withLimits(config);
-    this.admin = new Admin(broker, config.worker().poisonPillAfter());
+    this.admin = broker.admin(config.worker().poisonPillAfter());
     this.inspector = new Inspector(redis.client(), keys);
     this.invariant = new InvariantCheck(redis.client(), keys);
   }

@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.GatewayAccess;
+import dev.delayq.testing.RedisFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,9 +13,9 @@ class CliDeadTest {
   private final Cli cli = new Cli();
 
   private void seedDeadRecord(String id, String type, long deadAt) {
-    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), id, "{\"type\":\"" + type
+    RedisFixture.get().redis().hset(cli.keys.jobs(), id, "{\"type\":\"" + type
         + "\",\"maxAttempts\":3,\"attempt\":3,\"lastError\":\"failed:\\nline two\",\"payload\":{}}");
-    GatewayAccess.redis(cli.broker).zadd(cli.keys.dead(), deadAt, id);
+    RedisFixture.get().redis().zadd(cli.keys.dead(), deadAt, id);
   }
 
   @Test
@@ -77,8 +77,8 @@ class CliDeadTest {
 
   @Test
   void retryOfAnUnreadableRecordIsExitOneAndItStaysDead() {
-    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), "bad", "{oops");
-    GatewayAccess.redis(cli.broker).zadd(cli.keys.dead(), 1, "bad");
+    RedisFixture.get().redis().hset(cli.keys.jobs(), "bad", "{oops");
+    RedisFixture.get().redis().zadd(cli.keys.dead(), 1, "bad");
 
     Cli.Result r = cli.run("dead", "retry", "bad");
 

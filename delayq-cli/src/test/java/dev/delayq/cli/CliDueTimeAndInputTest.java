@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.GatewayAccess;
+import dev.delayq.testing.RedisFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,10 +105,10 @@ class CliDueTimeAndInputTest {
 
   @Test
   void anOverflowedJobLeftInRedisIsCheckedThenDeadWithItsReasonAndInspectable() {
-    dev.delayq.testing.OutOfRangeRecords.plantOverflowed(GatewayAccess.redis(cli.broker), cli.keys, "overflowed", "t", "{\"n\":1}");
+    dev.delayq.testing.OutOfRangeRecords.plantOverflowed(RedisFixture.get().redis(), cli.keys, "overflowed", "t", "{\"n\":1}");
 
     Cli.Result check = cli.run("check");
-    cli.broker.moveDueToReady(1000);
+    cli.broker.scheduling().moveDueToReady(1000);
     Cli.Result inspect = cli.run("inspect", "overflowed");
 
     assertEquals(1, check.exit(), check.toString());

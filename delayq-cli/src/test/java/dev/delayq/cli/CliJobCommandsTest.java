@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.GatewayAccess;
+import dev.delayq.testing.RedisFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +43,7 @@ class CliJobCommandsTest {
     assertEquals("cancelling j1: it is running; its worker interrupts it and it ends as cancelled, not retried\n",
         r.out());
     assertEquals(List.of("inflight:worker-1:42:3"), cli.probe.placesOf("j1"), "the worker ends it, not the CLI");
-    assertTrue(GatewayAccess.redis(cli.broker).exists(cli.keys.cancelRequest("j1")), "the request stands for the worker's heartbeat look");
+    assertTrue(RedisFixture.get().redis().exists(cli.keys.cancelRequest("j1")), "the request stands for the worker's heartbeat look");
   }
 
   @Test

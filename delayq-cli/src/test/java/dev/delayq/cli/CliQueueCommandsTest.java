@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.GatewayAccess;
+import dev.delayq.testing.RedisFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,7 +20,7 @@ class CliQueueCommandsTest {
       recorder.started("order_close", 3);
       recorder.finished("order_close", StatsRecorder.Event.SUCCEEDED, 20);
     }
-    recorder.flush(GatewayAccess.redis(cli.broker), cli.probe.redisNowMs() / 1000 - 2);
+    recorder.flush(RedisFixture.get().redis(), cli.probe.redisNowMs() / 1000 - 2);
   }
 
   @Test
@@ -83,8 +83,8 @@ class CliQueueCommandsTest {
   @Test
   void checkListsEveryBreachAndIsExitOne() {
     cli.probe.seedDelayed("d", 60_000);
-    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
-    GatewayAccess.redis(cli.broker).lpush(cli.keys.ready(), "ghost");
+    RedisFixture.get().redis().hset(cli.keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().lpush(cli.keys.ready(), "ghost");
 
     Cli.Result r = cli.run("check");
 
@@ -98,8 +98,8 @@ class CliQueueCommandsTest {
   @Test
   void recoverRequeuesOrphansAndJobsOfGoneConsumers() {
     cli.probe.seedInFlight("ghost", "ghost-job");
-    GatewayAccess.redis(cli.broker).zrem(cli.keys.consumers(), "ghost");
-    GatewayAccess.redis(cli.broker).hset(cli.keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    RedisFixture.get().redis().zrem(cli.keys.consumers(), "ghost");
+    RedisFixture.get().redis().hset(cli.keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
 
     Cli.Result r = cli.run("recover");
 

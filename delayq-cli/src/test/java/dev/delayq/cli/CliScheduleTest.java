@@ -1,6 +1,6 @@
 package dev.delayq.cli;
 
-import dev.delayq.redis.GatewayAccess;
+import dev.delayq.testing.RedisFixture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,7 +81,7 @@ class CliScheduleTest {
   @Test
   void aBrokenScheduleIsListedMarkedBesideTheOthers() throws Exception {
     assertEquals(0, cli.run("schedule", "upsert", "ping", "--every", "30s", "--type", "ping").exit());
-    GatewayAccess.redis(cli.broker).hset(cli.keys.schedules(), "mars",
+    RedisFixture.get().redis().hset(cli.keys.schedules(), "mars",
         "{\"id\":\"mars\",\"cron\":\"0 9 * * *\",\"tz\":\"Mars/Olympus\\u001b[31m\",\"type\":\"ping\"}");
 
     Cli.Result list = cli.run("schedule", "list");

@@ -14,7 +14,7 @@ class CliWaitingForHandlerTest {
 
   @Test
   void statsCountThemInspectShowsTheStateAndCancelWithdrawsOne() throws Exception {
-    HandlerWait wait = HandlerWait.of(cli.broker);
+    HandlerWait wait = cli.broker.handlerWait();
     wait.leave("c1", cli.probe.seedInFlight("c1", "w1"), QueueProbe.TYPE);
     wait.leave("c1", cli.probe.seedInFlight("c1", "w2"), QueueProbe.TYPE);
 

@@ -10,12 +10,7 @@ import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.redis.Script;
 import dev.delayq.worker.Worker;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +43,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class TestQueue implements AutoCloseable {
   private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(60);
   private static final int MOST_ROUNDS = 100;
-  private static final String MAKE_ALL_DUE = script("makeAllDue.lua");
 
   private final DelayqConfig config;
   private final RedisConnection redis;
@@ -168,14 +162,13 @@ public final class TestQueue implements AutoCloseable {
   }
 
   private void makeAllDue() {
-    while (((Long) redis.client().eval(MAKE_ALL_DUE,
-        List.of(broker.keys().delayed(), broker.keys().jobs(), broker.keys().ready()), List.of("1000"))) == 1000) {
+    while (broker.scheduling().makeAllDue(1000) == 1000) {
       // a full batch: there may be more
     }
   }
 
   private void forwardDue() {
-    while (broker.moveDueToReady(1000).moved() == 1000) {
+    while (broker.scheduling().moveDueToReady(1000).moved() == 1000) {
       // a full batch: there may be more
     }
   }
@@ -202,17 +195,6 @@ public final class TestQueue implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while jobs ran", e);
       }
-    }
-  }
-
-  private static String script(String name) {
-    try (InputStream in = TestQueue.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException(name + " is missing from the delayq-test jar");
-      }
-      return Script.expandIncludes(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

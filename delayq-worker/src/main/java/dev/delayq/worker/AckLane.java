@@ -127,7 +127,7 @@ final class AckLane {
     List<Report> reports = new ArrayList<>(finished.size());
     finished.forEach((c, f) -> reports.add(new Report(c, started.get(c), f)));
     try {
-      List<Ack[]> answers = broker.ackAllAnswers(reports);
+      List<Ack[]> answers = broker.acks().ackAllAnswers(reports);
       Map<String, List<Integer>> places = null;
       for (int r = 0; r < reports.size(); r++) {
         for (int i = 0; i < answers.get(r).length; i++) {
@@ -144,12 +144,12 @@ final class AckLane {
       outage.succeeded();
     } catch (RuntimeException e) {
       if (abandon.getAsBoolean()) {
-        givingUp(round.size(), e, broker.unconfirmedAcks(reports, e));
+        givingUp(round.size(), e, broker.acks().unconfirmedAcks(reports, e));
         sent(round);
       } else {
         // sent again, in order, once this shard's retry is due; what this try acknowledged on
         // the master, unconfirmed, is noted, for the retry may find it gone
-        List<Ack[]> unconfirmed = broker.unconfirmedAcks(reports, e);
+        List<Ack[]> unconfirmed = broker.acks().unconfirmedAcks(reports, e);
         if (unconfirmed == null && RedisErrors.isReplyLost(e)) {
           // what this try did is unknown: each of its acknowledgements may have landed, if its
           // delivery was still the consumer's (held against the lease it was last known so under)

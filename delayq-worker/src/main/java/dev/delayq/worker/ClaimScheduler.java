@@ -109,7 +109,7 @@ final class ClaimScheduler {
       return;
     }
     pending.handOffUnlessIn(first); // it cannot ride on a claim in another shard's slot
-    Batch claimed = broker.claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
+    Batch claimed = broker.claims().claimReady(id, settings.heartbeatTtlMs(), settings.prefetch(),
         pending.get(), first, rotation.tries(), this::mayClaimFrom, atLeast());
     if (shards > 1) {
       health.worked(first);
@@ -158,7 +158,7 @@ final class ClaimScheduler {
     }
     Woken woken = null;
     try {
-      woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
+      woken = broker.claims().claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(),
           rotation.home(), settings.prefetch(), atLeast());
     } finally {
       if (gate != null) {
@@ -189,7 +189,7 @@ final class ClaimScheduler {
 
   /** Whether a claim may look at {@code shard}: nothing to give back there, it is not held back, its master does not hang. */
   boolean mayClaimFrom(int shard) {
-    return !giveBack.owes(shard) && !health.failing(shard) && !broker.shardHangs(shard);
+    return !giveBack.owes(shard) && !health.failing(shard) && !broker.claims().shardHangs(shard);
   }
 
   /**
@@ -204,7 +204,7 @@ final class ClaimScheduler {
       int s = (shard + i) % shards;
       // (a shard whose master hangs is passed over: a claim there would wait for it, and its
       // watcher sends a consumer once it answers)
-      if (!giveBack.owes(s) && !broker.shardHangs(s) && health.mayCall(s)) {
+      if (!giveBack.owes(s) && !broker.claims().shardHangs(s) && health.mayCall(s)) {
         return s;
       }
     }
@@ -247,7 +247,7 @@ final class ClaimScheduler {
     }
     Woken woken = null;
     try {
-      woken = broker.claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
+      woken = broker.claims().claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
     } finally {
       shared.watch().unblocked(shard, woken == null ? -1 : woken.left());
     }

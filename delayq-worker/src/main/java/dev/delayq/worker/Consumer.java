@@ -276,7 +276,7 @@ final class Consumer {
     }
     Started s;
     try {
-      s = broker.start(id, job.delivery(), pending.get());
+      s = broker.starts().start(id, job.delivery(), pending.get());
     } catch (JedisException e) {
       if (shards == 1 || quiet.getAsBoolean()) {
         throw e;
@@ -356,7 +356,7 @@ final class Consumer {
     }
     boolean sent = false;
     try {
-      int n = broker.handOffUnstarted(id, rest.stream().map(Claimed::delivery).toList());
+      int n = broker.acks().handOffUnstarted(id, rest.stream().map(Claimed::delivery).toList());
       sent = true;
       log.debug("{}: handed {} claimed job(s) to idle consumers while its handler ran long", id, n);
       if (shared.gate() != null) {

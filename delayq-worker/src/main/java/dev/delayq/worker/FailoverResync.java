@@ -47,7 +47,7 @@ final class FailoverResync {
     if (!acks.flush(System.nanoTime() + FLUSH_NANOS)) {
       return Optional.empty();
     }
-    Released r = broker.releaseClaimed(consumerId, pendingAck);
+    Released r = broker.acks().releaseClaimed(consumerId, pendingAck);
     if (r.released() > 0) {
       log.warn("{}: the Redis master changed; gave back {} job(s) its list still held on the new "
           + "master (their outcome reached only the old one): they run again, uncharged", consumerId,

@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.UnconfirmedReplies;
 import dev.delayq.process.LogText;
 import dev.delayq.process.RedisOutage;
 import dev.delayq.process.RedisTrouble;
@@ -43,7 +44,7 @@ final class Finisher {
     this.outage = outage;
     this.abandon = abandon;
     this.refusals = refusals;
-    this.handlerWait = HandlerWait.of(broker);
+    this.handlerWait = broker.handlerWait();
   }
 
   /**
@@ -82,9 +83,9 @@ final class Finisher {
         }
         return true;
       } catch (JedisException e) {
-        if (RedisBroker.unconfirmedOutcome(e)) {
+        if (UnconfirmedReplies.outcome(e)) {
           landing = refusals.landed(); // it ran and applied: a refused retry may be meeting it
-          landedMove = RedisBroker.unconfirmedMove(e);
+          landedMove = UnconfirmedReplies.move(e);
         } else if (landing == Refusals.NOT_LANDED && RedisErrors.isReplyLost(e)) {
           landing = ownedUnder; // it may have run and applied, if the job was still the consumer's
         }
@@ -93,7 +94,7 @@ final class Finisher {
           // said by what the last try met; when it applied, unconfirmed, the job is not in flight
           log.error("{}: giving up the {} of job {}: {} at shutdown; {}", consumer, name(outcome),
               LogText.escape(delivery.id()), RedisTrouble.of(e).said(e, true),
-              RedisBroker.unconfirmedOutcome(e)
+              UnconfirmedReplies.outcome(e)
                   ? "it is applied on the master, unconfirmed: should a failover lose it, the job is recovered"
                   : "the job stays in flight and is recovered");
           return false;
@@ -105,16 +106,16 @@ final class Finisher {
 
   private boolean apply(String consumer, Delivery delivery, Outcome outcome) {
     if (outcome instanceof Outcome.Retry r) {
-      return moved(consumer, delivery, outcome, broker.retry(consumer, delivery, r.delayMs(), r.error()));
+      return moved(consumer, delivery, outcome, broker.outcomes().retry(consumer, delivery, r.delayMs(), r.error()));
     }
     if (outcome instanceof Outcome.Reschedule r) {
-      return moved(consumer, delivery, outcome, broker.reschedule(consumer, delivery, r.delayMs()));
+      return moved(consumer, delivery, outcome, broker.outcomes().reschedule(consumer, delivery, r.delayMs()));
     }
     if (outcome instanceof Outcome.Wait w) {
-      return moved(consumer, delivery, outcome, broker.waitRateLimited(consumer, delivery, w.delayMs()));
+      return moved(consumer, delivery, outcome, broker.outcomes().waitRateLimited(consumer, delivery, w.delayMs()));
     }
     if (outcome instanceof Outcome.DeadLetter d) {
-      return broker.deadLetter(consumer, delivery, d.error());
+      return broker.outcomes().deadLetter(consumer, delivery, d.error());
     }
     if (outcome instanceof Outcome.NoHandler n) {
       return handlerWait.leave(consumer, delivery, n.type());

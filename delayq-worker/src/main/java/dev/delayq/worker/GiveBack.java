@@ -110,7 +110,7 @@ final class GiveBack {
       Delivery ack = pending.in(s);
       Released r;
       try {
-        r = broker.releaseClaimed(id, s, ack);
+        r = broker.acks().releaseClaimed(id, s, ack);
       } catch (JedisException e) {
         pending.callFailed(e);
         health.failed(s, e);
@@ -181,7 +181,7 @@ final class GiveBack {
       throw new JedisConnectionException(id + ": its acknowledgements are not sent yet; its claimed "
           + "jobs are given back once they are");
     }
-    Released r = broker.releaseClaimed(id, pending.get());
+    Released r = broker.acks().releaseClaimed(id, pending.get());
     pending.answered(r.ack());
     batch.drop();
     if (r.released() > 0) {

@@ -92,7 +92,7 @@ final class Heartbeat implements AutoCloseable {
 
   /** One heartbeat; once Redis confirmed it, the consumers own their jobs for another TTL. */
   private void beat(long sentAtNanos) {
-    broker.heartbeat(consumers, ttlMs);
+    broker.consumerRegistry().heartbeat(consumers, ttlMs);
     lease.renewed(sentAtNanos);
   }
 

@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.redis.UnconfirmedReplies;
 import dev.delayq.redis.Ack;
 import dev.delayq.redis.Delivery;
 import dev.delayq.redis.RedisBroker;
@@ -98,7 +99,7 @@ final class PendingAck {
    * next call that holds it, or the sender) may find the job done by it.
    */
   void callFailed(RuntimeException e) {
-    if (delivery != null && RedisBroker.unconfirmedAck(e) == Ack.ACKED) {
+    if (delivery != null && UnconfirmedReplies.ack(e) == Ack.ACKED) {
       landedAck = delivery;
       landedAckAt = refusals.landed();
     } else if (delivery != null && delivery != landedAck && RedisErrors.isReplyLost(e)) {

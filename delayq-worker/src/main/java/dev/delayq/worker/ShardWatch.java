@@ -129,7 +129,7 @@ final class ShardWatch {
     }
     boolean found;
     try {
-      found = broker.awaitReady(shard, pollSeconds);
+      found = broker.claims().awaitReady(shard, pollSeconds);
     } catch (JedisException e) {
       // that shard's node is lost (the others answer): held back as the consumers' calls there
       // are, and looked at again on the shard's own retry time, not after the worker's outage
@@ -180,7 +180,7 @@ final class ShardWatch {
         for (int i = 0; i < unserved.length; i++) {
           int shard = (from + i) % unserved.length;
           if (!blockedOn[shard] && onTheirWay[shard] == 0 && !health.failing(shard)
-              && !broker.shardHangs(shard)) { // (a consumer blocking there would wait for it)
+              && !broker.claims().shardHangs(shard)) { // (a consumer blocking there would wait for it)
             open = open < 0 ? shard : open;
             opened++;
           }

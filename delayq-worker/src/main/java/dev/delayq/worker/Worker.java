@@ -164,7 +164,7 @@ public final class Worker implements AutoCloseable {
     for (QueueLane lane : lanes) {
       lane.start(consumerIds, watchdog, redis, drained::get, this::cannotGoOn);
       // its types, so that jobs other workers left for want of a handler come back to run here
-      HandlerAnnouncer announcer = new HandlerAnnouncer(name, HandlerWait.of(lane.broker), handlers.typeList(),
+      HandlerAnnouncer announcer = new HandlerAnnouncer(name, lane.broker.handlerWait(), handlers.typeList(),
           config.worker().heartbeatTtl(), config.worker().heartbeatInterval(), this::roomForJobs);
       announcer.start(new RedisOutage(name + "/handlers", outages), quiet);
       announcers.add(announcer);
@@ -360,7 +360,7 @@ public final class Worker implements AutoCloseable {
       for (int q = 0; q < lanes.size(); q++) {
         for (Consumer c : consumers.get(q)) {
           String id = c.id();
-          Requeued r = lanes.get(q).broker.requeueInFlight(id, RequeueMode.GONE, reason,
+          Requeued r = lanes.get(q).broker.consumerRegistry().requeueInFlight(id, RequeueMode.GONE, reason,
               config.worker().poisonPillAfter(), c.runningNow(), List.of());
           if (r.taken() > 0) {
             log.warn("{}: put back {} job(s) in queue {}: {} unstarted, uncounted; {} that was running charged "

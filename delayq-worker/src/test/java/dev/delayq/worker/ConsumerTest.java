@@ -2,7 +2,6 @@ package dev.delayq.worker;
 
 import dev.delayq.redis.Batch;
 import dev.delayq.redis.Claimed;
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.NewJob;
 import dev.delayq.redis.RequeueMode;
 import dev.delayq.redis.Requeued;
@@ -26,6 +25,7 @@ import dev.delayq.testing.RedisFixture;
 import dev.delayq.worker.testjobs.BadSettingsHandler;
 import dev.delayq.worker.testjobs.BoomHandler;
 import dev.delayq.worker.testjobs.CountingHandler;
+import dev.delayq.worker.testjobs.EchoHandler;
 import dev.delayq.worker.testjobs.GateHandler;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -69,7 +69,7 @@ class ConsumerTest {
     acks.start(t -> { });
     lease.renewed(System.nanoTime());
     crashRecord = RunningFile.create(jobsDir.resolve("worker-1.1.running"), 1, 1);
-    HandlerJar.write(jobsDir, "test-jobs.jar", BoomHandler.class, GateHandler.class, CountingHandler.class,
+    HandlerJar.write(jobsDir, "test-jobs.jar", BoomHandler.class, GateHandler.class, CountingHandler.class, EchoHandler.class,
         BadSettingsHandler.BadLimit.class, BadSettingsHandler.BadPolicy.class, BadSettingsHandler.Forever.class);
     CountingHandler.clear();
   }
@@ -125,7 +125,7 @@ class ConsumerTest {
   void backlogOfJobsIsAllRunAndAcknowledged() {
     List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < 250; i++) {
-      jobs.add(due("n-" + i, i % 2 == 0 ? "noop" : "count"));
+      jobs.add(due("n-" + i, i % 2 == 0 ? "echo" : "count"));
     }
     broker.enqueueAll(jobs);
 
@@ -192,7 +192,7 @@ class ConsumerTest {
     assertNotNull(ticket);
     consumer().handOffUnstarted(ticket);
     assertEquals(List.of("g"), probe.inFlightIds(CONSUMER));
-    Batch idle = broker.claimReady("worker-1:1:2", 30_000, 10, null, 0, 1, shard -> true, 3);
+    Batch idle = broker.claims().claimReady("worker-1:1:2", 30_000, 10, null, 0, 1, shard -> true, 3);
     assertEquals(List.of("a", "b", "c"), idle.jobs().stream().map(Claimed::id).toList(),
         "an idle consumer claims them, in order");
 
@@ -210,7 +210,7 @@ class ConsumerTest {
     lease = new Lease(30_000_000_000L, 1_000_000_000L); // never renewed: as after a long stop
     consumer().pass(); // claims a, b, c
     // it stalls past its heartbeat here; the recoverer takes its jobs back: a was marked running
-    broker.requeueInFlight(CONSUMER, RequeueMode.GONE, "heartbeat expired", 3);
+    broker.consumerRegistry().requeueInFlight(CONSUMER, RequeueMode.GONE, "heartbeat expired", 3);
     assertEquals(2, probe.record("a").get("attempt").asInt());
 
     consumer().pass(); // runs a, the job in hand
@@ -228,7 +228,7 @@ class ConsumerTest {
     probe.seedReady(due("mystery", "nobody_handles_this"));
     String before = probe.rawRecord("mystery");
 
-    passUntil(() -> dev.delayq.redis.HandlerWait.of(broker).isWaiting("mystery", "nobody_handles_this"));
+    passUntil(() -> broker.handlerWait().isWaiting("mystery", "nobody_handles_this"));
 
     assertEquals(List.of(), probe.placesOf("mystery"), "neither dead nor anywhere else: waiting for a handler");
     assertEquals(before, probe.rawRecord("mystery"), "no attempt counted");
@@ -237,8 +237,8 @@ class ConsumerTest {
 
   @Test
   void malformedRecordGoesToDeadSayingSo() {
-    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "{this is not a record");
-    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "garbled", "{this is not a record");
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "garbled");
 
     JsonNode record = deadRecord("garbled");
 
@@ -248,10 +248,10 @@ class ConsumerTest {
 
   @Test
   void anEmptyRecordGoesToDeadSayingSoAndTheJobsBesideItRun() {
-    probe.seedReady(due("before", "noop"));
-    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "blank", "");
-    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "blank");
-    probe.seedReady(due("after", "noop"));
+    probe.seedReady(due("before", "echo"));
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "blank", "");
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "blank");
+    probe.seedReady(due("after", "echo"));
 
     JsonNode record = deadRecord("blank");
 
@@ -314,13 +314,13 @@ class ConsumerTest {
   @Test
   void goodJobsBehindABadOneStillRun() {
     probe.seedReady(due("mystery", "nobody_handles_this"));
-    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "garbled", "]");
-    GatewayAccess.redis(broker).lpush(broker.keys().ready(), "garbled");
-    broker.enqueueAll(List.of(due("ok-1", "noop"), due("ok-2", "order_close")));
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "garbled", "]");
+    RedisFixture.get().redis().lpush(broker.keys().ready(), "garbled");
+    broker.enqueueAll(List.of(due("ok-1", "echo"), due("ok-2", "count")));
 
     // the garbled one dead, the one of a type no handler here runs left waiting for one
     passUntil(() -> probe.recordCount() == 2 && probe.deadIds().size() == 1
-        && dev.delayq.redis.HandlerWait.of(broker).isWaiting("mystery", "nobody_handles_this"));
+        && broker.handlerWait().isWaiting("mystery", "nobody_handles_this"));
 
     assertEquals(List.of(), probe.placesOf("ok-1"));
     assertEquals(List.of(), probe.placesOf("ok-2"));
@@ -392,7 +392,7 @@ class ConsumerTest {
     await().atMost(Duration.ofSeconds(5)).until(GateHandler::isRunning);
 
     // the worker dies here; its supervisor takes back what its consumer held
-    Requeued r = broker.requeueInFlight(CONSUMER, RequeueMode.GONE, "worker-1 killed", 3);
+    Requeued r = broker.consumerRegistry().requeueInFlight(CONSUMER, RequeueMode.GONE, "worker-1 killed", 3);
 
     assertEquals(new Requeued(3, 1, 0, false), r);
     assertEquals(2, probe.record("g-0").get("attempt").asInt());
@@ -421,8 +421,8 @@ class ConsumerTest {
     broker.enqueueAll(List.of(due("a", "count"), due("b", "count"), due("c", "count")));
     consumer().pass(); // claims a, b, c on the old master
     // the new master never got that claim: the three are still in ready there
-    GatewayAccess.redis(broker).del(broker.keys().inFlight(CONSUMER));
-    GatewayAccess.redis(broker).rpush(broker.keys().ready(), "c", "b", "a");
+    RedisFixture.get().redis().del(broker.keys().inFlight(CONSUMER));
+    RedisFixture.get().redis().rpush(broker.keys().ready(), "c", "b", "a");
     masterEpoch.incrementAndGet();
 
     consumer().pass(); // runs a, the job in hand

@@ -1,6 +1,5 @@
 package dev.delayq.worker;
 
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.RequeueMode;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,7 +37,7 @@ class FinisherTest {
   @Test
   void outcomeAfterATakeBackIsFencedAndChangesNothing() throws InterruptedException {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
     String record = probe.rawRecord("j1");
 
     assertFalse(finisher.finish("c1", d, new Outcome.Retry(1_000, "attempt 1/5: late")));
@@ -82,8 +81,8 @@ class FinisherTest {
 
   @Test
   void retryOfAMalformedRecordDeadLettersIt() throws InterruptedException {
-    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "bad", "not json");
-    GatewayAccess.redis(broker).lpush(broker.keys().inFlight("c1"), "7|bad");
+    RedisFixture.get().redis().hset(broker.keys().jobs(), "bad", "not json");
+    RedisFixture.get().redis().lpush(broker.keys().inFlight("c1"), "7|bad");
 
     assertTrue(finisher.finish("c1", new Delivery(7, "bad"), new Outcome.Retry(1_000, "attempt 1/5: x")));
 

@@ -132,8 +132,8 @@ class LostRepliesTest {
 
   /** The job is taken back from c1 (its heartbeat expired) and claimed by c2: c2's delivery. */
   private Delivery takenBackAndClaimedByC2() {
-    direct.requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
-    return direct.claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
+    direct.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "heartbeat expired", 3);
+    return direct.claims().claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
   }
 
   private List<String> linesAt(Level level, String holding) {
@@ -166,8 +166,8 @@ class LostRepliesTest {
     Delivery d = probe.seedInFlight("c1", "j1");
     AckSender.Channel channel = sender("c1");
     proxy.loseNext(ReplyLosingProxy.Loss.REQUEST, "EVALSHA", () -> {
-      direct.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
-      direct.claimReady("c2", 30_000, 1, null);
+      direct.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
+      direct.claims().claimReady("c2", 30_000, 1, null);
     });
 
     channel.report(null, d, Refusals.NOT_LANDED, lease.epoch());
@@ -273,7 +273,7 @@ class LostRepliesTest {
     int ownedUnder = lease.epoch();
     leaseLapsesAndIsRenewed();
     Delivery c2s = takenBackAndClaimedByC2();
-    assertEquals(Ack.ACKED, direct.releaseClaimed("c2", c2s).ack(), "c2 ran it and acknowledged it");
+    assertEquals(Ack.ACKED, direct.acks().releaseClaimed("c2", c2s).ack(), "c2 ran it and acknowledged it");
     AckSender.Channel channel = sender("c1");
     proxy.loseNext(ReplyLosingProxy.Loss.REPLY, "EVALSHA", () -> { });
 

@@ -1,6 +1,5 @@
 package dev.delayq.worker;
 
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.NewJob;
 import dev.delayq.redis.Report;
 import dev.delayq.redis.RequeueMode;
@@ -202,7 +201,7 @@ class RefusalsTest {
   @Test
   void anAcknowledgementOfAJobTakenBackIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE,
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE,
         "worker presumed dead", 3);
     AckSender.Channel channel = sender("c1");
 
@@ -218,9 +217,9 @@ class RefusalsTest {
   @Test
   void anAcknowledgementOfAJobTakenBackAndDoneElsewhereIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
-    Delivery again = broker.claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
-    broker.ackAll(List.of(new Report("c2", null, List.of(again))));
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
+    Delivery again = broker.claims().claimReady("c2", 30_000, 1, null).jobs().get(0).delivery();
+    broker.acks().ackAll(List.of(new Report("c2", null, List.of(again))));
     AckSender.Channel channel = sender("c1");
 
     channel.report(null, d);
@@ -348,7 +347,7 @@ class RefusalsTest {
   @Test
   void aRetryWhoseFirstTrySentTheJobToDeadUnconfirmedStillSaysItWentToDead() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    GatewayAccess.redis(broker).hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
+    redis.client().hset(broker.keys().jobs(), "j1", "{\"type\":\"x\" garbage");
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
     CompletableFuture<Boolean> applied = new CompletableFuture<>();
 
@@ -372,7 +371,7 @@ class RefusalsTest {
   @Test
   void aRetryOfAJobTakenBackIsStillRefusedWithAWarning() throws Exception {
     Delivery d = probe.seedInFlight("c1", "j1");
-    broker.requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
+    broker.consumerRegistry().requeueInFlight("c1", RequeueMode.GONE, "worker presumed dead", 3);
     Finisher finisher = new Finisher(broker, new RedisOutage("test/finisher"), () -> false, new Refusals(lease));
 
     assertEquals(false, finisher.finish("c1", d, new Outcome.Retry(60_000, "attempt 1/5: boom")));

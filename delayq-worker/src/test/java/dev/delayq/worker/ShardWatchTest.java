@@ -220,7 +220,7 @@ class ShardWatchTest {
       for (int shard = 1; shard < SHARDS; shard++) {
         String id = idInShard(shard);
         producer.delay("mark", "{}", Duration.ofMillis(300), JobOptions.withId(id));
-        await().atMost(Duration.ofSeconds(10)).until(() -> broker.moveDueToReady(keys.shardIndexOf(id), 10).moved() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.scheduling().moveDueToReady(keys.shardIndexOf(id), 10).moved() == 1);
         long forwardedAt = System.nanoTime();
         await().atMost(Duration.ofSeconds(15)).until(() -> startedAt.containsKey(id));
         long ms = (startedAt.get(id) - forwardedAt) / 1_000_000;

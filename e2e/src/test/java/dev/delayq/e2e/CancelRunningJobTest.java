@@ -30,7 +30,7 @@ class CancelRunningJobTest {
     try (JvmProcesses processes = q.processes("cancelCooperative").with("DELAYQ_WORKER_THREADS", "2")) {
       processes.scheduler("scheduler");
       processes.worker("worker-1");
-      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumers().size() == 2);
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumerRegistry().consumers().size() == 2);
 
       q.producer.delay("test_cancellable", q.payload("\"seen\":\"" + seen + "\",\"runMs\":20000"), Duration.ZERO,
           JobOptions.withId("long-1"));
@@ -71,7 +71,7 @@ class CancelRunningJobTest {
         .with("DELAYQ_WORKER_INTERRUPT_GRACE", "1s")) {
       processes.scheduler("scheduler");
       Process worker = processes.worker("worker-1");
-      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumers().size() == 2);
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.broker.consumerRegistry().consumers().size() == 2);
 
       q.producer.delay("test_hang", q.payload("\"spinMs\":30000"), Duration.ZERO, JobOptions.withId("stubborn"));
       await().atMost(15, TimeUnit.SECONDS).until(() -> q.log.size() == 1);

@@ -44,7 +44,7 @@ class HostilePayloadsTest {
     try (JvmProcesses processes = q.processes("hostilePayloads")
         .with("DELAYQ_QUEUE_MAX_PAYLOAD_BYTES", Integer.toString(4 << 20))) {
       Process worker = processes.worker("worker-1");
-      await().atMost(30, TimeUnit.SECONDS).until(() -> !q.broker.consumers().isEmpty());
+      await().atMost(30, TimeUnit.SECONDS).until(() -> !q.broker.consumerRegistry().consumers().isEmpty());
       for (Map.Entry<String, String> h : hostile.entrySet()) {
         q.redis.redis().hset(q.keys.jobs(), h.getKey(), record(h.getValue()));
         q.redis.redis().lpush(q.keys.ready(), h.getKey());

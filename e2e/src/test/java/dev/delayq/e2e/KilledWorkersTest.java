@@ -78,7 +78,7 @@ class KilledWorkersTest {
   /** The ids in the in-flight lists of the consumers whose id starts with {@code prefix}. */
   private static Set<String> inFlightOf(QueueUnderTest q, String prefix) {
     Set<String> ids = new HashSet<>();
-    for (String consumer : q.broker.consumers()) {
+    for (String consumer : q.broker.consumerRegistry().consumers()) {
       if (consumer.startsWith(prefix)) {
         q.redis.redis().lrange(q.keys.inFlight(consumer), 0, -1).forEach(d -> ids.add(Delivery.idOf(d)));
       }

@@ -40,7 +40,7 @@ class LeaderKilledTest {
       Process b = processes.scheduler("scheduler-b");
       processes.worker("worker-1");
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
-          && q.broker.consumers().size() == 8);
+          && q.broker.consumerRegistry().consumers().size() == 8);
 
       q.warmUp();
 

@@ -61,7 +61,7 @@ class ReconnectStormTest {
         processes.worker("worker-" + w);
       }
       await().atMost(120, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(500))
-          .until(() -> broker.consumers().size() == WORKERS * THREADS);
+          .until(() -> broker.consumerRegistry().consumers().size() == WORKERS * THREADS);
 
       List<JobRequest> jobs = new ArrayList<>();
       for (int i = 0; i < JOBS; i++) {

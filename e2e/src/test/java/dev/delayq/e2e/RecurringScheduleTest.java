@@ -48,7 +48,7 @@ class RecurringScheduleTest {
       Process b = processes.scheduler("scheduler-b");
       processes.worker("worker-1");
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
-          && !q.broker.consumers().isEmpty());
+          && !q.broker.consumerRegistry().consumers().isEmpty());
 
       q.warmUp();
 

@@ -52,7 +52,7 @@ class RedisGoesAwayTest {
       RunLog log = new RunLog(client, "outage:runs");
       Process scheduler = processes.scheduler("scheduler");
       Process worker = processes.worker("worker-1");
-      await().atMost(30, TimeUnit.SECONDS).until(() -> broker.consumers().size() > 0);
+      await().atMost(30, TimeUnit.SECONDS).until(() -> broker.consumerRegistry().consumers().size() > 0);
 
       List<JobRequest> jobs = new ArrayList<>();
       for (int i = 0; i < 300; i++) {

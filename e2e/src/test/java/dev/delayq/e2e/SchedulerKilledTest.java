@@ -33,7 +33,7 @@ class SchedulerKilledTest {
       Process scheduler = processes.scheduler("scheduler");
       processes.worker("worker-1");
       await().atMost(30, TimeUnit.SECONDS).until(() -> q.redis.redis().get(q.keys.leader()) != null
-          && q.broker.consumers().size() == 8);
+          && q.broker.consumerRegistry().consumers().size() == 8);
 
       List<JobRequest> jobs = new ArrayList<>(JOBS);
       String payload = q.payload();

@@ -53,7 +53,7 @@ class SkewedClockTest {
       RunLog log = new RunLog(redis, "skew:runs");
       processes.scheduler("scheduler");
       processes.worker("worker-1");
-      await().atMost(30, TimeUnit.SECONDS).until(() -> broker.consumers().size() > 0);
+      await().atMost(30, TimeUnit.SECONDS).until(() -> broker.consumerRegistry().consumers().size() > 0);
 
       long enqueued = System.nanoTime();
       producer.delay("test_record", "{\"log\":\"skew:runs\"}", Duration.ofSeconds(2));

@@ -73,7 +73,7 @@ final class Forwarder {
     // them too early, moving nothing (in a traced run 0.2 more calls a job); from halfway, one
     // way's latency after it, and hardly ever early.
     long sent = System.nanoTime();
-    List<ShardReply<Forwarded>> all = broker.moveDueToReadyEach(shards, batchSize, graceMs);
+    List<ShardReply<Forwarded>> all = broker.scheduling().moveDueToReadyEach(shards, batchSize, graceMs);
     long clockRead = sent + (System.nanoTime() - sent) / 2;
     List<Pass> out = new ArrayList<>(all.size());
     for (ShardReply<Forwarded> reply : all) {

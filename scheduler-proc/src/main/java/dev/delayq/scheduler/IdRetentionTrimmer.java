@@ -35,7 +35,7 @@ final class IdRetentionTrimmer {
       }
     }
     boolean full = false;
-    for (ShardReply<Integer> freed : broker.forgetEndedEach(shards, CHUNK)) {
+    for (ShardReply<Integer> freed : broker.scheduling().forgetEndedEach(shards, CHUNK)) {
       if (freed.failure() != null) {
         health.failedOrThrow(freed.shard(), freed.failure());
       } else {

@@ -44,7 +44,7 @@ final class Recoverer {
   /** {@code handlerWait}: how long a job may wait for a handler no live worker has (queue.handlerWait). */
   Recoverer(RedisBroker broker, int poisonPillAfter, Duration handlerWait) {
     this.broker = broker;
-    this.handlerWait = HandlerWait.of(broker);
+    this.handlerWait = broker.handlerWait();
     this.handlerWaitLimit = handlerWait;
     this.recovery = new Recovery(broker, poisonPillAfter);
     this.ticks = new AtomicIntegerArray(broker.shards());
@@ -70,7 +70,7 @@ final class Recoverer {
    * in flight ({@link dev.delayq.redis.NodeInFlightException}) and holds up no other shard.
    */
   List<ShardReply<Integer>> ticks(List<Integer> shards, long[] redisNowMs) {
-    return broker.eachShardApart(shards, shard -> tick(shard, redisNowMs[shard]));
+    return broker.scheduling().eachShardApart(shards, shard -> tick(shard, redisNowMs[shard]));
   }
 
   /** Takes back the lists of consumers that were unregistered at this sweep and the last. */

@@ -66,10 +66,10 @@ final class ScheduleTicker {
    */
   long pass() {
     long now = broker.redisNowMs();
-    List<Tuple> due = broker.schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS + broken.size());
+    List<Tuple> due = broker.scheduleStore().schedulesDueBy(now + LOOKAHEAD_MS, PER_PASS + broken.size());
     int ticked = 0;
     for (Tuple t : due) {
-      Optional<StoredSchedule> stored = broker.schedule(t.getElement());
+      Optional<StoredSchedule> stored = broker.scheduleStore().schedule(t.getElement());
       if (stored.isPresent() && tickOne(stored.get(), broker.redisNowMs()) != Outcome.BROKEN) {
         ticked++;
       }
@@ -89,9 +89,9 @@ final class ScheduleTicker {
   /** The earliest next tick of a schedule that is not broken (a broken one's stays in the past). */
   private OptionalLong earliestTickOfTheOthers() {
     if (broken.size() == 0) {
-      return broker.earliestScheduleTick();
+      return broker.scheduleStore().earliestScheduleTick();
     }
-    for (Tuple t : broker.schedulesDueBy(Long.MAX_VALUE, broken.size() + 1)) {
+    for (Tuple t : broker.scheduleStore().schedulesDueBy(Long.MAX_VALUE, broken.size() + 1)) {
       if (!broken.has(t.getElement())) {
         return OptionalLong.of((long) t.getScore());
       }
@@ -120,7 +120,7 @@ final class ScheduleTicker {
       return Outcome.BROKEN;
     }
     broken.computed(stored.id());
-    Ticked r = broker.tickSchedule(stored, p.create(), p.jobId(), p.recordHead(),
+    Ticked r = broker.scheduleStore().tickSchedule(stored, p.create(), p.jobId(), p.recordHead(),
         p.schedule().payloadJson(), p.next());
     if (r.stale()) {
       return Outcome.STALE;

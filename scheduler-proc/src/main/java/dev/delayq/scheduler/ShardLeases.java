@@ -97,7 +97,7 @@ final class ShardLeases {
    * outage path, as for any call of a one-shard queue).
    */
   private void hold(List<Integer> toHold) {
-    for (ShardReply<Boolean> r : broker.holdLeases(toHold, owner, ttlMs)) {
+    for (ShardReply<Boolean> r : broker.scheduling().holdLeases(toHold, owner, ttlMs)) {
       if (r.failure() != null) {
         health.failedOrThrow(r.shard(), r.failure());
       } else {
@@ -110,7 +110,7 @@ final class ShardLeases {
   /** Beats in the scheduler list and counts the live ones; a failed beat keeps the last count. */
   private void beat() {
     try {
-      alive = broker.schedulersAlive(owner, ttlMs);
+      alive = broker.scheduling().schedulersAlive(owner, ttlMs);
       if (beatFailing) {
         beatFailing = false;
         log.info("{}: the scheduler list answers again", owner);
@@ -175,7 +175,7 @@ final class ShardLeases {
    */
   private List<Integer> released(List<Integer> toRelease) {
     List<Integer> out = new ArrayList<>();
-    for (ShardReply<Boolean> r : broker.releaseLeases(toRelease, owner)) {
+    for (ShardReply<Boolean> r : broker.scheduling().releaseLeases(toRelease, owner)) {
       if (r.failure() == null && r.value()) {
         out.add(r.shard());
       } else if (r.failure() != null && !(r.failure() instanceof NodeInFlightException)) {
@@ -188,7 +188,7 @@ final class ShardLeases {
 
   void release() {
     if (shards == 1) {
-      if (held[0] && !health.failing(0) && broker.releaseLease(0, owner)) {
+      if (held[0] && !health.failing(0) && broker.scheduling().releaseLease(0, owner)) {
         log.info("{}: leader lease released", owner);
       }
       held[0] = false;
@@ -206,7 +206,7 @@ final class ShardLeases {
     }
     heldCount = 0;
     if (shards > 1) {
-      broker.schedulerGone(owner);
+      broker.scheduling().schedulerGone(owner);
     }
   }
 }

@@ -34,7 +34,7 @@ final class StandbyWakes {
     this.wakeOf = wakeOf;
     this.held = held;
     this.waiter = waiter;
-    this.listener = new PubSubListener("standby-wakes", broker::subscribeToWakes,
+    this.listener = new PubSubListener("standby-wakes", broker.scheduling()::subscribeToWakes,
         (channel, dueAt) -> wake(channel), this::wake, pingEvery);
   }
 
@@ -48,7 +48,7 @@ final class StandbyWakes {
   }
 
   private void wake(String channel) {
-    int shard = broker.shardOfWakeChannel(channel);
+    int shard = broker.scheduling().shardOfWakeChannel(channel);
     if (shard >= 0 && !held.test(shard)) {
       wakeOf.apply(shard).run();
       waiter.wake();

@@ -52,7 +52,7 @@ final class WakeListener {
     if (!listening.getAsBoolean()) {
       return System.nanoTime() + 200_000_000L;
     }
-    if (broker.awaitWake(shard, 1.0)) {
+    if (broker.scheduling().awaitWake(shard, 1.0)) {
       woken.run();
       waiter.wake();
     }

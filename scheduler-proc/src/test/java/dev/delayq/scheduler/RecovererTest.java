@@ -1,6 +1,5 @@
 package dev.delayq.scheduler;
 
-import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,7 +21,7 @@ class RecovererTest {
 
   /** Lets the consumer's heartbeat lapse: it last beat with a 1 ms TTL. */
   private void expire(String consumer) {
-    broker.heartbeat(List.of(consumer), 1);
+    broker.consumerRegistry().heartbeat(List.of(consumer), 1);
     probe.awaitRedisTimePast(probe.consumerExpiry(consumer));
   }
 
@@ -30,7 +29,7 @@ class RecovererTest {
   void expiredConsumerJobsReturnToReadyAndOnlyTheRunningOneCountsAnAttempt() {
     probe.seedReady("running");
     probe.seedReady("prefetched");
-    broker.claimReady("silent", 30_000, 2, null); // "running" is marked: its handler started
+    broker.claims().claimReady("silent", 30_000, 2, null); // "running" is marked: its handler started
     expire("silent");
 
     int taken = recoverer.tick(probe.redisNowMs());
@@ -84,8 +83,8 @@ class RecovererTest {
   @Test
   void unregisteredConsumerListIsTakenBackOnlyOnTheSecondSweepThatSeesIt() {
     probe.seedReady("j1");
-    broker.claim("orphaned", 1.0, 30_000).orElseThrow();
-    GatewayAccess.redis(broker).zrem(broker.keys().consumers(), "orphaned"); // died between claim and register
+    broker.claims().claim("orphaned", 1.0, 30_000).orElseThrow();
+    RedisFixture.get().redis().zrem(broker.keys().consumers(), "orphaned"); // died between claim and register
 
     assertEquals(0, recoverer.sweepUnregistered());
     assertEquals(List.of("inflight:orphaned"), probe.placesOf("j1"), "one sighting is not enough");
@@ -98,11 +97,11 @@ class RecovererTest {
   @Test
   void consumerThatRegistersBetweenSweepsKeepsItsJobs() {
     probe.seedReady("j1");
-    broker.claim("slow", 1.0, 30_000).orElseThrow();
-    GatewayAccess.redis(broker).zrem(broker.keys().consumers(), "slow");
+    broker.claims().claim("slow", 1.0, 30_000).orElseThrow();
+    RedisFixture.get().redis().zrem(broker.keys().consumers(), "slow");
 
     assertEquals(0, recoverer.sweepUnregistered());
-    broker.heartbeat(List.of("slow"), 30_000);
+    broker.consumerRegistry().heartbeat(List.of("slow"), 30_000);
     assertEquals(0, recoverer.sweepUnregistered());
 
     assertEquals(List.of("inflight:slow"), probe.placesOf("j1"));

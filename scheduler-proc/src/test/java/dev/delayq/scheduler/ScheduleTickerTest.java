@@ -1,6 +1,5 @@
 package dev.delayq.scheduler;
 
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.StoredSchedule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -33,7 +32,7 @@ class ScheduleTickerTest {
   }
 
   private StoredSchedule stored(String id) {
-    return broker.schedule(id).orElseThrow();
+    return broker.scheduleStore().schedule(id).orElseThrow();
   }
 
   @Test
@@ -95,7 +94,7 @@ class ScheduleTickerTest {
       assertEquals("s1@" + (first + i * 1_000L), ids.get(i), "every tick once, in order: " + ids);
     }
     assertEquals(ids.size(), probe.recordCount());
-    assertEquals(String.valueOf(ids.size()), GatewayAccess.redis(broker).hget(broker.keys().stats(), "count:enqueued:report"));
+    assertEquals(String.valueOf(ids.size()), RedisFixture.get().redis().hget(broker.keys().stats(), "count:enqueued:report"));
   }
 
   private static void race(ScheduleTicker t, AtomicBoolean stop) {
@@ -150,7 +149,7 @@ class ScheduleTickerTest {
       assertEquals(List.of(), probe.placesOf(id), "the created-ahead tick is withdrawn");
       assertNull(probe.rawRecord(id));
     }
-    assertEquals(List.of(), broker.schedulesDueBy(Long.MAX_VALUE, 10), "a paused schedule does not tick");
+    assertEquals(List.of(), broker.scheduleStore().schedulesDueBy(Long.MAX_VALUE, 10), "a paused schedule does not tick");
 
     Schedules.View resumed = schedules.resume("s1").orElseThrow();
     assertTrue(resumed.nextTicks().get(0).toEpochMilli() >= tick || !farEnough);
@@ -183,7 +182,7 @@ class ScheduleTickerTest {
     assertTrue(schedules.remove("s1"));
     assertTrue(schedules.list().isEmpty());
     assertTrue(schedules.get("s1").isEmpty());
-    assertEquals(List.of(), broker.schedulesDueBy(Long.MAX_VALUE, 10));
+    assertEquals(List.of(), broker.scheduleStore().schedulesDueBy(Long.MAX_VALUE, 10));
     assertTrue(!schedules.remove("s1") && schedules.runNow(queue, "s1").isEmpty() && schedules.pause("s1").isEmpty());
   }
 
@@ -201,8 +200,8 @@ class ScheduleTickerTest {
 
   /** Writes a definition as another client could, past every check of upsert, with its next tick. */
   private void plant(String id, String definition, long nextTick) {
-    GatewayAccess.redis(broker).hset(broker.keys().schedules(), id, definition);
-    GatewayAccess.redis(broker).zadd(broker.keys().scheduleNext(), nextTick, id);
+    RedisFixture.get().redis().hset(broker.keys().schedules(), id, definition);
+    RedisFixture.get().redis().zadd(broker.keys().scheduleNext(), nextTick, id);
   }
 
   @Test
@@ -262,7 +261,7 @@ class ScheduleTickerTest {
     plant("nocron", "{\"id\":\"nocron\",\"cron\":\"every tuesday\",\"type\":\"report\"}", later);
     plant("badid", "{\"id\":\"bad id!\",\"everyMs\":1000,\"type\":\"report\"}", later);
     plant("nojson", "{nope", later);
-    GatewayAccess.redis(broker).hset(broker.keys().scheduleLast(), "s1", "not a tick");
+    RedisFixture.get().redis().hset(broker.keys().scheduleLast(), "s1", "not a tick");
 
     Schedules.Listing all = schedules.listing();
 

@@ -1,6 +1,5 @@
 package dev.delayq.scheduler;
 
-import dev.delayq.redis.GatewayAccess;
 import dev.delayq.redis.NewJob;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -111,13 +110,13 @@ class SchedulerLoopTest {
     assertEquals(List.of(), probe.readyIds());
     assertTrue(wakeAt - before > 9_000_000_000L && wakeAt - before <= 10_100_000_000L,
         "looks again when the first is overdue by the grace, in " + (wakeAt - before) / 1_000_000 + " ms");
-    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
+    assertEquals("other", RedisFixture.get().redis().get(broker.keys().leader()));
   }
 
   @Test
   void standbyForwardsWhatTheLeaseHolderLeftOverdueByTheGraceButDoesNotRecover() {
     probe.seedInFlight("silent", "j1");
-    broker.heartbeat(List.of("silent"), 1);
+    broker.consumerRegistry().heartbeat(List.of("silent"), 1);
     seedDueInDelayed("a", "b");
     long laterDue = probe.seedDelayed("later", 5_000);
     new ShardLeases(broker, "other", LEASE_TTL_MS).tick();
@@ -134,13 +133,13 @@ class SchedulerLoopTest {
         "looks again when 'later' is overdue by the grace: in " + (wakeAt - before) / 1_000_000 + " ms, expected "
             + untilOverdue / 1_000_000);
     assertEquals(List.of("inflight:silent"), probe.placesOf("j1"), "recovery stays with the lease holder");
-    assertEquals("other", GatewayAccess.redis(broker).get(broker.keys().leader()));
+    assertEquals("other", RedisFixture.get().redis().get(broker.keys().leader()));
   }
 
   @Test
   void leaderRecoversSilentConsumersInItsFirstTick() {
     probe.seedInFlight("silent", "j1");
-    broker.heartbeat(List.of("silent"), 1);
+    broker.consumerRegistry().heartbeat(List.of("silent"), 1);
     probe.awaitRedisTimePast(probe.consumerExpiry("silent"));
 
     loop("me", 10).pass();

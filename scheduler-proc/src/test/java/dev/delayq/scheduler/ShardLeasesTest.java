@@ -1,6 +1,5 @@
 package dev.delayq.scheduler;
 
-import dev.delayq.redis.GatewayAccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,11 +15,11 @@ class ShardLeasesTest {
   private final RedisBroker broker = RedisFixture.get().broker(RedisFixture.freshKeys());
 
   private String holder() {
-    return GatewayAccess.redis(broker).get(broker.keys().leader());
+    return RedisFixture.get().redis().get(broker.keys().leader());
   }
 
   private long pttl() {
-    return GatewayAccess.redis(broker).pttl(broker.keys().leader());
+    return RedisFixture.get().redis().pttl(broker.keys().leader());
   }
 
   @Test

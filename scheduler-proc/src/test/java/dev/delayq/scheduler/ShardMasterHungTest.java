@@ -1,7 +1,6 @@
 package dev.delayq.scheduler;
 
 import dev.delayq.redis.Batch;
-import dev.delayq.redis.GatewayAccess;
 import static dev.delayq.testing.QueueProbe.at;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,8 +119,8 @@ class ShardMasterHungTest {
             }
           }
           for (int shard : heldJob.keySet()) {
-            broker.moveDueToReady(List.of(shard), 10, 0);
-            Batch b = broker.claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
+            broker.scheduling().moveDueToReady(List.of(shard), 10, 0);
+            Batch b = broker.claims().claimReady("gone-" + shard, expireAt - System.currentTimeMillis(), 1,
                 null, shard, 1);
             assertEquals(1, b.jobs().size(), "the held job of shard " + shard + " is claimed");
           }
@@ -131,7 +130,7 @@ class ShardMasterHungTest {
             for (int i = 0; i < 10_000; i++) {
               expired.put("silent-" + chunk + "-" + i, 1.0);
             }
-            GatewayAccess.redis(broker).zadd(keys.shard(0).consumers(), expired);
+            fixture.client.zadd(keys.shard(0).consumers(), expired);
           }
         });
     Keys keys = run.keys;

@@ -63,7 +63,7 @@ class DashboardHeapProcessTest {
     for (int i = 0; i < 10; i++) {
       String payload = JSON.writeValueAsString(Map.of("blob", "d".repeat(1_000_000), "n", i));
       Delivery d = probe.seedInFlight("heap-test", QueueProbe.at("dead-" + i, payload, probe.redisNowMs() - 1_000));
-      assertTrue(broker.deadLetter("heap-test", d, "boom " + i));
+      assertTrue(broker.outcomes().deadLetter("heap-test", d, "boom " + i));
       sizes.put("dead-" + i, payload.length());
     }
     // 40 delayed jobs of 1 MB and 960 of 3 KB: a full page of 1,000 jobs is 40 MB of payloads

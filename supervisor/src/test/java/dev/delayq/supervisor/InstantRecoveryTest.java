@@ -42,7 +42,7 @@ class InstantRecoveryTest {
 
   private String readyJob(String id) {
     broker.enqueue(new NewJob(id, "{\"type\":\"t\",\"maxAttempts\":5", "{}", 0, false));
-    broker.moveDueToReady(1000);
+    broker.scheduling().moveDueToReady(1000);
     assertTrue(redis.lrange(keys.ready(), 0, -1).contains(id), id + " is ready");
     return id;
   }
@@ -64,7 +64,7 @@ class InstantRecoveryTest {
     readyJob("finished");
     readyJob("running");
     readyJob("prefetched");
-    List<Claimed> batch = broker.claimReady("worker-1@h1:4244:1", 30_000, 3, null).jobs();
+    List<Claimed> batch = broker.claims().claimReady("worker-1@h1:4244:1", 30_000, 3, null).jobs();
     // the worker had finished the first (its acknowledgement had not landed) and started the second
     RunningFile.create(RunningFile.pathFor(runDir, "worker-1", 4244), 4244, 1)
         .running(0, batch.get(1).delivery().element());
@@ -81,7 +81,7 @@ class InstantRecoveryTest {
   void jobsOfAGoneWorkerAreReadyAgainWithTheNextAttemptAndItsLateAckIsFenced() {
     readyJob("a");
     String consumer = "worker-1@h1:4242:3";
-    Claimed claimed = broker.claim(consumer, 1, 30_000).orElseThrow();
+    Claimed claimed = broker.claims().claim(consumer, 1, 30_000).orElseThrow();
     assertEquals(0, redis.llen(keys.ready()));
 
     recovery.workerGone("worker-1", 4242, 137, System.nanoTime());
@@ -90,7 +90,7 @@ class InstantRecoveryTest {
     assertEquals(0, redis.llen(keys.inFlight(consumer)));
     assertEquals("2", attemptOf("a"));
     assertTrue(redis.hget(keys.jobs(), "a").contains("worker-1 (pid 4242) exited with code 137"));
-    assertEquals(Ack.FENCED, broker.releaseClaimed(consumer, claimed.delivery()).ack(),
+    assertEquals(Ack.FENCED, broker.acks().releaseClaimed(consumer, claimed.delivery()).ack(),
         "a late ack from the dead process deletes nothing");
     assertTrue(redis.hexists(keys.jobs(), "a"));
     assertFalse(redis.zrange(keys.consumers(), 0, -1).contains(consumer), "the consumer is unregistered");
@@ -102,7 +102,7 @@ class InstantRecoveryTest {
     readyJob("prefetched-1");
     readyJob("prefetched-2");
     String consumer = "worker-1@h1:4243:1";
-    assertEquals(3, broker.claimReady(consumer, 30_000, 3, null).jobs().size());
+    assertEquals(3, broker.claims().claimReady(consumer, 30_000, 3, null).jobs().size());
 
     recovery.workerGone("worker-1", 4243, 137, System.nanoTime());
 
@@ -130,13 +130,13 @@ class InstantRecoveryTest {
   @Test
   void onlyTheGoneProcessConsumersAreTouchedNotThoseOfTheSamePidOnAnotherHost() {
     readyJob("mine");
-    broker.claim("worker-1@h1:100:1", 1, 30_000);
+    broker.claims().claim("worker-1@h1:100:1", 1, 30_000);
     readyJob("other-pid");
-    broker.claim("worker-1@h1:101:1", 1, 30_000);
+    broker.claims().claim("worker-1@h1:101:1", 1, 30_000);
     readyJob("other-worker");
-    broker.claim("worker-10@h1:100:1", 1, 30_000);
+    broker.claims().claim("worker-10@h1:100:1", 1, 30_000);
     readyJob("other-host");
-    broker.claim("worker-1@h2:100:1", 1, 30_000);
+    broker.claims().claim("worker-1@h2:100:1", 1, 30_000);
 
     recovery.workerGone("worker-1", 100, 1, System.nanoTime());
 
@@ -154,7 +154,7 @@ class InstantRecoveryTest {
       if (pid > 1) {
         assertEquals(List.of("pill"), redis.lrange(keys.ready(), 0, -1));
       }
-      broker.claim("worker-1@h1:" + pid + ":1", 1, 30_000);
+      broker.claims().claim("worker-1@h1:" + pid + ":1", 1, 30_000);
       recovery.workerGone("worker-1", pid, 137, System.nanoTime());
     }
     assertEquals(0, redis.llen(keys.ready()));

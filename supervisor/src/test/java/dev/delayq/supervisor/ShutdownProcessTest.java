@@ -145,7 +145,7 @@ class ShutdownProcessTest {
       List<String> enqueue = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-cp", System.getProperty("java.class.path"), "dev.delayq.cli.DelayqCli", "enqueue",
           "--config", first.config.toString(), "--type", "test_sleep",
-          "--payload", Protocol.JSON.writeValueAsString(runs.payload(0)), "--delay", "6s");
+          "--payload", Protocol.JSON.writeValueAsString(runs.payload(0)), "--delay", "15s");
       ProcessBuilder builder = new ProcessBuilder(enqueue).redirectErrorStream(true);
       builder.environment().putAll(env);
       builder.environment().put("DELAYQ_HOME", home.toString());

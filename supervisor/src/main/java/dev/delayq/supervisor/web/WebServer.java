@@ -72,7 +72,7 @@ public final class WebServer implements AutoCloseable {
     List<QueueCollector.Source> sources = new java.util.ArrayList<>();
     for (DelayqConfig queue : config.perQueue()) {
       Keys keys = Keys.of(queue);
-      Admin admin = new Admin(new RedisBroker(redis, keys).withLimits(queue), queue.worker().poisonPillAfter());
+      Admin admin = new RedisBroker(redis, keys).withLimits(queue).admin(queue.worker().poisonPillAfter());
       DelayQueue producer = new DelayQueue(new RedisBroker(redis, keys), queue.queue().maxPayloadBytes(),
           queue.retry().maxAttempts());
       queues.put(queue.queue().name(), new QueueApis(

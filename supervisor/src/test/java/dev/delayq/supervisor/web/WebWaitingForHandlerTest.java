@@ -27,7 +27,7 @@ class WebWaitingForHandlerTest {
     String q = "{queue=\"" + keys.queue() + "\"}";
     assertTrue(scrape(redis, keys).contains("delayq_jobs_waiting_for_handler" + q + " 0.0"));
 
-    HandlerWait wait = HandlerWait.of(broker);
+    HandlerWait wait = broker.handlerWait();
     wait.leave("c1", probe.seedInFlight("c1", "j1"), QueueProbe.TYPE);
     wait.leave("c1", probe.seedInFlight("c1", "j2"), QueueProbe.TYPE);
 

@@ -1,6 +1,6 @@
 --[[ makeAllDue: the test kit's "everything is due now"; never used outside tests.
   KEYS[1] delayed (wheel)  the delayed key: the time wheel's keys are named after it; its ids
-          are taken as the forwarder takes them (include/wheel.lua and now.lua of delayq-client,
+          are taken as the forwarder takes them (include/wheel.lua and now.lua,
           expanded by Script.expandIncludes), everything counting as due
   KEYS[2] jobs    (HASH)  id -> record
   KEYS[3] ready   (LIST)  due ids, consumers take from the right
