@@ -80,6 +80,11 @@ class DelayqHandlerMethodsTest {
       seen.add(tree.path("lines").get(1).path("sku").asText());
     }
 
+    @DelayqHandler("order_recheck")
+    JobResult recheck(OrderClose order) {
+      return null;
+    }
+
     @DelayqHandler("payment_check")
     void check(OrderClose order) {
       paymentChecks.incrementAndGet();
@@ -224,6 +229,18 @@ class DelayqHandlerMethodsTest {
           .startsWith("attempt 2/2: java.lang.IllegalArgumentException: payload of job bad-1 does not bind to "
               + OrderClose.class.getName() + ", the parameter of @DelayqHandler " + OrderJobs.class.getName() + "#close: ")
           .contains("not-a-number");
+    });
+  }
+
+  @Test
+  void aMethodReturningNullInsteadOfAJobResultFailsTheAttemptNamingTheMethod() {
+    runner.withUserConfiguration(App.class).withPropertyValues("delayq.retry.max-attempts=1").run(context -> {
+      context.getBean(DelayQueue.class).delay("order_recheck", new OrderClose(3, "recheck"), Duration.ZERO,
+          JobOptions.withId("recheck-3"));
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> REDIS.zcard(keys.dead()) == 1);
+      assertThat(lastError("recheck-3")).startsWith("attempt 1/1: java.lang.IllegalStateException: @DelayqHandler "
+          + OrderJobs.class.getName() + "#recheck returned null instead of a JobResult");
     });
   }
 
