@@ -15,6 +15,8 @@ import dev.delayq.job.JobResult;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.testing.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -119,6 +121,11 @@ class DelayqHandlerMethodsTest {
     StockCount stockCount() {
       return new StockCount();
     }
+
+    @Bean
+    MeterRegistry meterRegistry() {
+      return new SimpleMeterRegistry();
+    }
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -173,7 +180,7 @@ class DelayqHandlerMethodsTest {
   }
 
   @Test
-  void jobHandlerBeansRunBesideTheHandlerMethods() {
+  void jobHandlerBeansRunBesideTheHandlerMethodsAndBothAreMetered() {
     runner.withUserConfiguration(App.class).run(context -> {
       DelayQueue producer = context.getBean(DelayQueue.class);
       producer.delay("stock_count", Map.of("sku", "C-3"), Duration.ZERO);
@@ -184,6 +191,9 @@ class DelayqHandlerMethodsTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> counter.ran.size() == 1 && jobs.seen.size() == 1);
       assertThat(counter.ran).containsExactly("C-3");
       assertThat(jobs.seen).containsExactly(new OrderClose(7, "expired"));
+      MeterRegistry meters = context.getBean(MeterRegistry.class);
+      assertThat(meters.get("delayq.jobs.run").tag("type", "order_close").counter().count()).as("metered too").isEqualTo(1);
+      assertThat(meters.get("delayq.jobs.run").tag("type", "stock_count").counter().count()).isEqualTo(1);
     });
   }
 
