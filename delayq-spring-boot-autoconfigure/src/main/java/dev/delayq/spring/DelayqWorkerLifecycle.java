@@ -24,10 +24,6 @@ final class DelayqWorkerLifecycle implements SmartLifecycle {
   private final Supplier<List<JobHandler>> handlers;
   private volatile Worker worker;
 
-  DelayqWorkerLifecycle(DelayqConfig config, RedisConnection redis, List<JobHandler> handlers) {
-    this(config, redis, () -> handlers);
-  }
-
   /**
    * {@code handlers} is asked at {@link #start}, once every bean exists: the handler methods of
    * beans made after this one are among them.
