@@ -1,5 +1,6 @@
 package dev.delayq.spring;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.DelayQueue;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
@@ -9,6 +10,7 @@ import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.stream.Stream;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,7 +24,8 @@ import org.springframework.context.annotation.Configuration;
  * delayq in a Spring Boot app: the {@link DelayqConfig} from the {@code delayq.*} properties
  * (the keys and checks of conf/delayq.yml), one Redis connection pool, the {@link DelayQueue}
  * bean, and with {@code delayq.worker.enabled=true} the in-app worker running every
- * {@link JobHandler} bean. Each bean backs off when the app defines its own.
+ * {@link JobHandler} bean and {@link DelayqHandler} method. Each bean backs off when the app
+ * defines its own.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(DelayqProperties.class)
@@ -72,15 +75,22 @@ public class DelayqAutoConfiguration {
     }, properties.getHealth().getMaxOverdue());
   }
 
-  /** The in-app worker: the app's JobHandler beans on the supervised workers' engine. */
+  /** The app's @DelayqHandler methods, checked at start, bound with its ObjectMapper if it has one. */
+  @Bean
+  DelayqHandlerMethods delayqHandlerMethods(ObjectProvider<ObjectMapper> mapper) {
+    return new DelayqHandlerMethods(() -> mapper.getIfUnique(MethodJobHandler::delayqMapper));
+  }
+
+  /** The in-app worker: the app's JobHandler beans and handler methods on the supervised workers' engine. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnProperty(prefix = "delayq.worker", name = "enabled", havingValue = "true")
   static class InAppWorker {
     @Bean
     DelayqWorkerLifecycle delayqWorker(DelayqConfig config, RedisConnection redis,
-        ObjectProvider<JobHandler> handlers, ObjectProvider<JobObserver> observer) {
+        ObjectProvider<JobHandler> handlers, ObjectProvider<JobObserver> observer, DelayqHandlerMethods methods) {
       JobObserver o = observer.getIfAvailable(() -> JobObserver.NONE);
-      return new DelayqWorkerLifecycle(config, redis, handlers.orderedStream().map(o::observe).toList());
+      return new DelayqWorkerLifecycle(config, redis, () -> Stream.concat(handlers.orderedStream(),
+          methods.handlers().stream()).map(o::observe).toList());
     }
   }
 

@@ -5,6 +5,7 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.worker.Worker;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -20,10 +21,14 @@ final class DelayqWorkerLifecycle implements SmartLifecycle {
 
   private final DelayqConfig config;
   private final RedisConnection redis;
-  private final List<JobHandler> handlers;
+  private final Supplier<List<JobHandler>> handlers;
   private volatile Worker worker;
 
-  DelayqWorkerLifecycle(DelayqConfig config, RedisConnection redis, List<JobHandler> handlers) {
+  /**
+   * {@code handlers} is asked at {@link #start}, once every bean exists: the handler methods of
+   * beans made after this one are among them.
+   */
+  DelayqWorkerLifecycle(DelayqConfig config, RedisConnection redis, Supplier<List<JobHandler>> handlers) {
     this.config = config;
     this.redis = redis;
     this.handlers = handlers;
@@ -31,7 +36,7 @@ final class DelayqWorkerLifecycle implements SmartLifecycle {
 
   @Override
   public void start() {
-    Worker w = Worker.inApp(config, redis, handlers);
+    Worker w = Worker.inApp(config, redis, handlers.get());
     w.start();
     worker = w;
     log.info("delayq: in-app worker started {} consumers on queue {} at {}; job types: {}",
