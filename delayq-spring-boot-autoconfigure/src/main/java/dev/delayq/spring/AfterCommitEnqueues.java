@@ -18,6 +18,8 @@ final class AfterCommitEnqueues implements TransactionSynchronization {
 
   private final AfterCommitGate gate;
   private final List<HeldJobs> held = new ArrayList<>();
+  /** Set once the send began: the transaction has committed, so later enqueues need not wait. */
+  private boolean sent;
 
   AfterCommitEnqueues(AfterCommitGate gate) {
     this.gate = gate;
@@ -27,12 +29,41 @@ final class AfterCommitEnqueues implements TransactionSynchronization {
     return gate;
   }
 
-  void add(HeldJobs jobs) {
+  /** Holds {@code jobs}; false when this transaction's jobs already went out (send them at once). */
+  boolean add(HeldJobs jobs) {
+    if (sent) {
+      return false;
+    }
     held.add(jobs);
+    return true;
   }
 
   @Override
   public void afterCommit() {
+    send();
+  }
+
+  @Override
+  public void afterCompletion(int status) {
+    if (status == STATUS_COMMITTED && !sent) {
+      // Spring skips the after-commit callbacks that follow one that threw, and never calls
+      // afterCommit on a synchronization registered during afterCommit (an enqueue in an
+      // @TransactionalEventListener): afterCompletion still comes for both, so send here. What
+      // this throws Spring only logs, so log it ourselves and end there.
+      try {
+        send();
+      } catch (AfterCommitEnqueueException e) {
+        // logged by send
+      }
+    } else if (status != STATUS_COMMITTED && log.isDebugEnabled()) {
+      log.debug("delayq: transaction {}: {} held job(s) not enqueued: {}",
+          status == STATUS_ROLLED_BACK ? "rolled back" : "ended in an unknown state", ids().size(), ids());
+    }
+    held.clear();
+  }
+
+  private void send() {
+    sent = true;
     try {
       HeldJobs.sendInOrder(held);
     } catch (RuntimeException e) {
@@ -40,15 +71,6 @@ final class AfterCommitEnqueues implements TransactionSynchronization {
       log.error("delayq: {}", failure.getMessage(), e);
       throw failure;
     }
-  }
-
-  @Override
-  public void afterCompletion(int status) {
-    if (status != STATUS_COMMITTED && log.isDebugEnabled()) {
-      log.debug("delayq: transaction {}: {} held job(s) not enqueued: {}",
-          status == STATUS_ROLLED_BACK ? "rolled back" : "ended in an unknown state", ids().size(), ids());
-    }
-    held.clear();
   }
 
   private List<String> ids() {

@@ -21,8 +21,7 @@ final class AfterCommitGate implements EnqueueGate {
         || !TransactionSynchronizationManager.isActualTransactionActive()) {
       return false;
     }
-    enqueuesOfThisTransaction().add(jobs);
-    return true;
+    return enqueuesOfThisTransaction().add(jobs);
   }
 
   private AfterCommitEnqueues enqueuesOfThisTransaction() {

@@ -41,6 +41,8 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import redis.clients.jedis.RedisClient;
 
@@ -246,6 +248,46 @@ class EnqueueAfterCommitTest {
         outer.setRollbackOnly();
       });
       assertThat(REDIS.lrange(keys.ready(), 0, -1)).as("the outer rollback sent nothing").containsExactlyElementsOf(inner);
+    });
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void anEnqueueMadeByAnAfterCommitCallbackGoesOut(boolean heldOneBefore) {
+    // an @TransactionalEventListener(phase = AFTER_COMMIT) that enqueues is such a callback
+    runner.run(context -> {
+      DelayQueue q = context.getBean(DelayQueue.class);
+      List<String> ids = new ArrayList<>();
+      inTransaction(context, jdbc -> {
+        if (heldOneBefore) {
+          ids.add(q.delay("order_close", Map.of("order", 20), Duration.ZERO).id());
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+          @Override
+          public void afterCommit() {
+            ids.add(q.delay("order_close", Map.of("order", 21), Duration.ZERO).id());
+          }
+        });
+      });
+      assertThat(REDIS.lrange(keys.ready(), 0, -1)).containsExactlyInAnyOrderElementsOf(ids).hasSize(heldOneBefore ? 2 : 1);
+    });
+  }
+
+  @Test
+  void anEarlierAfterCommitCallbackThatThrowsDoesNotLoseTheJobs() {
+    runner.run(context -> {
+      DelayQueue q = context.getBean(DelayQueue.class);
+      List<String> ids = new ArrayList<>();
+      assertThatThrownBy(() -> inTransaction(context, jdbc -> {
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+          @Override
+          public void afterCommit() {
+            throw new IllegalStateException("mail server down");
+          }
+        });
+        ids.add(q.delay("order_close", Map.of("order", 22), Duration.ZERO).id());
+      })).hasMessage("mail server down");
+      assertThat(REDIS.lrange(keys.ready(), 0, -1)).containsExactlyElementsOf(ids);
     });
   }
 
