@@ -251,6 +251,28 @@ class EnqueueAfterCommitTest {
     });
   }
 
+  @Test
+  void aNestedTransactionRolledBackToItsSavepointStillSendsItsJobsAtTheOuterCommit() {
+    runner.run(context -> {
+      DelayQueue q = context.getBean(DelayQueue.class);
+      PlatformTransactionManager tm = context.getBean(PlatformTransactionManager.class);
+      TransactionTemplate nested = new TransactionTemplate(tm);
+      nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+      List<String> ids = new ArrayList<>();
+      inTransaction(context, jdbc -> {
+        ids.add(q.delay("order_close", Map.of("order", 12), Duration.ZERO).id());
+        nested.executeWithoutResult(s -> {
+          ids.add(q.delay("order_close", Map.of("order", 13), Duration.ZERO).id());
+          s.setRollbackOnly();
+        });
+        assertThat(jobsInRedis()).isZero();
+      });
+      List<String> ready = new ArrayList<>(REDIS.lrange(keys.ready(), 0, -1));
+      Collections.reverse(ready);
+      assertThat(ready).containsExactlyElementsOf(ids);
+    });
+  }
+
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void anEnqueueMadeByAnAfterCommitCallbackGoesOut(boolean heldOneBefore) {
