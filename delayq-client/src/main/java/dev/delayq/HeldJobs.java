@@ -3,16 +3,19 @@ package dev.delayq;
 import dev.delayq.redis.NewJob;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The jobs of one enqueue call that an {@link EnqueueGate} held back: checked, with their ids
  * chosen, and not yet sent. {@link #send()} sends them, as the call would have; a delay counts
- * from that moment (by the Redis server's clock), not from the call.
+ * from that moment (by the Redis server's clock), not from the call. They can be sent once: a
+ * second send would enqueue jobs with generated ids twice.
  */
 public final class HeldJobs {
   private final DelayQueue queue;
   private final List<JobRequest> requests;
   private final List<NewJob> jobs;
+  private final AtomicBoolean sent = new AtomicBoolean();
 
   HeldJobs(DelayQueue queue, List<JobRequest> requests, List<NewJob> jobs) {
     this.queue = queue;
@@ -36,7 +39,7 @@ public final class HeldJobs {
 
   /** Sends these jobs now, pipelined in batches of 1,000; the results in the order of the call. */
   public List<EnqueueResult> send() {
-    return queue.sendHeld(requests, jobs);
+    return sendInOrder(List.of(this));
   }
 
   /**
@@ -44,6 +47,12 @@ public final class HeldJobs {
    * pipelined (a transaction's fifty single enqueues cost one round trip, not fifty).
    */
   public static List<EnqueueResult> sendInOrder(List<HeldJobs> held) {
+    for (HeldJobs h : held) {
+      if (h.sent.get()) {
+        throw new IllegalStateException("held jobs " + h.ids() + " were sent already");
+      }
+    }
+    held.forEach(h -> h.sent.set(true));
     List<EnqueueResult> results = new ArrayList<>();
     int from = 0;
     while (from < held.size()) {

@@ -2,6 +2,7 @@ package dev.delayq;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.redis.RedisBroker;
@@ -55,6 +56,8 @@ class EnqueueGateTest {
       Collections.reverse(ready);  // pushed on the left
       assertEquals(ids, ready, "ready in the order of the calls");
       assertEquals(sent, told);
+      assertThrows(IllegalStateException.class, () -> held.get(0).send(), "held jobs go out once");
+      assertEquals(5, probe.readyIds().size());
     }
   }
 
