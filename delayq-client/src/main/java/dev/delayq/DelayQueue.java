@@ -48,6 +48,8 @@ public final class DelayQueue implements AutoCloseable {
   private final RedisConnection owned;
   private final EnqueueBatcher batcher;
   private final Listener listener;
+  /** When enqueues go out: now, or (the Spring starter's, in a transaction) after the commit. */
+  private final EnqueueGate gate;
   /** Where generated ids come from: {@link #newId}, or a test's made-up ones (a forced collision). */
   private final Supplier<String> ids;
 
@@ -73,7 +75,7 @@ public final class DelayQueue implements AutoCloseable {
           Keys.of(config)).withLimits(config);
       broker.prepare();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
-          config.retry().maxAttempts(), redis, null);
+          config.retry().maxAttempts(), redis, null, DelayQueue::newId, EnqueueGate.NOW);
     } catch (RuntimeException e) {
       redis.close();
       throw e;
@@ -82,26 +84,31 @@ public final class DelayQueue implements AutoCloseable {
 
   /** A producer over an existing broker (its connections stay the caller's). */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, DelayQueue::newId, EnqueueGate.NOW);
   }
 
   /** A producer over an existing broker that tells {@code listener} of each job it enqueued. */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, DelayQueue::newId, EnqueueGate.NOW);
   }
 
-  private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
-      RedisConnection owned, Listener listener) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, owned, listener, DelayQueue::newId);
+  /**
+   * A producer over an existing broker whose enqueues go out when {@code gate} lets them (the
+   * Spring starter's holds them until the commit of the transaction they are made in).
+   */
+  public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener,
+      EnqueueGate gate) {
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, DelayQueue::newId, gate);
   }
 
   /** A producer whose generated ids come from {@code ids} (tests: an id that meets a stored job's). */
   DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Supplier<String> ids) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, ids);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, ids, EnqueueGate.NOW);
   }
 
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
-      RedisConnection owned, Listener listener, Supplier<String> ids) {
+      RedisConnection owned, Listener listener, Supplier<String> ids, EnqueueGate gate) {
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.ids = ids;
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
@@ -140,16 +147,21 @@ public final class DelayQueue implements AutoCloseable {
    * call, each caller still getting its own result. With {@code redis.replicaAcks} it returns
    * once that many replicas have the job, and throws {@link dev.delayq.redis.ReplicaAcksException}
    * when they did not confirm it in time: the job may or may not survive a failover then, so
-   * enqueue it again with the same id (a second enqueue of a stored id changes nothing).
+   * enqueue it again with the same id (a second enqueue of a stored id changes nothing). Held by
+   * this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT.
    */
   public EnqueueResult enqueue(JobRequest request) {
     NewJob job = prepare(request);
+    if (held(List.of(request), List.of(job))) {
+      return EnqueueResult.pendingCommit(job.id());
+    }
     return settled(request, job, batcher.enqueue(job), batcher::enqueue);
   }
 
   /**
    * Enqueues many jobs, pipelined in batches of 1,000 (one round trip each). Every request is
    * checked before anything is sent, so a bad one rejects the whole call and enqueues nothing.
+   * Held by this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT for each.
    */
   public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
     List<NewJob> jobs = new ArrayList<>(requests.size());
@@ -160,6 +172,19 @@ public final class DelayQueue implements AutoCloseable {
         throw new IllegalArgumentException("job " + i + " of the batch: " + e.getMessage(), e);
       }
     }
+    if (held(requests, jobs)) {
+      return jobs.stream().map(j -> EnqueueResult.pendingCommit(j.id())).toList();
+    }
+    return sendHeld(requests, jobs);
+  }
+
+  /** True when the gate keeps these jobs to send later (never asked when it is NOW: the hot path). */
+  private boolean held(List<JobRequest> requests, List<NewJob> jobs) {
+    return gate != EnqueueGate.NOW && gate.hold(new HeldJobs(this, requests, jobs));
+  }
+
+  /** Sends prepared jobs, pipelined in batches of 1,000: an enqueueAll's, or those a gate held. */
+  List<EnqueueResult> sendHeld(List<JobRequest> requests, List<NewJob> jobs) {
     List<EnqueueResult> results = new ArrayList<>(jobs.size());
     for (int from = 0; from < jobs.size(); from += BATCH) {
       List<NewJob> slice = jobs.subList(from, Math.min(jobs.size(), from + BATCH));

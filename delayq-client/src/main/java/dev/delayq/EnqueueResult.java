@@ -5,8 +5,10 @@ import java.time.Instant;
 /**
  * The outcome of one enqueue: the job's id and its {@link Status}. An ACCEPTED job was written;
  * a CHANGED one was the pending job with this id, changed by the enqueue's {@link IfPending}
- * option; for every other status nothing was changed. {@code dueAt} is set when accepted or
- * changed; {@code idFreeAt} when FINISHED: the id stays taken (queue.idRetention) until then.
+ * option; PENDING_COMMIT means an {@link EnqueueGate} holds it until the transaction the call ran in
+ * commits (nothing was sent yet; the id is the one it will have); for every other status nothing
+ * was changed. {@code dueAt} is set when accepted or changed; {@code idFreeAt} when FINISHED: the
+ * id stays taken (queue.idRetention) until then.
  */
 public record EnqueueResult(String id, Status status, Instant dueAt, Instant idFreeAt) {
 
@@ -25,7 +27,16 @@ public record EnqueueResult(String id, Status status, Instant dueAt, Instant idF
     /** The if-pending option was refused: the job with this id is running; nothing changed. */
     REFUSED_RUNNING,
     /** The if-pending option was refused: the job's record cannot be rewritten; nothing changed. */
-    REFUSED_MALFORMED
+    REFUSED_MALFORMED,
+    /**
+     * Held until the transaction the call ran in commits, then sent; nothing is sent if it rolls
+     * back. The id is known now (store it in your row); a delay counts from the commit.
+     */
+    PENDING_COMMIT
+  }
+
+  static EnqueueResult pendingCommit(String id) {
+    return new EnqueueResult(id, Status.PENDING_COMMIT, null, null);
   }
 
   public boolean accepted() {
@@ -34,7 +45,12 @@ public record EnqueueResult(String id, Status status, Instant dueAt, Instant idF
 
   /** True when the id was taken (CHANGED included: no new job was made). */
   public boolean duplicate() {
-    return !accepted();
+    return !accepted() && !pendingCommit();
+  }
+
+  /** True when the job waits for the commit of the transaction the call ran in: nothing sent yet. */
+  public boolean pendingCommit() {
+    return status == Status.PENDING_COMMIT;
   }
 
   /** True when the enqueue's if-pending option was refused: the job with this id runs (or its record is unreadable). */
@@ -52,6 +68,7 @@ public record EnqueueResult(String id, Status status, Instant dueAt, Instant idF
       case CHANGED -> "the pending job " + id + " was changed: due at " + dueAt;
       case REFUSED_RUNNING -> "job " + id + " is running: it cannot be replaced (only a delayed or ready job can)";
       case REFUSED_MALFORMED -> "job " + id + " has a record that cannot be rewritten: it was not replaced";
+      case PENDING_COMMIT -> "job " + id + " is sent once the transaction commits (nothing if it rolls back)";
     };
   }
 }

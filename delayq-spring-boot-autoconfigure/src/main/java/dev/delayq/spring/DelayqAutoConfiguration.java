@@ -2,6 +2,7 @@ package dev.delayq.spring;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.delayq.DelayQueue;
+import dev.delayq.EnqueueGate;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobHandler;
@@ -57,12 +58,13 @@ public class DelayqAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public DelayQueue delayQueue(DelayqConfig config, RedisConnection redis, ObjectProvider<JobObserver> observer) {
+  public DelayQueue delayQueue(DelayqConfig config, RedisConnection redis, ObjectProvider<JobObserver> observer,
+      ObjectProvider<EnqueueGate> gate) {
     RedisBroker broker = new RedisBroker(redis, Keys.of(config))
         .withLimits(config);
     broker.prepare();
     return new DelayQueue(broker, config.queue().maxPayloadBytes(), config.retry().maxAttempts(),
-        observer.getIfAvailable(() -> JobObserver.NONE));
+        observer.getIfAvailable(() -> JobObserver.NONE), gate.getIfAvailable(() -> EnqueueGate.NOW));
   }
 
   @Bean

@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * {@code redis.url} for the supervised processes). An unset key keeps the default of
  * conf/delayq.yml, and every value goes through the same checks, which name the key they refuse.
  * {@code delayq.worker.enabled} (it runs the in-app worker) and {@code delayq.health.max-overdue}
- * (when the actuator health goes DOWN for late jobs) are the starter's own keys.
+ * (when the actuator health goes DOWN for late jobs) and {@code delayq.producer.after-commit} (enqueues
+ * inside a transaction wait for its commit) are the starter's own keys.
  */
 @ConfigurationProperties("delayq")
 public class DelayqProperties {
@@ -20,6 +21,7 @@ public class DelayqProperties {
   private final Worker worker = new Worker();
   private final Retry retry = new Retry();
   private final Health health = new Health();
+  private final Producer producer = new Producer();
 
   public Redis getRedis() {
     return redis;
@@ -39,6 +41,10 @@ public class DelayqProperties {
 
   public Health getHealth() {
     return health;
+  }
+
+  public Producer getProducer() {
+    return producer;
   }
 
   /** The set keys as the DELAYQ_* variables conf/delayq.yml documents, for ConfigLoader. */
@@ -505,6 +511,23 @@ public class DelayqProperties {
         throw new IllegalArgumentException("delayq.health.max-overdue must be 0 (off) or more, got " + maxOverdue);
       }
       this.maxOverdue = maxOverdue;
+    }
+  }
+
+  /** The {@code DelayQueue} bean's enqueues (the starter's own keys: no conf/delayq.yml section). */
+  public static class Producer {
+    /**
+     * Inside a Spring-managed transaction, hold each enqueue until the transaction commits and send
+     * nothing when it rolls back (needs spring-tx; outside a transaction enqueues go at once). Default true.
+     */
+    private boolean afterCommit = true;
+
+    public boolean isAfterCommit() {
+      return afterCommit;
+    }
+
+    public void setAfterCommit(boolean afterCommit) {
+      this.afterCommit = afterCommit;
     }
   }
 }

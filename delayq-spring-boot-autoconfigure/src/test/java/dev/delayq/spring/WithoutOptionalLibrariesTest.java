@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.delayq.DelayQueue;
+import dev.delayq.EnqueueGate;
+import dev.delayq.EnqueueResult;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
@@ -23,7 +25,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** An app without Micrometer (no actuator) still gets its queue and in-app worker, without meters. */
+/**
+ * An app without Micrometer (no actuator) still gets its queue and in-app worker, without meters;
+ * one without spring-tx gets a queue whose enqueues go at once.
+ */
 class WithoutOptionalLibrariesTest {
   private static final RedisServer SERVER = RedisServer.start();
 
@@ -69,6 +74,20 @@ class WithoutOptionalLibrariesTest {
           String id = context.getBean(DelayQueue.class).delay("order_close", Map.of(), Duration.ZERO).id();
           Recording handler = context.getBean(Recording.class);
           await().atMost(10, TimeUnit.SECONDS).until(() -> handler.ran.contains(id));
+        });
+  }
+
+  @Test
+  void withoutSpringTxThereIsNoGateAndEnqueuesGoAtOnce() {
+    new ApplicationContextRunner()
+        .withClassLoader(new FilteredClassLoader("org.springframework.transaction"))
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class, DelayqAfterCommitAutoConfiguration.class))
+        .withPropertyValues("delayq.redis.url=" + SERVER.url(),
+            "delayq.queue.name=plain-" + UUID.randomUUID().toString().substring(0, 8))
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(EnqueueGate.class);
+          EnqueueResult r = context.getBean(DelayQueue.class).delay("order_close", Map.of(), Duration.ofMinutes(1));
+          assertThat(r.status()).isEqualTo(EnqueueResult.Status.ACCEPTED);
         });
   }
 }

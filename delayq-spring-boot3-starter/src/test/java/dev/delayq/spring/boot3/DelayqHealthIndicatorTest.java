@@ -38,6 +38,7 @@ class DelayqHealthIndicatorTest {
     List<String> names = ImportCandidates.load(AutoConfiguration.class, null).getCandidates().stream()
         .filter(n -> n.startsWith("dev.delayq.")).toList();
     assertThat(names).containsExactlyInAnyOrder("dev.delayq.spring.DelayqAutoConfiguration",
+        "dev.delayq.spring.DelayqAfterCommitAutoConfiguration",
         "dev.delayq.spring.boot3.DelayqHealthAutoConfiguration");
     return names.stream().map(n -> {
       try {
