@@ -37,7 +37,7 @@ class ModuleLayoutTest {
   private static final Map<String, Integer> FLOORS = Map.ofEntries(
       Map.entry("delayq-bom", 0), Map.entry("delayq-redis-server", 0),
       Map.entry("delayq-client", 1),
-      Map.entry("delayq-admin", 2), Map.entry("delayq-worker", 2),
+      Map.entry("delayq-admin", 2), Map.entry("delayq-worker", 2), Map.entry("delayq-scheduler", 2),
       Map.entry("delayq-test", 3), Map.entry("delayq-spring-boot-autoconfigure", 3),
       Map.entry("scheduler-proc", 3), Map.entry("worker-proc", 3), Map.entry("delayq-cli", 3),
       Map.entry("delayq-spring-boot3-starter", 4), Map.entry("delayq-spring-boot4-starter", 4),
@@ -45,7 +45,8 @@ class ModuleLayoutTest {
       Map.entry("bench", 5), Map.entry("e2e", 5), Map.entry("order-app", 5), Map.entry("docs-tests", 6));
 
   /** What an app puts on its classpath: none of it may need a process of the system's. */
-  private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-test",
+  private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-scheduler",
+      "delayq-test",
       "delayq-spring-boot-autoconfigure", "delayq-spring-boot3-starter", "delayq-spring-boot4-starter");
   private static final Set<String> SYSTEM_SIDE = Set.of("delayq-admin", "scheduler-proc", "worker-proc",
       "delayq-cli", "supervisor");
