@@ -1,4 +1,4 @@
-package dev.delayq.scheduler;
+package dev.delayq.e2e;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,7 +13,7 @@ import dev.delayq.job.JobResult;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.scheduler.apps.HoldingWorkerApp;
+import dev.delayq.scheduler.Scheduler;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.worker.Worker;
 import java.io.BufferedReader;

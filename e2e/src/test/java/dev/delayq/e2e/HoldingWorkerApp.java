@@ -1,4 +1,4 @@
-package dev.delayq.scheduler.apps;
+package dev.delayq.e2e;
 
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
