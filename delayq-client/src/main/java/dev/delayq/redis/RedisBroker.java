@@ -398,6 +398,9 @@ public final class RedisBroker {
     return schedulerCalls.holdLeases(shards, owner, ttlMs);
   }
 
+  /** What a release of a lease publishes on its shard's wake channel: standbys look at the lease at once. */
+  public static final String LEASE_RELEASED = "released";
+
   public boolean releaseLease(String owner) {
     return schedulerCalls.releaseLease(owner);
   }

@@ -158,13 +158,13 @@ final class SchedulerCalls {
   }
 
   boolean releaseLease(int shard, String owner) {
-    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner))) == 1L;
+    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader(),
+        keys.shard(shard).wakeChannel()), List.of(owner))) == 1L;
   }
 
   List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
-    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner)), reply -> (Long) reply == 1L);
+    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader(),
+        keys.shard(s).wakeChannel()), List.of(owner)), reply -> (Long) reply == 1L);
   }
 
   int schedulersAlive(String owner, long ttlMs) {

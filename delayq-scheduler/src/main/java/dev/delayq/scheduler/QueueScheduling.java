@@ -51,7 +51,7 @@ final class QueueScheduling {
       helpers.add(new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
           outages).start(cannotGoOn));
     }
-    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter,
+    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, loop::leaseReleased, waiter,
         config.redis().socketTimeout().dividedBy(2));
     standbyWakes.start(shutdown::isRequested, outages, cannotGoOn);
     helpers.add(new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn));
