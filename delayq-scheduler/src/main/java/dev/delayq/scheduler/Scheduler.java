@@ -111,16 +111,7 @@ public final class Scheduler implements AutoCloseable {
 
   private static Scheduler startInApp(DelayqConfig config, RedisConnection redis, boolean ownsRedis, String owner) {
     Scheduler s = new Scheduler(config, redis, ownsRedis, owner, new ShutdownSignal());
-    // in an app a thread that cannot go on stops this engine (its lease goes back, so another
-    // instance takes over); the app goes on, and failure() says why
-    s.wireQueues(t -> {
-      if (s.failure.compareAndSet(null, t)) {
-        log.error("{}: stops: a thread could not go on ({}); another scheduler of the queue takes its lease", owner,
-            t.toString());
-      }
-      s.shutdown.request("a thread could not go on (" + t + ")");
-      s.wakeAll();
-    });
+    s.wireQueues(s::stopOnFailure);
     s.start();
     log.info("{}: in-app scheduler started on queue{} {} at {}", owner, config.queueNames().size() == 1 ? "" : "s",
         String.join(", ", config.queueNames()), redis.describe());
@@ -183,18 +174,24 @@ public final class Scheduler implements AutoCloseable {
   /** Runs each queue's loop on a daemon thread of its own, until {@link #close}. */
   private void start() {
     for (QueueScheduling q : queues) {
-      Thread t = new Thread(() -> q.run(this::loopCannotGoOn), owner + "/" + q.queue());
+      Thread t = new Thread(() -> q.run(this::stopOnFailure), owner + "/" + q.queue());
       t.setDaemon(true);
       loops.add(t);
       t.start();
     }
   }
 
-  private void loopCannotGoOn(Throwable t) {
+  /**
+   * In an app, a thread that cannot go on stops this engine: its loops end and give the lease
+   * back, so another scheduler of the queue takes over; the app goes on, and {@link #failure()}
+   * says why. (A process exits instead, and its supervisor restarts it.)
+   */
+  private void stopOnFailure(Throwable t) {
     if (failure.compareAndSet(null, t)) {
-      log.error("{}: stops: its loop could not go on ({})", owner, t.toString());
+      log.error("{}: stops: a thread could not go on ({}); another scheduler of the queue takes its lease", owner,
+          t.toString());
     }
-    shutdown.request("its loop could not go on (" + t + ")");
+    shutdown.request("a thread could not go on (" + t + ")");
     wakeAll();
   }
 
@@ -231,6 +228,6 @@ public final class Scheduler implements AutoCloseable {
     if (ownsRedis) {
       redis.close();
     }
-    log.info("{}: in-app scheduler stopped; lease given back", owner);
+    log.info("{}: in-app scheduler stopped", owner);
   }
 }
