@@ -70,7 +70,7 @@ public final class Scheduler implements AutoCloseable {
   /**
    * Wires the engine of a process that owns the stop: {@code shutdown} ends it, and
    * {@code cannotGoOn} hears of a thread that could not go on (the process then stops it). The
-   * wake listeners and tickers start now; the loops start with {@link #run} or {@link #start}.
+   * wake listeners and tickers start now; the loops with {@link #run}, on the caller's thread.
    * {@code owner} is the lease holder's id: it must differ between schedulers of one queue.
    */
   public static Scheduler wire(DelayqConfig config, RedisConnection redis, String owner, ShutdownSignal shutdown,
@@ -124,7 +124,7 @@ public final class Scheduler implements AutoCloseable {
   }
 
   private void wireQueues(Consumer<Throwable> cannotGoOn) {
-    // its outage lines name the process or engine (the owner up to '@'), as before the engine was a library
+    // outage lines name the process ("scheduler") or the engine ("app-scheduler-1"): the owner up to '@'
     OutageLog outages = new OutageLog(owner.contains("@") ? owner.substring(0, owner.indexOf('@')) : owner);
     for (DelayqConfig queueConfig : config.perQueue()) {
       queues.add(QueueScheduling.start(queueConfig, redis, owner, shutdown, outages, cannotGoOn));
