@@ -21,7 +21,7 @@ jfr="-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$out/%r.
 [ "${JFR:-1}" = 0 ] && jfr=""
 # the context switches of each child's threads, sampled at the end (its /proc/<pid>/task/*/status)
 ( while sleep 1; do
-    for p in $(pgrep -f 'dev.delayq.(worker.WorkerMain|scheduler.SchedulerMain)' || true); do
+    for p in $(pgrep -f 'dev.delayq.(worker.WorkerMain|schedulerproc.SchedulerMain)' || true); do
       kind=$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -o 'WorkerMain\|SchedulerMain' || true)
       [ -n "$kind" ] || continue
       [ "${CLUSTER:-0}" = 1 ] || grep -qa "127.0.0.1:$port" /proc/$p/environ 2>/dev/null \

@@ -15,6 +15,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@link NodeFanOut}). {@link RedisBroker} is their door and states what each does.
  */
 public final class SchedulerCalls {
+  /** What a release of a lease publishes on its shard's wake channel: standbys look at the lease at once. */
+  public static final String LEASE_RELEASED = "released";
+
   private final UnifiedJedis redis;
   private final Keys keys;
   private final Scripts scripts;
@@ -206,8 +209,8 @@ public final class SchedulerCalls {
   }
 
   public boolean releaseLease(int shard, String owner) {
-    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader()),
-        List.of(owner))) == 1L;
+    return ((Long) scripts.eval(Script.RELEASE_LEASE, List.of(keys.shard(shard).leader(),
+        keys.shard(shard).wakeChannel()), List.of(owner))) == 1L;
   }
 
   /**
@@ -216,8 +219,8 @@ public final class SchedulerCalls {
    * holds up only its own shards' releases (the lease lapses by itself there).
    */
   public List<ShardReply<Boolean>> releaseLeases(List<Integer> shards, String owner) {
-    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader()),
-        List.of(owner)), reply -> (Long) reply == 1L);
+    return eachShard(Script.RELEASE_LEASE, shards, s -> new Scripts.Call(List.of(keys.shard(s).leader(),
+        keys.shard(s).wakeChannel()), List.of(owner)), reply -> (Long) reply == 1L);
   }
 
   /**

@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.testing.RedisFixture;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPubSub;
 
 /** holdLease.lua and releaseLease.lua through {@link RedisBroker#holdLease} / {@link RedisBroker#releaseLease}. */
 class LeaseScriptsTest {
@@ -58,6 +63,37 @@ class LeaseScriptsTest {
 
     assertNull(holder());
     assertTrue(broker.scheduling().holdLease("sched-b", 10_000));
+  }
+
+  @Test
+  void aReleaseIsAnnouncedOnTheWakeChannelSoStandbysTakeTheLeaseAtOnce() throws Exception {
+    broker.scheduling().holdLease("sched-a", 10_000);
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    CountDownLatch subscribed = new CountDownLatch(1);
+    JedisPubSub standby = new JedisPubSub() {
+      @Override
+      public void onMessage(String channel, String message) {
+        heard.add(channel + " " + message);
+      }
+
+      @Override
+      public void onSubscribe(String channel, int count) {
+        subscribed.countDown();
+      }
+    };
+    Thread listener = new Thread(() -> broker.scheduling().subscribeToWakes(standby));
+    listener.start();
+    try {
+      assertTrue(subscribed.await(10, TimeUnit.SECONDS));
+      assertFalse(broker.scheduling().releaseLease("sched-b"));
+      assertTrue(broker.scheduling().releaseLease("sched-a"));
+
+      assertEquals(broker.keys().wakeChannel() + " " + SchedulerCalls.LEASE_RELEASED, heard.poll(5, TimeUnit.SECONDS));
+      assertNull(heard.poll(200, TimeUnit.MILLISECONDS), "a release by a non-holder announces nothing: " + heard);
+    } finally {
+      standby.unsubscribe();
+      listener.join(5_000);
+    }
   }
 
   @Test

@@ -24,8 +24,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * delayq in a Spring Boot app: the {@link DelayqConfig} from the {@code delayq.*} properties
  * (the keys and checks of conf/delayq.yml), one Redis connection pool, the {@link DelayQueue}
- * bean, and with {@code delayq.worker.enabled=true} the in-app worker running every
- * {@link JobHandler} bean and {@link DelayqHandler} method. Each bean backs off when the app
+ * bean, with {@code delayq.worker.enabled=true} the in-app worker running every
+ * {@link JobHandler} bean and {@link DelayqHandler} method, and with
+ * {@code delayq.scheduler.enabled=true} the scheduler engine. Each bean backs off when the app
  * defines its own.
  */
 @AutoConfiguration
@@ -93,6 +94,16 @@ public class DelayqAutoConfiguration {
       JobObserver o = observer.getIfAvailable(() -> JobObserver.NONE);
       return new DelayqWorkerLifecycle(config, redis, () -> Stream.concat(handlers.orderedStream(),
           methods.handlers().stream()).map(o::observe).toList());
+    }
+  }
+
+  /** The scheduler engine in the app: due jobs move with no scheduler process. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(prefix = "delayq.scheduler", name = "enabled", havingValue = "true")
+  static class InAppScheduler {
+    @Bean
+    DelayqSchedulerLifecycle delayqScheduler(DelayqConfig config) {
+      return new DelayqSchedulerLifecycle(config);
     }
   }
 

@@ -10,15 +10,17 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * the same names (so {@code DELAYQ_REDIS_URL} sets {@code delayq.redis.url} here as it sets
  * {@code redis.url} for the supervised processes). An unset key keeps the default of
  * conf/delayq.yml, and every value goes through the same checks, which name the key they refuse.
- * {@code delayq.worker.enabled} (it runs the in-app worker) and {@code delayq.health.max-overdue}
- * (when the actuator health goes DOWN for late jobs) and {@code delayq.producer.after-commit} (enqueues
- * inside a transaction wait for its commit) are the starter's own keys.
+ * {@code delayq.worker.enabled} (it runs the in-app worker), {@code delayq.scheduler.enabled} (it
+ * runs the scheduler engine in the app), {@code delayq.health.max-overdue} (when the actuator
+ * health goes DOWN for late jobs) and {@code delayq.producer.after-commit} (enqueues inside a
+ * transaction wait for its commit) are the starter's own keys.
  */
 @ConfigurationProperties("delayq")
 public class DelayqProperties {
   private final Redis redis = new Redis();
   private final Queue queue = new Queue();
   private final Worker worker = new Worker();
+  private final Scheduler scheduler = new Scheduler();
   private final Retry retry = new Retry();
   private final Health health = new Health();
   private final Producer producer = new Producer();
@@ -33,6 +35,10 @@ public class DelayqProperties {
 
   public Worker getWorker() {
     return worker;
+  }
+
+  public Scheduler getScheduler() {
+    return scheduler;
   }
 
   public Retry getRetry() {
@@ -81,6 +87,10 @@ public class DelayqProperties {
     put(env, "WORKER_DRAIN_TIMEOUT", worker.drainTimeout);
     put(env, "WORKER_QUEUES", worker.queues);
     put(env, "WORKER_STRICT", worker.strict);
+    put(env, "SCHEDULER_BATCH_SIZE", scheduler.batchSize);
+    put(env, "SCHEDULER_LEASE_TTL", scheduler.leaseTtl);
+    put(env, "SCHEDULER_STANDBY_GRACE", scheduler.standbyGrace);
+    put(env, "SCHEDULER_RECOVER_INTERVAL", scheduler.recoverInterval);
     put(env, "RETRY_MAX_ATTEMPTS", retry.maxAttempts);
     put(env, "RETRY_BASE_DELAY", retry.baseDelay);
     put(env, "RETRY_MAX_DELAY", retry.maxDelay);
@@ -444,6 +454,64 @@ public class DelayqProperties {
 
     public void setDrainTimeout(Duration drainTimeout) {
       this.drainTimeout = drainTimeout;
+    }
+  }
+
+  /** The scheduler engine in the app (conf/delayq.yml {@code scheduler.*}, and enabled). */
+  public static class Scheduler {
+    /**
+     * Run the scheduler engine in this app: due jobs move to ready, expired consumers' jobs are
+     * recovered and schedules tick with no scheduler process. Instances on one queue elect one
+     * lease holder; the others stand by; shutdown gives the lease back at once. Default false.
+     */
+    private boolean enabled;
+    /** The most ids one forward call moves from delayed to ready. Default 1000. */
+    private Integer batchSize;
+    /** The lease lapses this long after its holder last renewed it (it died); a standby then takes it. Default 10s. */
+    private Duration leaseTtl;
+    /** A standby forwards a due job itself once it is this overdue. Default 20ms. */
+    private Duration standbyGrace;
+    /** How often consumers whose heartbeat expired are looked for. Default 1s. */
+    private Duration recoverInterval;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Integer getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(Integer batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    public Duration getLeaseTtl() {
+      return leaseTtl;
+    }
+
+    public void setLeaseTtl(Duration leaseTtl) {
+      this.leaseTtl = leaseTtl;
+    }
+
+    public Duration getStandbyGrace() {
+      return standbyGrace;
+    }
+
+    public void setStandbyGrace(Duration standbyGrace) {
+      this.standbyGrace = standbyGrace;
+    }
+
+    public Duration getRecoverInterval() {
+      return recoverInterval;
+    }
+
+    public void setRecoverInterval(Duration recoverInterval) {
+      this.recoverInterval = recoverInterval;
     }
   }
 

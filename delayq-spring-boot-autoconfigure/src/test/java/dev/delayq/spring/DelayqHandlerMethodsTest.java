@@ -14,7 +14,7 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -13,7 +13,7 @@ import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import dev.delayq.redis.DelayedReads;
 import dev.delayq.redis.Keys;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -38,7 +38,7 @@ class ModuleLayoutTest {
       Map.entry("delayq-bom", 0), Map.entry("delayq-redis-server", 0),
       Map.entry("delayq-common", 1),
       Map.entry("delayq-client", 2),
-      Map.entry("delayq-worker", 3),
+      Map.entry("delayq-worker", 3), Map.entry("delayq-scheduler", 3),
       Map.entry("delayq-test", 4), Map.entry("delayq-spring-boot-autoconfigure", 4),
       Map.entry("scheduler-proc", 4), Map.entry("worker-proc", 4), Map.entry("delayq-cli", 4),
       Map.entry("delayq-spring-boot3-starter", 5), Map.entry("delayq-spring-boot4-starter", 5),
@@ -46,7 +46,8 @@ class ModuleLayoutTest {
       Map.entry("bench", 6), Map.entry("e2e", 6), Map.entry("order-app", 6), Map.entry("docs-tests", 7));
 
   /** What an app puts on its classpath: none of it may need a process of the system's. */
-  private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-test",
+  private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-scheduler",
+      "delayq-test",
       "delayq-spring-boot-autoconfigure", "delayq-spring-boot3-starter", "delayq-spring-boot4-starter");
   private static final Set<String> SYSTEM_SIDE = Set.of("scheduler-proc", "worker-proc",
       "delayq-cli", "supervisor");

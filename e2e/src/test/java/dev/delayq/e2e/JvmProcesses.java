@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * whatever is left when the test ends.
  */
 final class JvmProcesses implements AutoCloseable {
-  static final String SCHEDULER = "dev.delayq.scheduler.SchedulerMain";
+  static final String SCHEDULER = "dev.delayq.schedulerproc.SchedulerMain";
   static final String WORKER = "dev.delayq.workerproc.WorkerMain";
 
   private final String testName;

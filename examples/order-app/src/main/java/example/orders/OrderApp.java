@@ -3,7 +3,10 @@ package example.orders;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
-/** Run with DELAYQ_REDIS_URL=redis://host:port (and a delayq scheduler for delays above zero). */
+/**
+ * Run with DELAYQ_REDIS_URL=redis://host:port: the app runs its handlers and its scheduler, so a
+ * Redis is all it needs; its replicas elect one lease holder among their schedulers.
+ */
 @SpringBootApplication
 public class OrderApp {
   public static void main(String[] args) {

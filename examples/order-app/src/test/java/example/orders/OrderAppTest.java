@@ -16,7 +16,10 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The whole app on a random port against a private redis-server: HTTP in, handler run, health and meters out. */
+/**
+ * The whole app on a random port against a private redis-server and nothing else: HTTP in, its
+ * scheduler and handler run in the app, health and meters out.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @SuppressWarnings({"rawtypes", "unchecked"})
 class OrderAppTest {
@@ -36,13 +39,17 @@ class OrderAppTest {
   TestRestTemplate http;
 
   @Test
-  void anOrderPostedForClosingIsClosedByTheHandlerInTheApp() {
-    ResponseEntity<Map> posted = http.postForEntity("/orders/1001/close-later?delay=PT0S", null, Map.class);
+  void anOrderPostedForClosingWithADelayIsClosedByTheAppAloneWhenItFallsDue() {
+    long postedNanos = System.nanoTime();
+    ResponseEntity<Map> posted = http.postForEntity("/orders/1001/close-later?delay=PT2S", null, Map.class);
     assertThat(posted.getStatusCode()).isEqualTo(HttpStatus.ACCEPTED);
     assertThat(posted.getBody()).containsEntry("job", "order-close-1001").containsEntry("status", "ACCEPTED");
+    assertThat(http.getForObject("/orders/1001", Map.class).get("status")).isNotEqualTo("CLOSED");
 
-    await().atMost(Duration.ofSeconds(10)).until(() ->
+    // no supervisor and no scheduler process: the app's own scheduler moves the job when it falls due
+    await().atMost(Duration.ofSeconds(15)).until(() ->
         "CLOSED".equals(http.getForObject("/orders/1001", Map.class).get("status")));
+    assertThat(Duration.ofNanos(System.nanoTime() - postedNanos)).isGreaterThanOrEqualTo(Duration.ofMillis(1_900));
 
     // posted again (a client retrying): its id stays taken, so the order is not closed twice
     Map again = http.postForObject("/orders/1001/close-later?delay=PT0S", null, Map.class);

@@ -16,7 +16,7 @@ import java.util.List;
  * {@code redis-server} command line of the embedded Redis.
  */
 public final class ChildSpecs {
-  static final String SCHEDULER_MAIN = "dev.delayq.scheduler.SchedulerMain";
+  static final String SCHEDULER_MAIN = "dev.delayq.schedulerproc.SchedulerMain";
   static final String WORKER_MAIN = "dev.delayq.workerproc.WorkerMain";
   /** Every child JVM ends on an OutOfMemoryError (exit 3), so the supervisor restarts it. */
   static final String EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError";

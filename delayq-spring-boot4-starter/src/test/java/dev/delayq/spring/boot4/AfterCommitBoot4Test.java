@@ -8,7 +8,7 @@ import dev.delayq.EnqueueResult;
 import dev.delayq.redis.Keys;
 import dev.delayq.spring.DelayqAfterCommitAutoConfiguration;
 import dev.delayq.spring.DelayqAutoConfiguration;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;

@@ -8,7 +8,7 @@ import dev.delayq.JobOptions;
 import dev.delayq.job.JobContext;
 import dev.delayq.spring.DelayqAutoConfiguration;
 import dev.delayq.spring.DelayqHandler;
-import dev.delayq.testing.RedisServer;
+import dev.delayq.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -78,4 +78,24 @@ class InAppWorkerBoot4Test {
           assertThat(context.getBean(MeterRegistry.class).get("delayq.jobs.run").counter().count()).isEqualTo(1);
         });
   }
+
+  @Test
+  void withTheSchedulerEnabledADelayedJobRunsInTheAppAloneOnBoot4() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+        .withUserConfiguration(App.class)
+        .withPropertyValues("delayq.redis.url=" + SERVER.url(),
+            "delayq.queue.name=boot4-" + UUID.randomUUID().toString().substring(0, 8),
+            "delayq.worker.enabled=true", "delayq.scheduler.enabled=true", "delayq.worker.threads=2",
+            "delayq.worker.poll-timeout=100ms")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          long postedNanos = System.nanoTime();
+          context.getBean(DelayQueue.class).delay("order_close", Map.of("order", "43"), Duration.ofSeconds(1));
+          Recording handler = context.getBean(Recording.class);
+          await().atMost(10, TimeUnit.SECONDS).until(() -> handler.ran.size() == 1);
+          assertThat(handler.ran).containsExactly("43");
+          assertThat(Duration.ofNanos(System.nanoTime() - postedNanos)).isGreaterThanOrEqualTo(Duration.ofMillis(950));
+        });
+  }
 }

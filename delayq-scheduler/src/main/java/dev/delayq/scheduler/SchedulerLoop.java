@@ -73,6 +73,8 @@ final class SchedulerLoop {
   private final long[] coverLoggedNanos;
 
   private boolean moreToForget;
+  /** A holder gave a lease back: the next pass looks at the leases at once. */
+  private final AtomicBoolean leaseReleased = new AtomicBoolean();
 
   SchedulerLoop(ShardLeases lease, Forwarder forwarder, Recoverer recoverer, IdRetentionTrimmer trimmer,
       Waiter waiter, ShutdownSignal shutdown, long recoverIntervalNanos, long standbyGraceMs, OutageLog outages) {
@@ -105,6 +107,11 @@ final class SchedulerLoop {
     return () -> woken[shard].set(true);
   }
 
+  /** What the standby's wake channel calls when a holder gave a lease back, before it wakes the waiter. */
+  void leaseReleased() {
+    leaseReleased.set(true);
+  }
+
   /** Runs until shutdown; {@code onCannotGoOn} is told when the loop cannot go on. */
   void run(Consumer<Throwable> onCannotGoOn) {
     RunUntilShutdown.of("scheduler", this::pass).until(shutdown::isRequested).riding(outage)
@@ -120,7 +127,9 @@ final class SchedulerLoop {
   long pass() {
     long now = System.nanoTime();
     // the lease is looked at when its renewal is due (a standby's passes in between cost no lease call)
-    boolean leads = now - lease.nextTickNanos() >= 0 ? lease.tick() : lease.isHeld();
+    // (and at once when a holder gave a lease back: a standby takes it without waiting out the TTL)
+    boolean look = leaseReleased.getAndSet(false) || now - lease.nextTickNanos() >= 0;
+    boolean leads = look ? lease.tick() : lease.isHeld();
     now = System.nanoTime();
     boolean recover = leads && now - nextRecoverNanos >= 0;
     long next = lease.nextTickNanos();

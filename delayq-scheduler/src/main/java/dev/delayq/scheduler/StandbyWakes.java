@@ -1,5 +1,6 @@
 package dev.delayq.scheduler;
 
+import dev.delayq.redis.SchedulerCalls;
 import dev.delayq.process.OutageLog;
 import dev.delayq.process.PubSubListener;
 import dev.delayq.process.RedisOutage;
@@ -16,6 +17,8 @@ import java.util.function.IntPredicate;
  * listens on the shards' wake channels (Redis pub/sub, one subscription for all shards) rather
  * than the wake lists, whose token belongs to the lease holder. A message missed while the
  * subscription was down is made good on each subscribe, which wakes the shard of that channel.
+ * The same channel says when a holder gave its lease back (a rolling deploy): the standby then
+ * takes it at once.
  */
 final class StandbyWakes {
   private final RedisBroker broker;
@@ -26,16 +29,22 @@ final class StandbyWakes {
 
   /**
    * {@code wakeOf}: what to run for a woken shard; {@code held}: whether this scheduler holds it;
-   * {@code pingEvery}: well inside the connection's read timeout.
+   * {@code leaseReleased}: what to run when a holder gave a lease back (this scheduler then looks
+   * at the leases at once, not at its next renewal time); {@code pingEvery}: well inside the
+   * connection's read timeout.
    */
-  StandbyWakes(RedisBroker broker, IntFunction<Runnable> wakeOf, IntPredicate held, Waiter waiter,
-      Duration pingEvery) {
+  StandbyWakes(RedisBroker broker, IntFunction<Runnable> wakeOf, IntPredicate held, Runnable leaseReleased,
+      Waiter waiter, Duration pingEvery) {
     this.broker = broker;
     this.wakeOf = wakeOf;
     this.held = held;
     this.waiter = waiter;
-    this.listener = new PubSubListener("standby-wakes", broker.scheduling()::subscribeToWakes,
-        (channel, dueAt) -> wake(channel), this::wake, pingEvery);
+    this.listener = new PubSubListener("standby-wakes", broker.scheduling()::subscribeToWakes, (channel, message) -> {
+      if (SchedulerCalls.LEASE_RELEASED.equals(message)) {
+        leaseReleased.run();
+      }
+      wake(channel);
+    }, this::wake, pingEvery);
   }
 
   /** Listens until {@code stopping}; {@code onCannotGoOn} is told should it not go on. */

@@ -6,6 +6,8 @@ import dev.delayq.process.ShutdownSignal;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -20,13 +22,17 @@ final class QueueScheduling {
   private final SchedulerLoop loop;
   private final Waiter waiter;
   private final StandbyWakes standbyWakes;
+  /** Its wake listeners' and ticker's threads, which end soon after shutdown. */
+  private final List<Thread> helpers;
 
-  private QueueScheduling(String queue, int shards, SchedulerLoop loop, Waiter waiter, StandbyWakes standbyWakes) {
+  private QueueScheduling(String queue, int shards, SchedulerLoop loop, Waiter waiter, StandbyWakes standbyWakes,
+      List<Thread> helpers) {
     this.queue = queue;
     this.shards = shards;
     this.loop = loop;
     this.waiter = waiter;
     this.standbyWakes = standbyWakes;
+    this.helpers = helpers;
   }
 
   /** Wires {@code config}'s queue (a config of one queue: {@link DelayqConfig#forQueue}) and starts its listeners. */
@@ -39,16 +45,17 @@ final class QueueScheduling {
     SchedulerLoop loop = new SchedulerLoop(lease, new Forwarder(broker, config.scheduler().batchSize()),
         recoverer, new IdRetentionTrimmer(broker), waiter, shutdown,
         config.scheduler().recoverInterval().toNanos(), config.scheduler().standbyGrace().toMillis(), outages);
+    List<Thread> helpers = new ArrayList<>();
     for (int shard = 0; shard < broker.shards(); shard++) {
       int s = shard;
-      new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
-          outages).start(cannotGoOn);
+      helpers.add(new WakeListener(broker, s, loop.wakeOf(s), waiter, () -> lease.holds(s), shutdown::isRequested,
+          outages).start(cannotGoOn));
     }
-    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, waiter,
+    StandbyWakes standbyWakes = new StandbyWakes(broker, loop::wakeOf, lease::holds, loop::leaseReleased, waiter,
         config.redis().socketTimeout().dividedBy(2));
     standbyWakes.start(shutdown::isRequested, outages, cannotGoOn);
-    new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn);
-    return new QueueScheduling(config.queue().name(), broker.shards(), loop, waiter, standbyWakes);
+    helpers.add(new ScheduleTicker(broker).start(shutdown::isRequested, outages, cannotGoOn));
+    return new QueueScheduling(config.queue().name(), broker.shards(), loop, waiter, standbyWakes, helpers);
   }
 
   String queue() {
@@ -63,6 +70,20 @@ final class QueueScheduling {
   void run(Consumer<Throwable> cannotGoOn) {
     loop.run(cannotGoOn);
     standbyWakes.close();
+  }
+
+  /**
+   * Waits until its wake listeners and ticker have seen the shutdown (a wake listener's blocking
+   * pop returns within a second), or {@code deadlineNanos}: only then may their connection close.
+   */
+  void awaitHelpers(long deadlineNanos) throws InterruptedException {
+    for (Thread t : helpers) {
+      long leftMs = (deadlineNanos - System.nanoTime()) / 1_000_000;
+      if (leftMs <= 0) {
+        return;
+      }
+      t.join(leftMs);
+    }
   }
 
   /** Wakes the loop early (a shutdown, a thread that cannot go on). */

@@ -1,4 +1,4 @@
-package dev.delayq.scheduler;
+package dev.delayq.schedulerproc;
 
 import dev.delayq.redis.NewJob;
 import static org.awaitility.Awaitility.await;
