@@ -2,7 +2,6 @@ package dev.delayq;
 
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.redis.DueChange;
-import dev.delayq.redis.EnqueueCode;
 import dev.delayq.redis.Enqueued;
 import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
@@ -15,12 +14,10 @@ import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -50,7 +47,7 @@ public final class DelayQueue implements AutoCloseable {
   private final Listener listener;
   /** When enqueues go out: now, or (the Spring starter's, in a transaction) after the commit. */
   private final EnqueueGate gate;
-  /** Where generated ids come from: {@link #newId}, or a test's made-up ones (a forced collision). */
+  /** Where generated ids come from: {@link JobIds#newId}, or a test's made-up ones (a forced collision). */
   private final Supplier<String> ids;
 
   /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
@@ -75,7 +72,7 @@ public final class DelayQueue implements AutoCloseable {
           Keys.of(config)).withLimits(config);
       broker.prepare();
       return new DelayQueue(broker, config.queue().maxPayloadBytes(),
-          config.retry().maxAttempts(), redis, null, DelayQueue::newId, EnqueueGate.NOW);
+          config.retry().maxAttempts(), redis, null, JobIds::newId, EnqueueGate.NOW);
     } catch (RuntimeException e) {
       redis.close();
       throw e;
@@ -84,12 +81,12 @@ public final class DelayQueue implements AutoCloseable {
 
   /** A producer over an existing broker (its connections stay the caller's). */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, DelayQueue::newId, EnqueueGate.NOW);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, null, JobIds::newId, EnqueueGate.NOW);
   }
 
   /** A producer over an existing broker that tells {@code listener} of each job it enqueued. */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, DelayQueue::newId, EnqueueGate.NOW);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, JobIds::newId, EnqueueGate.NOW);
   }
 
   /**
@@ -98,7 +95,7 @@ public final class DelayQueue implements AutoCloseable {
    */
   public DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts, Listener listener,
       EnqueueGate gate) {
-    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, DelayQueue::newId, gate);
+    this(broker, maxPayloadBytes, defaultMaxAttempts, null, listener, JobIds::newId, gate);
   }
 
   /** A producer whose generated ids come from {@code ids} (tests: an id that meets a stored job's). */
@@ -203,7 +200,7 @@ public final class DelayQueue implements AutoCloseable {
    */
   private EnqueueResult settled(JobRequest request, NewJob job, Enqueued e,
       Function<NewJob, Enqueued> again) {
-    while (request.options().id() == null && collided(e)) {
+    while (request.options().id() == null && JobIds.collided(e)) {
       job = withNewId(job);
       e = again.apply(job);
     }
@@ -354,39 +351,6 @@ public final class DelayQueue implements AutoCloseable {
       throw new IllegalArgumentException("job type '" + type
           + "' is not valid: use 1 to 64 of the characters a-z 0-9 _ . : -");
     }
-  }
-
-  /** The first byte's top six bits that URL-safe base64 writes as '-' (62). */
-  private static final int DASH_FIRST = 62 << 2;
-
-  /**
-   * 72 random bits, URL-safe, 12 characters: an id sits in the jobs hash (where 12 characters
-   * fill a 16-byte allocation, 13 to 20 a 24-byte one) and in its place (a wheel bucket), so each
-   * character counts (docs/redis-layout.md). Ids need to be unique, not secret, so the fast
-   * thread-local generator is enough; and an id that meets a job it does not belong to (one in
-   * 2^72 per stored job) is never taken for that job: the enqueue answers that the id is held
-   * ({@link #collided}) and is sent again under a new id. An id never begins with '-', which a
-   * command line would read as an option ({@code delayq inspect -q8Z...} is -q with a value): the
-   * first character's top bit is flipped, so 'e' comes first twice as often, 1/64 of a bit less.
-   */
-  static String newId() {
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    byte[] bytes = new byte[9];
-    long a = random.nextLong();
-    for (int i = 0; i < 8; i++) {
-      bytes[i] = (byte) (a >>> (8 * i));
-    }
-    bytes[8] = (byte) random.nextInt();
-    if ((bytes[0] & 0xFC) == DASH_FIRST) {
-      bytes[0] ^= (byte) 0x80;
-    }
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-  }
-
-  /** A generated id met a stored job's (pending, dead, or an id kept after its end): not this job's. */
-  private static boolean collided(Enqueued e) {
-    return e.code() == EnqueueCode.PENDING || e.code() == EnqueueCode.DEAD
-        || e.code() == EnqueueCode.ENDED;
   }
 
   private NewJob withNewId(NewJob job) {

@@ -53,7 +53,7 @@ class DelayQueueTest {
   void aGeneratedIdIsTwelveUrlSafeCharactersAndNeverBeginsWithADash() {
     Set<Character> firsts = new HashSet<>();
     for (int i = 0; i < 100_000; i++) {
-      String id = DelayQueue.newId();
+      String id = JobIds.newId();
       assertTrue(id.matches("[A-Za-z0-9_-]{12}"), id);
       assertFalse(id.startsWith("-"), id);
       firsts.add(id.charAt(0));

@@ -10,13 +10,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -53,7 +48,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <p>A worker's claim reads the other shards' lengths here too ({@link #lengths}), sent before
  * its own claim goes on the consumer's thread: a hung node's shards read as empty, so no scan
  * waits on it. Many consumers' reads queue on a lane; calls that change something go one at a
- * time per node ({@link Lane#take}).
+ * time per node ({@link NodeLane#take}).
  *
  * <p>The cost: a hand-over to each node's thread and back on every such pass and scan, where one
  * pipeline read every node on the caller's thread (not measured here; the forward precision bench
@@ -69,7 +64,7 @@ final class NodeLanes {
 
   private final RedisClusterClient cluster;
   private final ClusterConnectionProvider provider;
-  private final Map<HostAndPort, Lane> lanes = new ConcurrentHashMap<>();
+  private final Map<HostAndPort, NodeLane> lanes = new ConcurrentHashMap<>();
 
   private NodeLanes(RedisClusterClient cluster, ClusterConnectionProvider provider) {
     this.cluster = cluster;
@@ -194,7 +189,7 @@ final class NodeLanes {
    */
   boolean hangs(String key) {
     HostAndPort node = provider.getNode(JedisClusterCRC16.getSlot(key));
-    Lane lane = node == null ? null : lanes.get(node);
+    NodeLane lane = node == null ? null : lanes.get(node);
     return lane != null && lane.slow && lane.unanswered.get() > 0;
   }
 
@@ -272,7 +267,7 @@ final class NodeLanes {
     }
     List<Sent<T>> sent = new ArrayList<>(byNode.size());
     for (Map.Entry<HostAndPort, List<Integer>> group : byNode.entrySet()) {
-      Lane lane = lanes.computeIfAbsent(group.getKey(), Lane::new);
+      NodeLane lane = lanes.computeIfAbsent(group.getKey(), NodeLane::new);
       List<Integer> at = group.getValue();
       if (!lane.take(readOnly)) {
         for (int i : at) {
@@ -305,7 +300,7 @@ final class NodeLanes {
     return replies.get();
   }
 
-  private record Sent<T>(Lane lane, List<Integer> at, CompletableFuture<T[]> answer, IntFunction<T[]> array,
+  private record Sent<T>(NodeLane lane, List<Integer> at, CompletableFuture<T[]> answer, IntFunction<T[]> array,
       Function<JedisException, T> failed) {
     /** The answers, or null when the node has not answered within {@code waitNanos}. */
     T[] await(long waitNanos) {
@@ -324,78 +319,6 @@ final class NodeLanes {
         Thread.currentThread().interrupt();
         return null;
       }
-    }
-  }
-
-  /** One node's thread, and whether a call sent on it has not been answered yet. */
-  private static final class Lane {
-    final HostAndPort node;
-    final ExecutorService thread;
-    /** Calls sent on it and not answered yet (queued or running). */
-    private final AtomicInteger unanswered = new AtomicInteger();
-    /** What its calls are answered while it has not answered the one before. */
-    final NodeInFlightException inFlight;
-    /** Its last call was not answered within the pass's wait (written by the lane and, on a timeout, the caller). */
-    volatile boolean slow;
-    /** Whether a WARN says it is hung; an INFO ends it (the lane's thread only, but for the first overrun). */
-    private final AtomicBoolean said = new AtomicBoolean();
-
-    Lane(HostAndPort node) {
-      this.node = node;
-      this.inFlight = new NodeInFlightException(node);
-      // one thread, ended after a minute without calls (a node that left the cluster keeps none)
-      ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "delayq-node-" + node);
-        t.setDaemon(true);
-        return t;
-      });
-      one.allowCoreThreadTimeOut(true);
-      this.thread = one;
-    }
-
-    /**
-     * Whether a call may go on this lane now. A call that changes something goes only when none
-     * before it is unanswered: one at a time per node, so never twice at once for a shard. Reads
-     * (the lengths beside claims, from many consumers at once) queue behind one another, unless
-     * the node overran its last call: then they would only wait for it.
-     */
-    boolean take(boolean readOnly) {
-      if (readOnly) {
-        if (slow && unanswered.get() > 0) {
-          return false;
-        }
-        unanswered.incrementAndGet();
-        return true;
-      }
-      return unanswered.compareAndSet(0, 1);
-    }
-
-    void overran() {
-      slow = true;
-      if (said.compareAndSet(false, true)) {
-        log.warn("Redis Cluster node {} has not answered within {} ms; its shards are held back (not sent "
-            + "again) until it answers, the other nodes' go on", node, ANSWER_WITHIN_NANOS / 1_000_000);
-      }
-    }
-
-    /** Runs one node's calls; they count as answered before their answer is given, so the next may go at once. */
-    <T> void run(CompletableFuture<T[]> answer, java.util.function.Supplier<T[]> calls) {
-      long started = System.nanoTime();
-      T[] out;
-      try {
-        out = calls.get();
-      } catch (RuntimeException | Error e) {
-        unanswered.decrementAndGet();
-        answer.completeExceptionally(e);
-        return;
-      }
-      long tookNanos = System.nanoTime() - started;
-      slow = tookNanos > ANSWER_WITHIN_NANOS;
-      if (!slow && said.compareAndSet(true, false)) {
-        log.info("Redis Cluster node {} answers again", node);
-      }
-      unanswered.decrementAndGet();
-      answer.complete(out);
     }
   }
 }
