@@ -17,6 +17,7 @@ import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import dev.delayq.redisserver.RedisServer;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -51,16 +52,8 @@ class OutageLogTest {
     replica = RedisServer.startReplicaOf(master);
   }
 
-  /**
-   * Waits until the replica has every write of the master: after its first sync, or after a test
-   * before stopped and resumed it, it may still be catching up, and the prepare's own WAIT gives
-   * it only the test's 200 ms (under load, a run met two set-ups refused so).
-   */
   private static void replicaCaughtUp() {
-    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
-      m.set("outage-log-test:caught-up", "1");
-      assertEquals(1L, m.waitReplicas(1, 10_000), "the replica did not catch up within 10 s");
-    }
+    master.awaitReplicasCaughtUp(1, Duration.ofSeconds(10));
   }
 
   @AfterAll

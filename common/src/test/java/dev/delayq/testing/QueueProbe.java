@@ -39,9 +39,15 @@ public final class QueueProbe {
   private final UnifiedJedis redis;
   private final Keys keys;
 
+  /** A probe of {@code broker}'s queue on the shared {@link RedisFixture}, where the broker lives. */
   public QueueProbe(RedisBroker broker) {
+    this(broker, RedisFixture.get().redis());
+  }
+
+  /** A probe of {@code broker}'s queue reading and planting by hand on {@code redis}, the broker's server. */
+  public QueueProbe(RedisBroker broker, UnifiedJedis redis) {
     this.broker = broker;
-    this.redis = RedisFixture.get().redis();
+    this.redis = redis;
     this.keys = broker.keys();
   }
 

@@ -190,6 +190,24 @@ public final class RedisServer implements AutoCloseable {
     return port;
   }
 
+  /**
+   * Waits until {@code replicas} replicas of this master have every write made so far (a write,
+   * then WAIT). A test's set-up calls it before a connection with redis.replicaAcks: after a first
+   * sync, or after a test before it stopped and resumed a replica, the replica may still be
+   * catching up, and the set-up's own WAIT gives it only the test's short timeout.
+   */
+  public void awaitReplicasCaughtUp(int replicas, Duration within) {
+    try (RedisClient m = client()) {
+      String key = "delayq-test:replicas-caught-up";
+      m.set(key, "1");
+      long caughtUp = m.waitReplicas(key, replicas, within.toMillis());
+      if (caughtUp < replicas) {
+        throw new IllegalStateException(caughtUp + " of " + replicas + " replica(s) of " + url()
+            + " caught up within " + within.toMillis() + " ms");
+      }
+    }
+  }
+
   public String url() {
     return "redis://127.0.0.1:" + port;
   }

@@ -122,7 +122,7 @@ class FinisherTest {
       Finisher f = new Finisher(broker, new RedisOutage("test/finisher"), () -> {
         if (failures.incrementAndGet() == 2) {
           server[0] = startRedis(port);
-          held[0] = new QueueProbe(broker).seedInFlight("c1", "j1");
+          held[0] = new QueueProbe(broker, redis).seedInFlight("c1", "j1");
         }
         return false;
       });
@@ -131,7 +131,7 @@ class FinisherTest {
 
       assertEquals(2, failures.get());
       assertEquals(1, held[0].token(), "the delivery the finisher was given");
-      assertEquals(List.of("dead"), new QueueProbe(broker).placesOf("j1"));
+      assertEquals(List.of("dead"), new QueueProbe(broker, redis).placesOf("j1"));
     } finally {
       if (server[0] != null) {
         server[0].destroyForcibly().waitFor();

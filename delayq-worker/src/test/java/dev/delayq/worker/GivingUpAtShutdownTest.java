@@ -34,6 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisBusyException;
 
 /**
@@ -73,9 +74,10 @@ class GivingUpAtShutdownTest {
     Keys keys = RedisFixture.freshKeys();
     broker = new RedisBroker(redis, keys);
     broker.prepare();
-    RedisBroker direct = new RedisBroker(master.client(), keys);
+    UnifiedJedis directClient = master.client();
+    RedisBroker direct = new RedisBroker(directClient, keys);
     direct.loadScripts();
-    probe = new QueueProbe(direct);
+    probe = new QueueProbe(direct, directClient);
     lines.start();
     root.addAppender(lines);
   }

@@ -43,6 +43,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -86,9 +87,10 @@ class LostRepliesTest {
     Keys keys = RedisFixture.freshKeys();
     broker = new RedisBroker(workerRedis, keys);
     broker.prepare();
-    direct = new RedisBroker(redisServer.client(), keys);
+    UnifiedJedis directClient = redisServer.client();
+    direct = new RedisBroker(directClient, keys);
     direct.loadScripts();
-    probe = new QueueProbe(direct);
+    probe = new QueueProbe(direct, directClient);
     lease = new Lease(60_000_000_000L, 1_000_000_000L);
     lease.renewed(System.nanoTime()); // as under a beating heartbeat
     CountingHandler.clear();

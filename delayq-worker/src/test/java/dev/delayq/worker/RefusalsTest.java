@@ -82,7 +82,7 @@ class RefusalsTest {
     broker = new RedisBroker(redis, keys);
     replicaCaughtUp();
     broker.prepare();
-    probe = new QueueProbe(broker);
+    probe = new QueueProbe(broker, redis.client());
     lease = new Lease(60_000_000_000L, 1_000_000_000L);
     lease.renewed(System.nanoTime()); // as under a beating heartbeat
     warnings.start();
@@ -142,16 +142,8 @@ class RefusalsTest {
     assertTrue(unsure.get(0).contains("the ack of job j1"), unsure.toString());
   }
 
-  /**
-   * Waits until the replica has every write of the master: after its first sync, or after a test
-   * before stopped and resumed it, it may still be catching up, and the prepare's own WAIT gives
-   * it only the test's 200 ms (under load, CI met three set-ups refused so).
-   */
   private static void replicaCaughtUp() {
-    try (Jedis m = new Jedis("127.0.0.1", master.port())) {
-      m.set("refusals-test:caught-up", "1");
-      assertEquals(1L, m.waitReplicas(1, 10_000), "the replica did not catch up within 10 s");
-    }
+    master.awaitReplicasCaughtUp(1, Duration.ofSeconds(10));
   }
 
   private static void signalReplica(String signal) throws IOException, InterruptedException {
