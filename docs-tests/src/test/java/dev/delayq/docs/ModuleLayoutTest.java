@@ -31,7 +31,7 @@ class ModuleLayoutTest {
    * Each module's floor: a module may depend only on modules of lower floors. 0 the Redis
    * server for tests and tools; 1 common, the contract every process shares; 2 the client, an
    * app's API; 3 the worker engine on it; 4 what runs them or tests with them; 5 what runs
-   * those; 6 ours alone (the bench, the end-to-end tests, the example); 7 the tests of the
+   * those; 6 ours alone (the bench, the end-to-end tests, the examples); 7 the tests of the
    * README and docs, which run all of it.
    */
   private static final Map<String, Integer> FLOORS = Map.ofEntries(
@@ -43,7 +43,8 @@ class ModuleLayoutTest {
       Map.entry("scheduler-proc", 4), Map.entry("worker-proc", 4), Map.entry("delayq-cli", 4),
       Map.entry("delayq-spring-boot3-starter", 5), Map.entry("delayq-spring-boot4-starter", 5),
       Map.entry("supervisor", 5),
-      Map.entry("bench", 6), Map.entry("e2e", 6), Map.entry("order-app", 6), Map.entry("docs-tests", 7));
+      Map.entry("bench", 6), Map.entry("e2e", 6), Map.entry("order-app", 6), Map.entry("order-app-boot4", 6),
+      Map.entry("docs-tests", 7));
 
   /** What an app puts on its classpath: none of it may need a process of the system's. */
   private static final Set<String> APP_SIDE = Set.of("delayq-client", "delayq-worker", "delayq-scheduler",
