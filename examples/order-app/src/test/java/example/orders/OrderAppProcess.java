@@ -71,8 +71,8 @@ final class OrderAppProcess implements AutoCloseable {
         .timeout(Duration.ofSeconds(2)).build();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new AssertionError(name + " exited with " + process.exitValue() + " before it was up; see target/two-apps/"
-            + name + ".log");
+        throw new AssertionError(name + " exited with " + process.exitValue()
+            + " before it was up; see target/two-apps/" + name + ".log");
       }
       try {
         HttpResponse<String> r = HTTP.send(health, HttpResponse.BodyHandlers.ofString());
