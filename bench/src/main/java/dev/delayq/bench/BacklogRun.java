@@ -266,11 +266,11 @@ final class BacklogRun {
     Map<String, Object> out = new LinkedHashMap<>();
     String said;
     if (heap) {
-      HeapPeak.Measured<String> m = HeapPeak.of(call);
+      HeapPeak.Measured<String> m = slow.watching(() -> HeapPeak.of(call));
       said = m.result();
       out.putAll(m.heap());
     } else {
-      said = call.call();
+      said = slow.watching(call);
       out.put("wall_ms", Measures.round2((System.nanoTime() - t0) / 1e6));
     }
     out.putAll(slow.read().toMap(slow.thresholdUs()));

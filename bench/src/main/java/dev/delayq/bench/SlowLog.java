@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -12,22 +13,25 @@ import redis.clients.jedis.UnifiedJedis;
  * The slowest single Redis call of an operation, read from the server's own SLOWLOG: the server
  * times each command's execution (not the network), so a loaded client machine does not inflate
  * it. While open, commands slower than the threshold are logged (up to {@value #MAX_LEN} between
- * two resets); at close the server's own settings are put back. A standalone Redis only: a
+ * two looks); at close the server's own settings are put back. A standalone Redis only: a
  * cluster's slow log is per node.
  */
 final class SlowLog implements AutoCloseable {
   /** Entries kept between two resets; one operation's calls over the threshold rarely come near. */
   static final int MAX_LEN = 1024;
 
-  /** What the log held: the slowest entry's microseconds and command, and how many were logged. */
-  record Slowest(long micros, String command, int entries, boolean full) {
+  /**
+   * What the log held: the slowest entry's microseconds and command, how many were logged, and
+   * whether some were dropped before they were read ({@code lost}: then the slowest is of the rest).
+   */
+  record Slowest(long micros, String command, int entries, boolean lost) {
     Map<String, Object> toMap(long thresholdUs) {
       Map<String, Object> out = new java.util.LinkedHashMap<>();
       out.put("slowest_call_us", micros);
       out.put("slowest_command", entries == 0 ? "none over " + thresholdUs + " us" : command);
       out.put("calls_over_threshold", entries);
-      if (full) {
-        out.put("slow_log_full", true);
+      if (lost) {
+        out.put("slow_log_entries_lost", true);
       }
       return out;
     }
@@ -45,6 +49,11 @@ final class SlowLog implements AutoCloseable {
   private final long thresholdUs;
   private final String oldThreshold;
   private final String oldMaxLen;
+  private long lastId = -1;
+  private long max;
+  private String command = "";
+  private int entries;
+  private boolean lost;
 
   private SlowLog(UnifiedJedis redis, long thresholdUs) {
     this.redis = redis;
@@ -65,27 +74,80 @@ final class SlowLog implements AutoCloseable {
     return thresholdUs;
   }
 
-  void reset() {
+  /** Empties the log and forgets what was read from it. */
+  synchronized void reset() {
     redis.sendCommand(Protocol.Command.SLOWLOG, "RESET");
+    lastId = -1;
+    max = 0;
+    command = "";
+    entries = 0;
+    lost = false;
+  }
+
+  /**
+   * Runs {@code call} while a thread reads the log every 100 ms, so that the slowest call of a
+   * long operation is kept however many calls pass the threshold (the log holds {@value #MAX_LEN}).
+   */
+  <T> T watching(Callable<T> call) throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread poller = new Thread(() -> {
+      while (!done.get()) {
+        poll();
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "bench-slowlog");
+    poller.setDaemon(true);
+    poller.start();
+    try {
+      return call.call();
+    } finally {
+      done.set(true);
+      poller.join();
+    }
   }
 
   /**
    * The slowest entry since the last reset. An EVALSHA is named by its script
-   * ({@code evalsha forwardDue}), any other command by its name and first key.
+   * ({@code evalsha moveDueToReady.lua}), any other command by its name and first key; the
+   * bench's own SLOWLOG calls are left out.
    */
-  Slowest read() {
-    List<?> entries = (List<?>) redis.sendCommand(Protocol.Command.SLOWLOG, "GET", Integer.toString(MAX_LEN));
-    long max = 0;
-    String command = "";
-    for (Object e : entries) {
+  synchronized Slowest read() {
+    poll();
+    return new Slowest(max, command, entries, lost);
+  }
+
+  /** Takes in the entries logged since the last look (entry ids only grow, across resets too). */
+  private synchronized void poll() {
+    List<?> log = (List<?>) redis.sendCommand(Protocol.Command.SLOWLOG, "GET", Integer.toString(MAX_LEN));
+    long oldest = Long.MAX_VALUE;
+    long newest = lastId;
+    for (Object e : log) {
       List<?> entry = (List<?>) e;
+      long id = (Long) entry.get(0);
+      oldest = Math.min(oldest, id);
+      if (id <= lastId) {
+        continue;
+      }
+      newest = Math.max(newest, id);
+      String what = describe((List<?>) entry.get(3));
+      if (what.startsWith("slowlog")) {
+        continue;
+      }
+      entries++;
       long micros = (Long) entry.get(2);
       if (micros >= max) {
         max = micros;
-        command = describe((List<?>) entry.get(3));
+        command = what;
       }
     }
-    return new Slowest(max, command, entries.size(), entries.size() >= MAX_LEN);
+    if (log.size() >= MAX_LEN && lastId >= 0 && oldest > lastId + 1) {
+      lost = true;
+    }
+    lastId = newest;
   }
 
   /** A slow-log entry's arguments as one short phrase: the command, then the script or first key. */
