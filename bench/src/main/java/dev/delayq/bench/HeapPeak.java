@@ -24,7 +24,7 @@ import javax.management.openmbean.CompositeData;
 final class HeapPeak {
   private HeapPeak() {}
 
-  /** The call's result beside its wall time (wall_ms, the GC before not counted) and heap figures (MB; heap_live_max_mb -1 when no GC ran during it). */
+  /** The call's result beside its heap figures (MB; heap_live_max_mb -1 when no GC ran during it). */
   record Measured<T>(T result, Map<String, Object> heap) {}
 
   static <T> Measured<T> of(Callable<T> call) throws Exception {
@@ -55,7 +55,6 @@ final class HeapPeak {
       }
     }
     T result;
-    long t0 = System.nanoTime();
     try {
       result = call.call();
     } finally {
@@ -65,7 +64,6 @@ final class HeapPeak {
     }
     long peak = pools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
     Map<String, Object> heap = new LinkedHashMap<>();
-    heap.put("wall_ms", Math.round((System.nanoTime() - t0) / 1e4) / 100.0);
     heap.put("heap_before_mb", mb(before));
     heap.put("heap_peak_mb", mb(peak));
     heap.put("heap_live_max_mb", liveMax.get() < 0 ? -1 : mb(liveMax.get()));
