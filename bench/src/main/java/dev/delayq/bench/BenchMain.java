@@ -25,6 +25,9 @@ import picocli.CommandLine.Parameters;
         "ticks (not in all): an every-second schedule for --seconds s, one scheduler; lateness of each",
         "tick's handler start against its tick time.",
         "soak (not in all) runs for --duration at --rate with a worker kill -9 every --kill-every.",
+        "backlog (not in all): the figures of an empty queue beside those of one holding --pending jobs",
+        "due over 24 h (enqueue, drain, lateness, the slowest Redis call of check/recover/stats/browse,",
+        "check's heap, Redis memory per pending job).",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -33,11 +36,11 @@ public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
       List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "queues", "browse");
   /** Measures run only when named: they take wall-clock time whatever the machine. */
-  private static final List<String> ON_REQUEST = List.of("ticks", "pipeline");
+  private static final List<String> ON_REQUEST = List.of("ticks", "pipeline", "backlog");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak or all "
-          + "(all: every one but ticks and soak; default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak, backlog "
+          + "or all (all: every one but ticks, soak and backlog; default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -97,6 +100,11 @@ public final class BenchMain implements Callable<Integer> {
       description = "soak: one worker gets SIGKILL this often while enqueueing (default 60s)")
   Duration killEvery;
 
+  @Option(names = "--pending", defaultValue = "10000000",
+      description = "backlog: pending jobs of the backlog, due over 24 h (default 10000000); --n is the jobs "
+          + "of each enqueue and drain figure")
+  long pending;
+
   @Option(names = "--json", description = "also write the figures to this file")
   Path json;
 
@@ -115,7 +123,8 @@ public final class BenchMain implements Callable<Integer> {
     for (String m : wanted) {
       if (!MEASURES.contains(m) && !ON_REQUEST.contains(m) && !m.equals("soak")) {
         throw new CommandLine.ParameterException(new CommandLine(this), "unknown measure '" + m
-            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, pipeline, soak, all)");
+            + "' (enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, pipeline, soak, "
+            + "backlog, all)");
       }
     }
     if (rate != null && rate < 1 || duration.isNegative() || duration.isZero() || maxDelay.isNegative()
@@ -131,6 +140,13 @@ public final class BenchMain implements Callable<Integer> {
     }
     if (rate != null && rate > 100_000) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--rate must be 1 to 100000, got " + rate);
+    }
+    if (pending < 1 || pending > 1_000_000_000L) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--pending must be 1 to 1000000000, got " + pending);
+    }
+    if (wanted.contains("backlog") && cluster != null) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "backlog reads one Redis's SLOWLOG: leave out --cluster");
     }
     if (replicaAcks < 0 || replicaAcks > 5) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--replica-acks must be 0 to 5");
@@ -162,6 +178,7 @@ public final class BenchMain implements Callable<Integer> {
           case "browse" -> measures.browse(n);
           case "ticks" -> measures.ticks(seconds, workersOr(1), threads);
           case "pipeline" -> measures.pipeline(n);
+          case "backlog" -> new BacklogRun(measures).run(pending, n, workersOr(1), threads);
           default -> measures.supervision(threads);
         });
       }

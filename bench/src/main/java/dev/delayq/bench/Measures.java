@@ -477,7 +477,7 @@ final class Measures {
   }
 
   /** {@link #awaitStamps(String, long, String)}, for at most {@code seconds}. */
-  private void awaitStamps(String log, long count, long seconds, String what) throws InterruptedException {
+  void awaitStamps(String log, long count, long seconds, String what) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (redis.redis().llen(log) < count) {
       if (System.nanoTime() > deadline) {
@@ -602,7 +602,7 @@ final class Measures {
    * DELAYQ_BENCH_TRACE_DIR set, every probe's line (in start order: "late ms,id") goes to
    * {@code <dir>/<part>.txt} for a closer look.
    */
-  private Map<String, Object> lateness(Queue q, String log, int n, int timeoutSeconds, String part)
+  Map<String, Object> lateness(Queue q, String log, int n, int timeoutSeconds, String part)
       throws InterruptedException {
     awaitStamps(log, n, timeoutSeconds, "the probes");
     List<String> lines = redis.redis().lrange(log, 0, -1);
@@ -821,7 +821,7 @@ final class Measures {
   // ---- helpers ---------------------------------------------------------------------------
 
   /** Enqueues n jobs due together {@code inMs} from now (Redis clock); returns their due time. */
-  private long seedDue(Queue q, int n, String type, String payload, long inMs) throws InterruptedException {
+  long seedDue(Queue q, int n, String type, String payload, long inMs) throws InterruptedException {
     long start = redisNowMs();
     long dueAt = start + inMs;
     List<JobRequest> jobs = new ArrayList<>(n);

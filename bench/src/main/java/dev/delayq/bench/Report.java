@@ -10,7 +10,7 @@ final class Report {
   @SuppressWarnings("unchecked")
   static String table(Map<String, Object> r) {
     StringBuilder out = new StringBuilder();
-    if (r.keySet().stream().anyMatch(m -> !m.equals("machine") && !m.equals("soak"))) {
+    if (r.keySet().stream().anyMatch(m -> !m.equals("machine") && !m.equals("soak") && !m.equals("backlog"))) {
       out.append(String.format("%n%-44s %14s %14s %8s%n", "measure", "delayq", "BullMQ 6.7", "ratio"));
     }
     line(out, r, "enqueue", "enqueue jobs/s (best of batched, 50 in flight)", "jobs_per_s", 44_812);
@@ -102,7 +102,62 @@ final class Report {
     if (r.get("soak") instanceof Map<?, ?> soak) {
       soak(out, (Map<String, Object>) soak);
     }
+    if (r.get("backlog") instanceof Map<?, ?> backlog) {
+      backlog(out, (Map<String, Object>) backlog);
+    }
     return out.toString();
+  }
+
+  /** The backlog's table: each figure on the empty queue, on the backlog, and the change. */
+  @SuppressWarnings("unchecked")
+  private static void backlog(StringBuilder out, Map<String, Object> b) {
+    Map<String, Object> e = (Map<String, Object>) b.get("empty");
+    Map<String, Object> f = (Map<String, Object>) b.get("backlog");
+    Object pending = b.get("pending");
+    out.append(String.format("%nbacklog: %,d pending jobs due over 24 h, beside an empty queue (%,d jobs per "
+        + "enqueue and drain figure)%n", ((Number) pending).longValue(), ((Number) b.get("jobs_per_figure")).longValue()));
+    out.append(String.format("%-46s %16s %16s %8s%n", "figure", "empty queue", "backlog", "change"));
+    compare(out, "enqueue batched jobs/s", e.get("enqueue_batched_jobs_per_s"), f.get("enqueue_batched_jobs_per_s"));
+    compare(out, "enqueue one by one, 50 in flight, jobs/s", e.get("enqueue_one_by_one_jobs_per_s"),
+        f.get("enqueue_one_by_one_jobs_per_s"));
+    compare(out, "forward + drain of jobs due at one ms, jobs/s", e.get("drain_jobs_per_s"), f.get("drain_jobs_per_s"));
+    Map<String, Object> le = (Map<String, Object>) e.get("lateness_ms");
+    Map<String, Object> lb = (Map<String, Object>) f.get("lateness_ms");
+    out.append(String.format("%-46s %16s %16s%n", "lateness p50/p99/max ms (2,000 over 10 s)",
+        le.get("p50") + "/" + le.get("p99") + "/" + le.get("max"), lb.get("p50") + "/" + lb.get("p99") + "/" + lb.get("max")));
+    Map<String, Object> oe = (Map<String, Object>) e.get("operator_calls");
+    Map<String, Object> ob = (Map<String, Object>) f.get("operator_calls");
+    for (String call : ob.keySet()) {
+      Map<String, Object> ce = (Map<String, Object>) oe.get(call);
+      Map<String, Object> cb = (Map<String, Object>) ob.get(call);
+      String name = call.replace('_', ' ');
+      compare(out, name + ": wall ms", ce.get("wall_ms"), cb.get("wall_ms"));
+      out.append(String.format("%-46s %16s %16s%n", "  slowest Redis call us (SLOWLOG)", ce.get("slowest_call_us"),
+          cb.get("slowest_call_us")));
+      out.append(String.format("%-46s %s | %s%n", "  its command", ce.get("slowest_command"), cb.get("slowest_command")));
+      out.append(String.format("%-46s %16s %16s%n", "  calls over " + b.get("slow_log_threshold_us") + " us",
+          ce.get("calls_over_threshold"), cb.get("calls_over_threshold")));
+      if (cb.containsKey("heap_peak_mb")) {
+        out.append(String.format("%-46s %16s %16s%n", "  bench JVM heap peak / live max MB",
+            ce.get("heap_peak_mb") + " / " + ce.get("heap_live_max_mb"), cb.get("heap_peak_mb") + " / "
+                + cb.get("heap_live_max_mb")));
+      }
+    }
+    f.forEach((key, v) -> {
+      if (key.startsWith("bytes_per_job_at_")) {
+        out.append(String.format("%-46s %16s %16s%n", "Redis bytes per pending job at " + key.substring(17), "", v));
+      }
+    });
+    out.append(String.format("%-46s %16s %16s%n", "fill: seconds, jobs/s", "", f.get("fill_seconds") + ", "
+        + f.get("fill_jobs_per_s")));
+  }
+
+  private static void compare(StringBuilder out, String label, Object empty, Object backlog) {
+    String change = "";
+    if (empty instanceof Number e && backlog instanceof Number b && e.doubleValue() > 0) {
+      change = String.format("%+.1f%%", 100 * (b.doubleValue() - e.doubleValue()) / e.doubleValue());
+    }
+    out.append(String.format("%-46s %16s %16s %8s%n", label, empty, backlog, change));
   }
 
   /** The soak's table: one row per minute, then the workers, Redis memory and the ledger. */
