@@ -212,6 +212,7 @@ public final class RedisBroker {
 
   // ---- producers ------------------------------------------------------------------------
 
+  /** enqueue.lua for one job, on the shard of its id: stored and placed, or why not. */
   public Enqueued enqueue(NewJob job) {
     return enqueuer.enqueue(job);
   }
