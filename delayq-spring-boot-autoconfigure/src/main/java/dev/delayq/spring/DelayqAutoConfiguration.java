@@ -36,7 +36,7 @@ public class DelayqAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public DelayqConfig delayqConfig(DelayqProperties properties) {
-    return new ConfigLoader().load(null, properties.toEnvironment());
+    return new ConfigLoader().load(null, DelayqEnvironment.of(properties));
   }
 
   /** Producers, the worker's consumers and the health check share it. */

@@ -1,7 +1,6 @@
 package dev.delayq.spring;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -51,58 +50,6 @@ public class DelayqProperties {
 
   public Producer getProducer() {
     return producer;
-  }
-
-  /** The set keys as the DELAYQ_* variables conf/delayq.yml documents, for ConfigLoader. */
-  Map<String, String> toEnvironment() {
-    Map<String, String> env = new LinkedHashMap<>();
-    put(env, "REDIS_URL", redis.url);
-    put(env, "REDIS_REQUIRE_NOEVICTION", redis.requireNoeviction);
-    put(env, "REDIS_CONNECT_TIMEOUT", redis.connectTimeout);
-    put(env, "REDIS_SOCKET_TIMEOUT", redis.socketTimeout);
-    put(env, "REDIS_TLS_CA_FILE", redis.tlsCaFile);
-    put(env, "REDIS_TLS_CERT_FILE", redis.tlsCertFile);
-    put(env, "REDIS_TLS_KEY_FILE", redis.tlsKeyFile);
-    put(env, "REDIS_TLS_VERIFY_HOSTNAME", redis.tlsVerifyHostname);
-    put(env, "REDIS_SENTINELS", redis.sentinels);
-    put(env, "REDIS_MASTER_NAME", redis.masterName);
-    put(env, "REDIS_REPLICA_ACKS", redis.replicaAcks);
-    put(env, "REDIS_REPLICA_ACKS_TIMEOUT", redis.replicaAcksTimeout);
-    put(env, "REDIS_CLUSTER", redis.cluster);
-    put(env, "QUEUE_NAME", queue.name);
-    put(env, "QUEUE_KEY_PREFIX", queue.keyPrefix);
-    put(env, "QUEUE_MAX_PAYLOAD_BYTES", queue.maxPayloadBytes);
-    put(env, "QUEUE_ID_RETENTION", queue.idRetention);
-    put(env, "QUEUE_SHARDS", queue.shards);
-    put(env, "QUEUE_HANDLER_WAIT", queue.handlerWait);
-    put(env, "WORKER_THREADS", worker.threads);
-    put(env, "WORKER_POLL_TIMEOUT", worker.pollTimeout);
-    put(env, "WORKER_PREFETCH", worker.prefetch);
-    put(env, "WORKER_CLAIM_MAX_BYTES", worker.claimMaxBytes);
-    put(env, "WORKER_HEARTBEAT_INTERVAL", worker.heartbeatInterval);
-    put(env, "WORKER_HEARTBEAT_TTL", worker.heartbeatTtl);
-    put(env, "WORKER_JOB_TIMEOUT", worker.jobTimeout);
-    put(env, "WORKER_INTERRUPT_GRACE", worker.interruptGrace);
-    put(env, "WORKER_POISON_PILL_AFTER", worker.poisonPillAfter);
-    put(env, "WORKER_DRAIN_TIMEOUT", worker.drainTimeout);
-    put(env, "WORKER_QUEUES", worker.queues);
-    put(env, "WORKER_STRICT", worker.strict);
-    put(env, "SCHEDULER_BATCH_SIZE", scheduler.batchSize);
-    put(env, "SCHEDULER_LEASE_TTL", scheduler.leaseTtl);
-    put(env, "SCHEDULER_STANDBY_GRACE", scheduler.standbyGrace);
-    put(env, "SCHEDULER_RECOVER_INTERVAL", scheduler.recoverInterval);
-    put(env, "RETRY_MAX_ATTEMPTS", retry.maxAttempts);
-    put(env, "RETRY_BASE_DELAY", retry.baseDelay);
-    put(env, "RETRY_MAX_DELAY", retry.maxDelay);
-    put(env, "RETRY_JITTER", retry.jitter);
-    return env;
-  }
-
-  private static void put(Map<String, String> env, String key, Object value) {
-    if (value != null) {
-      // durations as milliseconds, which conf/delayq.yml's duration syntax reads back exactly
-      env.put("DELAYQ_" + key, value instanceof Duration d ? d.toMillis() + "ms" : value.toString());
-    }
   }
 
   /** Where the jobs live (conf/delayq.yml {@code redis.*}). */

@@ -214,7 +214,7 @@ class DelayqAutoConfigurationTest {
     DelayqProperties properties = new DelayqProperties();
     properties.getRedis().setCluster("10.0.0.1:6379,10.0.0.2:6379");
     properties.getQueue().setShards(3);
-    DelayqConfig config = new dev.delayq.config.ConfigLoader().load(null, properties.toEnvironment());
+    DelayqConfig config = new dev.delayq.config.ConfigLoader().load(null, DelayqEnvironment.of(properties));
     assertThat(config.redis().clusterNodes()).hasSize(2);
     assertThat(config.queue().shards()).isEqualTo(3);
   }
