@@ -1,7 +1,6 @@
 package dev.delayq.spring;
 
 import java.time.Duration;
-import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
