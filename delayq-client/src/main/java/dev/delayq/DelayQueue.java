@@ -1,6 +1,7 @@
 package dev.delayq;
 
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.config.JobTypes;
 import dev.delayq.redis.DueChange;
 import dev.delayq.redis.Enqueued;
 import dev.delayq.redis.JobRecord;
@@ -20,7 +21,6 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * The producer API: puts jobs on a queue to run after a delay or at an instant. Due times
@@ -35,7 +35,6 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class DelayQueue implements AutoCloseable {
-  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final int BATCH = 1000;
   private static final Tracing TRACING = Tracing.get();
 
@@ -347,7 +346,7 @@ public final class DelayQueue implements AutoCloseable {
     if (type == null || type.isEmpty()) {
       throw new IllegalArgumentException("job type is empty");
     }
-    if (!TYPE.matcher(type).matches()) {
+    if (!JobTypes.isValid(type)) {
       throw new IllegalArgumentException("job type '" + type
           + "' is not valid: use 1 to 64 of the characters a-z 0-9 _ . : -");
     }

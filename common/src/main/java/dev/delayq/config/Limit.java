@@ -14,11 +14,10 @@ import java.util.regex.Pattern;
  */
 public record Limit(String type, String rate, String key, Integer concurrency) {
   private static final Pattern RATE = Pattern.compile("\\s*(\\d{1,9})\\s*/\\s*(\\S+)\\s*");
-  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
   private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
   public Limit {
-    if (type == null || !TYPE.matcher(type).matches()) {
+    if (!JobTypes.isValid(type)) {
       throw new IllegalArgumentException("type: '" + type + "' is not a job type ([a-z0-9_.:-], 1 to 64)");
     }
     rate = rate == null ? "" : rate.trim();

@@ -1,11 +1,10 @@
 package dev.delayq.redis;
 
+import dev.delayq.config.JobTypes;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /** Pause and resume of a queue or one job type, shard by shard (flow control, include/flow.lua). */
 final class PauseControl {
-  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
 
   private final Keys keys;
   private final RedisBroker broker;
@@ -71,7 +70,7 @@ final class PauseControl {
   }
 
   private static void checkScope(String scope) {
-    if (!Admin.WHOLE_QUEUE.equals(scope) && (scope == null || !TYPE.matcher(scope).matches())) {
+    if (!Admin.WHOLE_QUEUE.equals(scope) && !JobTypes.isValid(scope)) {
       throw new IllegalArgumentException("'" + scope + "' is not a job type ([a-z0-9_.:-], 1 to 64 characters)");
     }
   }

@@ -18,6 +18,14 @@ public final class JobContext {
   private static final ObjectMapper JSON = new ObjectMapper(dev.delayq.PayloadRules.FACTORY.copy())
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+  /**
+   * A copy of the mapper {@link #payloadAs} binds with (delayq's JSON limits, unknown properties
+   * ignored), for a binding of the payload made elsewhere (the Spring starter's handler methods).
+   */
+  public static ObjectMapper payloadMapper() {
+    return JSON.copy();
+  }
+
   private final String id;
   private final String type;
   private final String payloadJson;

@@ -5,6 +5,7 @@ import dev.delayq.DelayQueue;
 import dev.delayq.EnqueueGate;
 import dev.delayq.config.ConfigLoader;
 import dev.delayq.config.DelayqConfig;
+import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
@@ -81,7 +82,7 @@ public class DelayqAutoConfiguration {
   /** The app's @DelayqHandler methods, checked at start, bound with its ObjectMapper if it has one. */
   @Bean
   DelayqHandlerMethods delayqHandlerMethods(ObjectProvider<ObjectMapper> mapper) {
-    return new DelayqHandlerMethods(() -> mapper.getIfUnique(MethodJobHandler::delayqMapper));
+    return new DelayqHandlerMethods(() -> mapper.getIfUnique(JobContext::payloadMapper));
   }
 
   /** The in-app worker: the app's JobHandler beans and handler methods on the supervised workers' engine. */

@@ -1,17 +1,15 @@
 package dev.delayq.spring;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import dev.delayq.PayloadRules;
+import dev.delayq.config.JobTypes;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.util.regex.Pattern;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.ResolvableType;
 import org.springframework.util.ReflectionUtils;
@@ -23,7 +21,6 @@ import org.springframework.util.ReflectionUtils;
  * a handler that exists can always be called.
  */
 final class MethodJobHandler implements JobHandler {
-  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
 
   private final String type;
   private final Object bean;
@@ -49,12 +46,6 @@ final class MethodJobHandler implements JobHandler {
     this.name = name;
   }
 
-  /** The mapper delayq binds payloads with when the app has none: unknown properties ignored. */
-  static ObjectMapper delayqMapper() {
-    return new ObjectMapper(PayloadRules.FACTORY.copy())
-        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-  }
-
   /**
    * The handler for {@code method}, declared on {@code userClass} and called on {@code bean} (which
    * may be a proxy of it); an IllegalStateException naming the method and the type when its
@@ -65,7 +56,7 @@ final class MethodJobHandler implements JobHandler {
     if (type == null || type.isEmpty()) {
       throw new IllegalStateException(name + " names no job type: give it one, as in @DelayqHandler(\"order_close\")");
     }
-    if (!TYPE.matcher(type).matches()) {
+    if (!JobTypes.isValid(type)) {
       throw new IllegalStateException(name + " names job type '" + type + "', which does not match [a-z0-9_.:-]{1,64}");
     }
     String subject = name + " (job type '" + type + "')";

@@ -1,5 +1,6 @@
 package dev.delayq.worker;
 
+import dev.delayq.config.JobTypes;
 import dev.delayq.job.JobHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,6 @@ import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -25,7 +25,6 @@ import java.util.stream.Stream;
  * job type is dropping a jar there; no config names types.
  */
 public final class HandlerRegistry {
-  private static final Pattern TYPE = Pattern.compile("[a-z0-9_.:-]{1,64}");
 
   private final Map<String, JobHandler> byType;
 
@@ -69,7 +68,7 @@ public final class HandlerRegistry {
 
   private static String checkedType(JobHandler h) {
     String type = h.type();
-    if (type == null || !TYPE.matcher(type).matches()) {
+    if (!JobTypes.isValid(type)) {
       throw new IllegalStateException(h.getClass().getName() + " declares job type '" + type
           + "', which does not match [a-z0-9_.:-]{1,64}");
     }
