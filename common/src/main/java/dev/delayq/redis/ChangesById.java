@@ -28,7 +28,7 @@ final class ChangesById {
   boolean cancel(String id) {
     Keys keys = this.keys.shardOf(id);
     Object r = scripts.eval(Script.CANCEL, List.of(keys.jobs(), keys.delayed(), keys.ready(),
-        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs, keys.flowBase()));
+        keys.ended(), keys.endedExpiry()), List.of(id, idRetentionMs, keys.flowBase(), Workflows.keepMs(idRetentionMs)));
     return ((Long) r) == 1L;
   }
 

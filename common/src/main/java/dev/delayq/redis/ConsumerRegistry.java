@@ -110,6 +110,8 @@ public final class ConsumerRegistry {
     List<String> args = new ArrayList<>(List.of(consumerId, Integer.toString(REQUEUE_BATCH), mode.arg, reason, Integer.toString(poisonAt),
         recorded, idRetentionMs));
     args.addAll(finished);
+    // a workflow's job that ends here is settled from these (include/workflow.lua)
+    args.addAll(List.of("--", keys.flowBase(), Workflows.keepMs(idRetentionMs)));
     while (true) {
       List<?> r = (List<?>) scripts.eval(Script.REQUEUE_IN_FLIGHT, keyList, args);
       long first = (Long) r.get(0);

@@ -15,7 +15,11 @@ final class DeadJobs {
   }
 
   List<DeadRetry> retry(Keys shard, List<String> ids) {
-    List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD, List.of(shard.dead(), shard.jobs(), shard.ready()), ids);
+    List<String> args = new ArrayList<>(ids.size() + 2);
+    args.add("--"); // a workflow's job retried is pending again in its batch
+    args.add(shard.flowBase());
+    args.addAll(ids);
+    List<?> r = (List<?>) scripts.eval(Script.RETRY_DEAD, List.of(shard.dead(), shard.jobs(), shard.ready()), args);
     List<DeadRetry> out = new ArrayList<>(r.size());
     for (Object code : r) {
       out.add(DeadRetry.of((Long) code));
@@ -26,7 +30,7 @@ final class DeadJobs {
   int purge(Keys shard, String age, int most, String idRetentionMs) {
     long n = (Long) scripts.eval(Script.PURGE_DEAD,
         List.of(shard.dead(), shard.jobs(), shard.ended(), shard.endedExpiry()),
-        List.of(age, Integer.toString(most), idRetentionMs));
+        List.of(age, Integer.toString(most), idRetentionMs, shard.flowBase(), Workflows.keepMs(idRetentionMs)));
     return (int) n;
   }
 

@@ -8,7 +8,11 @@ public enum EnqueueCode {
   /** The if-pending option was refused: the job is running. */
   REFUSED_RUNNING,
   /** The if-pending option was refused: the job's record cannot be rewritten. */
-  REFUSED_MALFORMED;
+  REFUSED_MALFORMED,
+  /** enqueueFlow.lua: the job waits for other jobs; the value is how many it waits for. */
+  WAITING,
+  /** enqueueFlow.lua: a job it was to wait for had ended dead, cancelled or purged, and its policy said fail: it is dead. */
+  DEPENDENCY_FAILED;
 
   static EnqueueCode of(long code) {
     return switch ((int) code) {
@@ -20,6 +24,8 @@ public enum EnqueueCode {
       case 4 -> CHANGED;
       case 5 -> REFUSED_RUNNING;
       case 6 -> REFUSED_MALFORMED;
+      case 7 -> WAITING;
+      case 8 -> DEPENDENCY_FAILED;
       default -> throw new IllegalStateException("enqueue.lua answered " + code);
     };
   }

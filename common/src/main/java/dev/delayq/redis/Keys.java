@@ -212,6 +212,48 @@ public record Keys(String prefix, String queue, int shards, int shard) {
     return key("leader");
   }
 
+  // ---- workflows (include/workflow.lua builds the same names from flowBase()) -------------
+
+  /** ZSET: batch id -> created at, epoch ms, for the batches neither finished nor cancelled. */
+  public String batches() {
+    return key("batches");
+  }
+
+  /** HASH: a batch's state, counts, times and callbacks (include/workflow.lua). */
+  public String batch(String id) {
+    return key("batch:" + id);
+  }
+
+  /** SET: the ids of a batch's jobs that have not ended. */
+  public String batchPending(String id) {
+    return batch(id) + ":pending";
+  }
+
+  /** HASH: id of a job waiting for other jobs -> {@code <policy>:<delay ms>:<since ms>} (a place). */
+  public String waiting() {
+    return key("waiting");
+  }
+
+  /** SET: the jobs the waiting job {@code id} still waits for. */
+  public String waitFor(String id) {
+    return key("waitfor:" + id);
+  }
+
+  /** SET: the jobs waiting for job {@code id}. */
+  public String waiters(String id) {
+    return key("waiters:" + id);
+  }
+
+  /** HASH: id -> {@code <outcome>:<ended at ms>:<result JSON>} of a workflow's job or a job with a result. */
+  public String results() {
+    return key("results");
+  }
+
+  /** ZSET: the ids of {@link #results} -> when they are forgotten, epoch ms. */
+  public String resultsExpiry() {
+    return key("results:expiry");
+  }
+
   // ---- flow control (include/flow.lua builds the per-type names from flowBase()) ----------
 
   /** The base of every key of this queue, {@code <prefix>:{<queue>}:}: flow.lua appends the suffixes below. */

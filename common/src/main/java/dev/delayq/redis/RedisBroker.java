@@ -72,6 +72,7 @@ public final class RedisBroker {
   private final DeadJobs deadJobs;
   private final SchedulerCalls schedulerCalls;
   private final ConsumerRegistry consumerRegistry;
+  private final Workflows workflows;
 
   /** A broker on a bare client: no replica acks (tests, tools). */
   public RedisBroker(UnifiedJedis redis, Keys keys) {
@@ -101,7 +102,7 @@ public final class RedisBroker {
     this.changes = new ChangesById(redis, keys, scripts, this.idRetentionMs);
     this.scheduleStore = new ScheduleStore(redis, keys, scripts);
     this.acks = new Acknowledger(keys, scripts, this.idRetentionMs);
-    this.outcomes = new Outcomes(keys, scripts);
+    this.outcomes = new Outcomes(keys, scripts, this.idRetentionMs);
     this.starter = new Starter(keys, scripts, acks, this.idRetentionMs);
     this.claimer = new Claimer(redis, keys, scripts, acks, this.idRetentionMs, this.claimMaxBytes, this.recordMaxBytes,
         limitsSpec);
@@ -109,6 +110,7 @@ public final class RedisBroker {
     this.deadJobs = new DeadJobs(scripts);
     this.schedulerCalls = new SchedulerCalls(redis, keys, scripts);
     this.consumerRegistry = new ConsumerRegistry(redis, keys, scripts, this.idRetentionMs);
+    this.workflows = new Workflows(redis, keys, scripts, this.idRetentionMs, this.maxPayloadBytes);
   }
 
   /**
@@ -295,7 +297,12 @@ public final class RedisBroker {
     return acks;
   }
 
-  /** The other outcomes of a delivery: retry, reschedule, wait out a rate limit, dead-letter. */
+  /** Batches, jobs that wait for jobs, and kept results (docs/workflows.md). */
+  public Workflows workflows() {
+    return workflows;
+  }
+
+  /** A delivery's ends other than the plain acknowledgement (retry, dead, a result or a workflow's end). */
   public Outcomes outcomes() {
     return outcomes;
   }

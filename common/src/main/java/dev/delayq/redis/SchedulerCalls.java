@@ -273,7 +273,7 @@ public final class SchedulerCalls {
   /** As {@link #forgetEnded} on each of {@code shards} in one round trip, each answered alone (ids freed). */
   public List<ShardReply<Integer>> forgetEndedEach(List<Integer> shards, int limit) {
     return eachShard(Script.FORGET_ENDED, shards, s -> new Scripts.Call(
-        List.of(keys.shard(s).ended(), keys.shard(s).endedExpiry()), List.of(Integer.toString(limit))),
+        List.of(keys.shard(s).ended(), keys.shard(s).endedExpiry()), List.of(Integer.toString(limit), keys.shard(s).flowBase())),
         reply -> ((Long) reply).intValue());
   }
 }

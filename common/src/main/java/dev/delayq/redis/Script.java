@@ -50,7 +50,10 @@ public enum Script {
   AWAIT_HANDLER("awaitHandler"),
   HANDLERS_BEAT("handlersBeat"),
   EXPIRE_NO_HANDLER("expireNoHandler"),
-  MAKE_ALL_DUE("makeAllDue");
+  MAKE_ALL_DUE("makeAllDue"),
+  ENQUEUE_FLOW("enqueueFlow"),
+  COMPLETE("complete"),
+  BATCH("batch");
 
   private final String fileName;
   private final String source;

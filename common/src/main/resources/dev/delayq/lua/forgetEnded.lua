@@ -3,6 +3,8 @@
   KEYS[1] ended        (HASH) caller-chosen id -> how its job ended
   KEYS[2] ended:expiry (ZSET) those ids -> when they are free again, epoch ms
   ARGV[1] most ids to free in this call
+  ARGV[2] the queue's key base '<prefix>:{<queue>}:' (absent: ''): the kept results
+          (results, results:expiry) past their time are forgotten too, as many at most
   Returns the number of ids freed.
   Invariant: an id leaves ended and its expiry index together; jobs and the places are untouched.
 ]]
@@ -14,5 +16,14 @@ local ids = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', nowMs(), 'LIMIT', 0, 
 if #ids > 0 then
   redis.call('HDEL', endedKey, unpack(ids))
   redis.call('ZREM', expiryKey, unpack(ids))
+end
+if (ARGV[2] or '') ~= '' then
+  local results, resultsExpiry = ARGV[2] .. 'results', ARGV[2] .. 'results:expiry'
+  local old = redis.call('ZRANGEBYSCORE', resultsExpiry, '-inf', nowMs(), 'LIMIT', 0, limit)
+  if #old > 0 then
+    redis.call('HDEL', results, unpack(old))
+    redis.call('ZREM', resultsExpiry, unpack(old))
+  end
+  if #old > #ids then return #old end
 end
 return #ids

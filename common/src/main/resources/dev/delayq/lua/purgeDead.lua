@@ -7,6 +7,9 @@
           "all" for every dead job whatever its age
   ARGV[2] most ids to remove in this call
   ARGV[3] queue.idRetention in ms (0: off)
+  ARGV[4] the queue's key base '<prefix>:{<queue>}:' (absent: ''): the jobs waiting for a purged
+          workflow job are told (include/workflow.lua: they end dead unless they run anyway)
+  ARGV[5] how long results are kept, ms
   Returns the number of jobs removed; the caller calls again while it equals ARGV[2].
   Invariant: each id and its record leave together, a kept id entering ended in that step;
   nothing outside dead is touched.
@@ -14,6 +17,7 @@
 --@include now
 --@include delivery
 --@include ended
+--@include workflow
 local deadKey, jobsKey = KEYS[1], KEYS[2]
 local age, limit = ARGV[1], tonumber(ARGV[2])
 local retain = retention(KEYS[3], KEYS[4], ARGV[3])
@@ -23,7 +27,11 @@ if age ~= 'all' then cutoff = tostring(nowMs() - tonumber(age)) end
 local ids = redis.call('ZRANGEBYSCORE', deadKey, '-inf', cutoff, 'LIMIT', 0, limit)
 for _, id in ipairs(ids) do
   redis.call('ZREM', deadKey, id)
-  if retain.ms > 0 then rememberEnded(retain, id, redis.call('HGET', jobsKey, id), 'purged') end
+  local raw = redis.call('HGET', jobsKey, id)
+  if retain.ms > 0 then rememberEnded(retain, id, raw, 'purged') end
   redis.call('HDEL', jobsKey, id)
+  if (ARGV[4] or '') ~= '' and recordInWorkflow(raw) then
+    settleEnd(workflowContext(ARGV[4], ARGV[5]), id, 'purged', raw, nil)
+  end
 end
 return #ids

@@ -20,6 +20,9 @@
   ARGV[8…] the deliveries the crash record shows finished: their handler returned done, and their
           acknowledgement may not have left the process before it died; one written
           '!<delivery>' ended as cancelled (its kept id records that, as ack.lua would have)
+          (then, when the last of them is '--', two more: the queue's key base and how long
+          results are kept, ms: a workflow's job that goes to dead or is acknowledged here has its
+          end settled, include/workflow.lua)
   Returns {uncharged, charged, deadLettered, left in the list, acknowledged}, or
   {-1, 0, 0, 0, 0} when the consumer is alive.
   The charging rule: the delivery that was running (its handler had started, and its outcome had
@@ -30,19 +33,26 @@
   A delivery the crash record shows finished is acknowledged (the job is done: its record goes,
   a kept id stays taken), not run again. The consumer is unregistered once its list is empty; a late outcome from it is then fenced.
   Invariant: each id leaves the in-flight list and enters ready or dead in the same step, its new
-  record built before anything is removed.
+  record built before anything is removed; a workflow's job that ends here is settled in it.
 ]]
 --@include now
 --@include record
 --@include delivery
 --@include ended
+--@include workflow
 local inflightKey, consumersKey, jobsKey, readyKey, deadKey, runningKey =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local consumer, limit, mode, reason, poisonAt = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
 local recorded = ARGV[6] or ''
 local retain = retention(KEYS[7], KEYS[8], ARGV[7])
 local finished = {}
-for i = 8, #ARGV do
+local lastArg = #ARGV
+local flow = nil
+if lastArg >= 10 and ARGV[lastArg - 2] == '--' then
+  flow = { base = ARGV[lastArg - 1], keep = ARGV[lastArg] }
+  lastArg = lastArg - 3
+end
+for i = 8, lastArg do
   if string.byte(ARGV[i], 1) == 33 then -- '!': no job id holds it
     finished[string.sub(ARGV[i], 2)] = 'cancelled'
   else
@@ -97,6 +107,9 @@ for _ = 1, limit do
     rememberEnded(retain, id, raw, finished[delivery])
     redis.call('HDEL', jobsKey, id)
     acknowledged = acknowledged + 1
+    if flow and recordInWorkflow(raw) then
+      settleEnd(workflowContext(flow.base, flow.keep, now), id, finished[delivery], raw, nil)
+    end
   elseif delivery == running then
     local record, toDead = charged(raw)
     redis.call('LPOP', inflightKey)
@@ -105,6 +118,9 @@ for _ = 1, limit do
     if toDead then
       redis.call('ZADD', deadKey, now, id)
       deadLettered = deadLettered + 1
+      if flow and recordInWorkflow(record) then
+        settleEnd(workflowContext(flow.base, flow.keep, now), id, 'dead', record, nil)
+      end
     else
       redis.call('RPUSH', readyKey, id)
     end

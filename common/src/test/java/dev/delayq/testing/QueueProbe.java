@@ -250,7 +250,7 @@ public final class QueueProbe {
 
   /**
    * Every place the id sits in, once per occurrence: "delayed", "ready", "inflight:<consumer>",
-   * "dead". The invariant wants exactly one for a job with a record, none for one without.
+   * "dead", "waiting" (for other jobs). The invariant wants exactly one for a job with a record, none for one without.
    */
   public List<String> placesOf(String id) {
     List<String> places = new ArrayList<>();
@@ -270,6 +270,9 @@ public final class QueueProbe {
     }
     if (redis.zscore(keys.dead(), id) != null) {
       places.add("dead");
+    }
+    if (redis.hexists(keys.waiting(), id)) {
+      places.add("waiting");
     }
     return places;
   }
