@@ -49,7 +49,8 @@ public record JobOptions(String id, Integer maxAttempts, Map<String, String> hea
       throw new IllegalArgumentException("maxAttempts must be between 1 and 1000, got " + maxAttempts);
     }
     headers = checkHeaders(headers);
-    waitFor = waitFor == null ? List.of() : checkWaits(waitFor);
+    // the options of a plain job (every enqueue's) allocate nothing for workflows
+    waitFor = waitFor == null || waitFor.isEmpty() ? List.of() : checkWaits(waitFor);
     ifDependencyFails = ifDependencyFails == null ? DependencyFailure.FAIL : ifDependencyFails;
   }
 
