@@ -154,7 +154,9 @@ public final class DelayQueue implements AutoCloseable {
    * once that many replicas have the job, and throws {@link dev.delayq.redis.ReplicaAcksException}
    * when they did not confirm it in time: the job may or may not survive a failover then, so
    * enqueue it again with the same id (a second enqueue of a stored id changes nothing). Held by
-   * this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT.
+   * this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT. A job whose
+   * options wait for other jobs or make it awaitable goes through the workflow script instead, at
+   * once (the gate does not hold it), and may answer WAITING or DEPENDENCY_FAILED.
    */
   public EnqueueResult enqueue(JobRequest request) {
     if (request.options().inWorkflow()) {
@@ -171,6 +173,9 @@ public final class DelayQueue implements AutoCloseable {
    * Enqueues many jobs, pipelined in batches of 1,000 (one round trip each). Every request is
    * checked before anything is sent, so a bad one rejects the whole call and enqueues nothing.
    * Held by this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT for each.
+   * Jobs with workflow options ({@link JobOptions#waitFor}, {@link JobOptions#awaitable()}) go, in
+   * the order of the call, through the workflow script in calls of up to 1,000, at once; the plain
+   * ones of the call as above.
    */
   public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
     for (JobRequest r : requests) {

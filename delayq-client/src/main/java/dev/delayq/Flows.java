@@ -38,7 +38,7 @@ final class Flows {
     return workflows;
   }
 
-  /** A request to send: the caller's, under its id, waiting for {@code waits}. */
+  /** A caller's request and the workflow job made of it (its id chosen, its waits merged). */
   private record Step(JobRequest request, FlowJob job) {}
 
   /** Enqueues {@code requests} into {@code batchId} (null: none), each with its own waits; checked whole first. */

@@ -112,6 +112,8 @@ class WaitingJobsTest {
         JobOptions.defaults().waitFor("plain-1")), "takes a delay, not a due instant");
     assertRefused(() -> queue.delay("t", Map.of(), Duration.ZERO, JobOptions.defaults().waitFor("bad id")),
         "waitFor: job id 'bad id' is not valid");
+    assertRefused(() -> queue.delay("t", Map.of(), Duration.ZERO,
+        JobOptions.withId("deb").ifPending(IfPending.PUSH_DUE).awaitable()), "ifPending PUSH_DUE cannot be used");
     assertEquals(1, probe.recordCount());
   }
 
