@@ -175,7 +175,8 @@ public final class DelayQueue implements AutoCloseable {
    * Held by this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT for each.
    * Jobs with workflow options ({@link JobOptions#waitFor}, {@link JobOptions#awaitable()}) go, in
    * the order of the call, through the workflow script in calls of up to 1,000, at once; the plain
-   * ones of the call as above.
+   * ones of the call as above. A wait that Redis refuses (an unknown job) refuses its call of the
+   * script whole, and the calls before it stay enqueued.
    */
   public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
     for (JobRequest r : requests) {
