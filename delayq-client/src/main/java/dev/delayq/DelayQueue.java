@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -33,6 +34,12 @@ import java.util.function.Supplier;
  *       JobOptions.withId("order-1001"));
  * }
  * }</pre>
+ *
+ * <p>Workflows (docs/workflows.md): jobs that wait for others ({@link JobOptions#waitFor}),
+ * {@link #chain}, {@link #fanIn}, batches with a callback that fires once ({@link #openBatch}), and
+ * results kept by id ({@link #result}). They need {@code queue.shards: 1}. They go to Redis at
+ * once, also inside a transaction whose plain enqueues an {@link EnqueueGate} holds until the
+ * commit: a rollback does not take them back.
  */
 public final class DelayQueue implements AutoCloseable {
   private static final int BATCH = 1000;
@@ -48,6 +55,8 @@ public final class DelayQueue implements AutoCloseable {
   private final EnqueueGate gate;
   /** Where generated ids come from: {@link JobIds#newId}, or a test's made-up ones (a forced collision). */
   private final Supplier<String> ids;
+  /** Workflows' enqueues (batches, waits, chains, fan-ins): ordinary jobs never go there. */
+  private final Flows flows;
 
   /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
   public interface Listener {
@@ -112,6 +121,7 @@ public final class DelayQueue implements AutoCloseable {
     this.owned = owned;
     this.batcher = new EnqueueBatcher(broker);
     this.listener = listener;
+    this.flows = new Flows(this, broker.workflows());
   }
 
   /**
@@ -144,9 +154,14 @@ public final class DelayQueue implements AutoCloseable {
    * once that many replicas have the job, and throws {@link dev.delayq.redis.ReplicaAcksException}
    * when they did not confirm it in time: the job may or may not survive a failover then, so
    * enqueue it again with the same id (a second enqueue of a stored id changes nothing). Held by
-   * this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT.
+   * this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT. A job whose
+   * options wait for other jobs or make it awaitable goes through the workflow script instead, at
+   * once (the gate does not hold it), and may answer WAITING or DEPENDENCY_FAILED.
    */
   public EnqueueResult enqueue(JobRequest request) {
+    if (request.options().inWorkflow()) {
+      return flows.enqueue(null, List.of(request)).get(0);
+    }
     NewJob job = prepare(request);
     if (held(List.of(request), List.of(job))) {
       return EnqueueResult.pendingCommit(job.id());
@@ -158,8 +173,17 @@ public final class DelayQueue implements AutoCloseable {
    * Enqueues many jobs, pipelined in batches of 1,000 (one round trip each). Every request is
    * checked before anything is sent, so a bad one rejects the whole call and enqueues nothing.
    * Held by this producer's {@link EnqueueGate}, it sends nothing and answers PENDING_COMMIT for each.
+   * Jobs with workflow options ({@link JobOptions#waitFor}, {@link JobOptions#awaitable()}) go, in
+   * the order of the call, through the workflow script in calls of up to 1,000, at once; the plain
+   * ones of the call as above. A wait that Redis refuses (an unknown job) refuses its call of the
+   * script whole, and the calls before it stay enqueued.
    */
   public List<EnqueueResult> enqueueAll(List<JobRequest> requests) {
+    for (JobRequest r : requests) {
+      if (r.options().inWorkflow()) {
+        return flows.enqueueMixed(requests);
+      }
+    }
     List<NewJob> jobs = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       try {
@@ -175,7 +199,7 @@ public final class DelayQueue implements AutoCloseable {
   }
 
   /** True when the gate keeps these jobs to send later (never asked when it is NOW: the hot path). */
-  private boolean held(List<JobRequest> requests, List<NewJob> jobs) {
+  boolean held(List<JobRequest> requests, List<NewJob> jobs) {
     return gate != EnqueueGate.NOW && gate.hold(new HeldJobs(this, requests, jobs));
   }
 
@@ -197,13 +221,12 @@ public final class DelayQueue implements AutoCloseable {
    * The result of {@code job}'s enqueue, which answered {@code e}: a generated id that met a
    * stored job's is sent again under a new one through {@code again}, until one is free.
    */
-  private EnqueueResult settled(JobRequest request, NewJob job, Enqueued e,
-      Function<NewJob, Enqueued> again) {
+  EnqueueResult settled(JobRequest request, NewJob job, Enqueued e, Function<NewJob, Enqueued> again) {
     while (request.options().id() == null && JobIds.collided(e)) {
       job = withNewId(job);
       e = again.apply(job);
     }
-    EnqueueResult result = result(job, e);
+    EnqueueResult result = result(job.id(), e);
     if (listener != null) {
       listener.enqueued(request, result);
     }
@@ -246,6 +269,82 @@ public final class DelayQueue implements AutoCloseable {
       }
     }
     return broker.cancel(id) ? Cancel.CANCELLED : Cancel.UNKNOWN;
+  }
+
+  /**
+   * Opens a batch under a generated id. Its jobs are added with {@link Batch#add}, its callbacks
+   * given at {@link Batch#close}.
+   */
+  public Batch openBatch() {
+    return openBatch(ids.get());
+  }
+
+  /**
+   * Opens a batch under {@code id} (1 to 128 of the characters a job id may hold).
+   * IllegalStateException when a batch with this id exists (or finished within the id retention).
+   */
+  public Batch openBatch(String id) {
+    Batch batch = new Batch(this, flows, id);
+    flows.workflows().openBatch(id);
+    return batch;
+  }
+
+  /**
+   * A handle to the existing batch {@code id}, without a Redis call: a running job of the batch
+   * adds more jobs to it with this. An id no batch has is refused at the first add.
+   */
+  public Batch batch(String id) {
+    return new Batch(this, flows, id);
+  }
+
+  /** The batch {@code id} as Redis keeps it; empty when never opened, or finished and forgotten. */
+  public Optional<BatchStatus> batchStatus(String id) {
+    Batch.checkId(id);
+    return flows.workflows().batch(id).map(BatchStatus::of);
+  }
+
+  /**
+   * Cancels a batch: no callback will fire, and each of its jobs that had not ended is withdrawn
+   * as {@link #cancelEvenIfRunning} does (a running one is asked to stop). Its status after.
+   * IllegalStateException when it finished or was cancelled already, or does not exist.
+   */
+  public BatchStatus cancelBatch(String id) {
+    Batch.checkId(id);
+    for (String pending : flows.workflows().cancelBatch(id)) {
+      cancelEvenIfRunning(pending);
+    }
+    return batchStatus(id).orElseThrow(() -> new IllegalStateException("batch " + id + " is forgotten"));
+  }
+
+  /**
+   * Enqueues {@code steps} as a chain: each step waits for the one before it (and for the jobs
+   * its own options wait for, with its own {@link DependencyFailure} policy), all in one call, so
+   * a bad step enqueues nothing. Ids are generated where a step has none. Every step after the
+   * first takes a delay, counted from the end of the step before.
+   */
+  public List<EnqueueResult> chain(JobRequest... steps) {
+    return flows.chain(steps);
+  }
+
+  /**
+   * Enqueues {@code children} and a {@code parent} that waits for all of them (and for what its own
+   * options wait for), in one call: a bad one enqueues nothing. Past 1,000 jobs they go in calls of
+   * 1,000, children first and the parent last, so that a refusal in a later call leaves the calls
+   * before it enqueued: it is then not all-or-nothing.
+   */
+  public FanIn fanIn(List<JobRequest> children, JobRequest parent) {
+    return flows.fanIn(children, parent);
+  }
+
+  /**
+   * How the job {@code id} ended and its result, kept for the id retention (24 h when ids are not
+   * kept) for every job of a workflow and every job that gave a result; empty while it has not
+   * ended, or when unknown.
+   */
+  public Optional<JobOutcome> result(String id) {
+    Objects.requireNonNull(id, "id");
+    return flows.workflows().result(id)
+        .map(r -> new JobOutcome(r.id(), r.outcome(), Instant.ofEpochMilli(r.endedAt()), r.json()));
   }
 
   /** The recurring schedules of this queue. */
@@ -298,13 +397,17 @@ public final class DelayQueue implements AutoCloseable {
     return ChangeResult.of(id, c.place(), c.dueAt());
   }
 
-  private NewJob prepare(JobRequest r) {
+  NewJob prepare(JobRequest r) {
+    return prepare(r, r.options().id() == null ? ids.get() : r.options().id(), "");
+  }
+
+  /** {@code r} checked and made a job under {@code id}, with {@code extra} members in its head (workflows'). */
+  NewJob prepare(JobRequest r, String id, String extra) {
     checkType(r.type());
     String payload = payloads.toJson(r.payload());
     int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
-    String id = r.options().id() == null ? ids.get() : r.options().id();
     // a caller-chosen id stays taken for queue.idRetention once the job ended
-    String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), "");
+    String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), extra);
     // the request checked its due time against DueTime's range when it was made
     if (r.delay() != null) {
       return new NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending().rule());
@@ -326,19 +429,21 @@ public final class DelayQueue implements AutoCloseable {
     return headers;
   }
 
-  private static EnqueueResult result(NewJob job, Enqueued e) {
+  private static EnqueueResult result(String id, Enqueued e) {
     return switch (e.code()) {
-      case ACCEPTED -> new EnqueueResult(job.id(), EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
-      case PENDING -> new EnqueueResult(job.id(), EnqueueResult.Status.PENDING, null, null);
-      case DEAD -> new EnqueueResult(job.id(), EnqueueResult.Status.DEAD, null, null);
-      case ENDED -> new EnqueueResult(job.id(), EnqueueResult.Status.FINISHED, null, Instant.ofEpochMilli(e.value()));
+      case ACCEPTED -> new EnqueueResult(id, EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
+      case PENDING -> new EnqueueResult(id, EnqueueResult.Status.PENDING, null, null);
+      case DEAD -> new EnqueueResult(id, EnqueueResult.Status.DEAD, null, null);
+      case ENDED -> new EnqueueResult(id, EnqueueResult.Status.FINISHED, null, Instant.ofEpochMilli(e.value()));
       // only a producer with a larger queue.maxPayloadBytes than the one it talks to gets here
-      case TOO_LARGE -> throw new IllegalArgumentException("job " + job.id() + ": payload is " + e.value()
+      case TOO_LARGE -> throw new IllegalArgumentException("job " + id + ": payload is " + e.value()
           + " bytes, over the limit of the queue's enqueue script");
-      case CHANGED -> new EnqueueResult(job.id(), EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
-      case REFUSED_RUNNING -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_RUNNING, null, null);
-      case REFUSED_MALFORMED -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_MALFORMED, null, null);
-      case WAITING, DEPENDENCY_FAILED -> throw new IllegalStateException("enqueue.lua answered " + e.code());
+      case CHANGED -> new EnqueueResult(id, EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
+      case REFUSED_RUNNING -> new EnqueueResult(id, EnqueueResult.Status.REFUSED_RUNNING, null, null);
+      case REFUSED_MALFORMED -> new EnqueueResult(id, EnqueueResult.Status.REFUSED_MALFORMED, null, null);
+      // the value is how many jobs it waits for; its due time comes when they ended
+      case WAITING -> new EnqueueResult(id, EnqueueResult.Status.WAITING, null, null);
+      case DEPENDENCY_FAILED -> new EnqueueResult(id, EnqueueResult.Status.DEPENDENCY_FAILED, null, null);
     };
   }
 
@@ -353,7 +458,12 @@ public final class DelayQueue implements AutoCloseable {
     }
   }
 
-  private NewJob withNewId(NewJob job) {
+  /** A generated id (a job's, a batch's, a callback's). */
+  String newId() {
+    return ids.get();
+  }
+
+  NewJob withNewId(NewJob job) {
     return new NewJob(ids.get(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
   }
 

@@ -18,7 +18,8 @@ import java.io.StringWriter;
  */
 final class Payloads {
   private static final JsonFactory FACTORY = PayloadRules.FACTORY;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Writes payloads, and reads results back ({@link JobOutcome}). */
+  static final ObjectMapper JSON = new ObjectMapper();
 
   private final int maxBytes;
 

@@ -69,4 +69,26 @@ class EnqueueGateTest {
       assertEquals(List.of(r.id()), probe.readyIds());
     }
   }
+
+  @Test
+  void workflowCallsGoOutAtOnceWhileTheGateHoldsPlainJobsOfTheSameCall() {
+    try (DelayQueue queue = new DelayQueue(broker, 1 << 20, 5, null, held::add)) {
+      List<EnqueueResult> chain = queue.chain(JobRequest.delay("charge", Map.of(), Duration.ZERO),
+          JobRequest.delay("receipt", Map.of(), Duration.ZERO));
+      List<EnqueueResult> mixed = queue.enqueueAll(List.of(
+          JobRequest.delay("plain", Map.of(), Duration.ZERO),
+          JobRequest.delay("receipt", Map.of(), Duration.ZERO).with(JobOptions.defaults().waitFor(chain.get(1).id()))));
+      Batch batch = queue.openBatch();
+      batch.add("reprice", Map.of(), Duration.ZERO);
+
+      assertEquals(EnqueueResult.Status.ACCEPTED, chain.get(0).status());
+      assertEquals(EnqueueResult.Status.WAITING, chain.get(1).status());
+      assertEquals(EnqueueResult.Status.PENDING_COMMIT, mixed.get(0).status());
+      assertEquals(EnqueueResult.Status.WAITING, mixed.get(1).status());
+      assertEquals(List.of("waiting"), probe.placesOf(mixed.get(1).id()));
+      assertEquals(1, queue.batchStatus(batch.id()).orElseThrow().total());
+      assertEquals(1, held.size(), "only the plain job is held");
+      assertEquals(List.of(mixed.get(0).id()), held.get(0).ids());
+    }
+  }
 }

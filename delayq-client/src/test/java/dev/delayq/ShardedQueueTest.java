@@ -85,6 +85,19 @@ class ShardedQueueTest {
     }
   }
 
+  @Test
+  void workflowsAreRefusedOnAShardedQueueWithAMessageThatSaysWhyAndPlainJobsStillGo() {
+    open("plain");
+    try (DelayQueue producer = DelayQueue.connect(config)) {
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> producer.delay("t", Map.of(), Duration.ZERO, JobOptions.defaults().awaitable()));
+      assertTrue(e.getMessage().contains("queue.shards: 1"), e.getMessage());
+      assertThrows(IllegalStateException.class, () -> producer.openBatch());
+      assertThrows(IllegalStateException.class, () -> producer.chain(JobRequest.delay("t", Map.of(), Duration.ZERO)));
+      assertTrue(producer.delay("t", Map.of(), Duration.ofMinutes(1)).accepted());
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"cluster", "plain"})
   void jobsSpreadOverTheShardsByIdAndLiveTheirWholeLifeThere(String where) throws Exception {

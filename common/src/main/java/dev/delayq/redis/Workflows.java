@@ -115,7 +115,9 @@ public final class Workflows {
 
   /**
    * Marks a batch cancelled, so no callback fires; the ids of its jobs that had not ended, for
-   * the caller to cancel. IllegalStateException when it finished or was cancelled.
+   * the caller to cancel in this order: each comes before the jobs of the batch it waits for, whose
+   * cancel would otherwise fail it first (dead, left behind). IllegalStateException when it
+   * finished or was cancelled.
    */
   @SuppressWarnings("unchecked")
   public List<String> cancelBatch(String id) {

@@ -8,7 +8,8 @@
     (compact, with "wf":1), payload JSON, delay in ms after the batch finished
   Returns open: its created-at time; close: "closed", or "finished" when every job of the batch
   had ended already (its callback is enqueued in this step); cancel: the ids of its jobs that had
-  not ended (the caller cancels them; their ends fire nothing).
+  not ended, each before the jobs of the batch it waits for (the caller cancels them in this order,
+  so that no dependency's cancel fails a waiter first; their ends fire nothing).
   Errors: "BATCH <id> ..." when the batch exists already (open), does not exist, or is not open
   (close: closed twice, finished or cancelled; cancel: finished or cancelled).
   Invariant: a batch fires its callback once, in the step that saw it closed with no job pending:
@@ -59,6 +60,31 @@ if op == 'cancel' then
     redis.call('PEXPIRE', batchKey, ctx.keep)
     redis.call('PEXPIRE', batchKey .. ':pending', ctx.keep)
   end
-  return pending
+  -- Each job before the jobs it waits for: the cancel of a dependency fails its waiters (a
+  -- cancelled dependency never ends done), which would leave a job of the batch dead behind the
+  -- caller that withdraws them in turn. A depth-first walk over the waiters sets, kept on a table
+  -- rather than the call stack, since a chain may be longer than Lua's nesting allows.
+  local inBatch, seen, ordered = {}, {}, {}
+  for _, id in ipairs(pending) do inBatch[id] = true end
+  for _, root in ipairs(pending) do
+    if not seen[root] then
+      seen[root] = true
+      local stack = { { id = root, next = 1 } }
+      while #stack > 0 do
+        local top = stack[#stack]
+        top.waiters = top.waiters or redis.call('SMEMBERS', base .. 'waiters:' .. top.id)
+        local w = top.waiters[top.next]
+        top.next = top.next + 1
+        if w == nil then
+          ordered[#ordered + 1] = top.id
+          stack[#stack] = nil
+        elseif inBatch[w] and not seen[w] then
+          seen[w] = true
+          stack[#stack + 1] = { id = w, next = 1 }
+        end
+      end
+    end
+  end
+  return ordered
 end
 return redis.error_reply('batch.lua: unknown operation ' .. tostring(op))

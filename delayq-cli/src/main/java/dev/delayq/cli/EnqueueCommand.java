@@ -148,8 +148,8 @@ final class EnqueueCommand implements Callable<Integer> {
       case FINISHED -> "already finished; the id stays taken until " + r.idFreeAt() + " (queue.idRetention)";
       case REFUSED_RUNNING -> "is running";
       case REFUSED_MALFORMED -> "has a record that cannot be rewritten";
-      case ACCEPTED, CHANGED, PENDING_COMMIT ->
-          throw new IllegalStateException("an accepted, changed or held job was not taken");
+      case ACCEPTED, CHANGED, PENDING_COMMIT, WAITING, DEPENDENCY_FAILED ->
+          throw new IllegalStateException("a new, changed or held job was not taken");
     };
   }
 

@@ -10,6 +10,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * then, in their order; a rollback drops them. Outside a transaction it lets every enqueue go at
  * once. The held jobs live in a synchronization of the transaction itself, so a REQUIRES_NEW
  * transaction inside another sends its own jobs at its own commit.
+ *
+ * <p>Workflow calls (a job that waits for others or is awaitable, batches, chain, fan-in) are not
+ * offered to this gate: they go to Redis at once, inside a transaction too, and a rollback does not
+ * take them back (see {@link EnqueueGate}). Make them after the commit where that matters, for
+ * example from an {@code @TransactionalEventListener}.
  */
 final class AfterCommitGate implements EnqueueGate {
 

@@ -1,0 +1,194 @@
+package dev.delayq.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.delayq.Batch;
+import dev.delayq.BatchCallback;
+import dev.delayq.BatchStatus;
+import dev.delayq.EnqueueResult;
+import dev.delayq.FanIn;
+import dev.delayq.JobOptions;
+import dev.delayq.JobRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Workflows with real worker JVMs killed with SIGKILL, and a ledger of every handler start: a
+ * batch's callback runs exactly once, after its last job, however often its jobs ran; a chain's
+ * last step runs once, after the retry of the step that crashed, and reads its result; a fan-in's
+ * parent starts right after its last child; a batch cancelled halfway leaves nothing behind. (No
+ * supervisor: the scheduler's recoverer takes a killed worker's jobs back once its heartbeat
+ * expires.)
+ */
+class WorkflowsTest {
+  private static final int JOBS = 10_000;
+
+  private static JvmProcesses processes(QueueUnderTest q, String name) {
+    return q.processes(name)
+        .with("DELAYQ_WORKER_THREADS", "8")
+        .with("DELAYQ_WORKER_HEARTBEAT_INTERVAL", "500ms")
+        .with("DELAYQ_WORKER_HEARTBEAT_TTL", "2s")
+        .with("DELAYQ_SCHEDULER_RECOVER_INTERVAL", "250ms");
+  }
+
+  @Test
+  void aBatchsCallbackRunsExactlyOnceAfterItsLastJobThoughWorkersWereKilledTwiceEach() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = processes(q, "batchKilledWorkers")) {
+      processes.scheduler("scheduler");
+      Map<String, Process> workers = new HashMap<>();
+      workers.put("worker-1", processes.worker("worker-1"));
+      workers.put("worker-2", processes.worker("worker-2"));
+
+      // one batch whose jobs all succeed, one where every tenth job goes dead (one attempt, fails)
+      Batch clean = q.producer.openBatch();
+      Batch someDead = q.producer.openBatch();
+      List<JobRequest> cleanJobs = new ArrayList<>(JOBS);
+      List<JobRequest> mixedJobs = new ArrayList<>(JOBS);
+      for (int i = 0; i < JOBS; i++) {
+        cleanJobs.add(JobRequest.delay("test_flow", q.payload(), Duration.ofMillis(500 + i / 2)));
+        mixedJobs.add(JobRequest.delay("test_flow", q.payload(i % 10 == 0 ? "\"fail\":true" : ""),
+            Duration.ofMillis(500 + i / 2)).with(JobOptions.defaults().maxAttempts(1)));
+      }
+      clean.addAll(cleanJobs);
+      someDead.addAll(mixedJobs);
+      clean.close(BatchCallback.of("test_flow", q.payload()).withId("clean-success"),
+          BatchCallback.of("test_flow", q.payload()).withId("clean-complete"));
+      someDead.close(BatchCallback.of("test_flow", q.payload()).withId("mixed-success"),
+          BatchCallback.of("test_flow", q.payload()).withId("mixed-complete"));
+
+      for (String victim : List.of("worker-1", "worker-2", "worker-1", "worker-2")) {
+        long ranBefore = q.log.size();
+        await().atMost(60, TimeUnit.SECONDS).until(() -> q.log.size() > ranBefore + 2_500);
+        JvmProcesses.sigkill(workers.get(victim));
+        workers.put(victim, processes.worker(victim));
+      }
+
+      await().atMost(120, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(250))
+          .until(() -> q.log.attemptsById().containsKey("clean-success")
+              && q.log.attemptsById().containsKey("mixed-complete") && q.inspector.depths().records() == JOBS / 10);
+      Thread.sleep(1_000); // a second run of a callback would show by now
+
+      Map<String, List<Integer>> runs = q.log.attemptsById();
+      assertEquals(2 * JOBS + 2, runs.size(), "every job ran at least once, and one callback of each batch");
+      assertEquals(List.of(1), runs.get("clean-success"), "the success callback ran exactly once");
+      assertEquals(List.of(1), runs.get("mixed-complete"), "the complete callback ran exactly once");
+      assertTrue(!runs.containsKey("clean-complete") && !runs.containsKey("mixed-success"),
+          "the other callback of each batch never ran");
+      long lastChildStart = 0;
+      long callbackStart = Long.MAX_VALUE;
+      for (RunLog.Run run : q.log.runs()) {
+        if (run.id().endsWith("-success") || run.id().endsWith("-complete")) {
+          callbackStart = Math.min(callbackStart, run.startMs());
+        } else {
+          lastChildStart = Math.max(lastChildStart, run.startMs());
+        }
+      }
+      assertTrue(callbackStart >= lastChildStart, "a callback started before the last child did");
+      BatchStatus c = q.producer.batchStatus(clean.id()).orElseThrow();
+      BatchStatus m = q.producer.batchStatus(someDead.id()).orElseThrow();
+      assertEquals(BatchStatus.State.FINISHED, c.state());
+      assertEquals(JOBS, c.done());
+      assertEquals(JOBS / 10, m.dead());
+      assertEquals(JOBS - JOBS / 10, m.done());
+      assertEquals(List.of(), q.invariant.breaches());
+      long reruns = runs.values().stream().filter(a -> a.size() > 1).count();
+      System.out.printf("batches of %d jobs, 4 kills: %d jobs ran twice; callbacks ran once each%n", JOBS, reruns);
+    }
+  }
+
+  @Test
+  void aChainsLastStepRunsOnceAfterTheRetryOfTheCrashedStepAndReadsItsResult() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    String seen = q.log.key() + ":seen";
+    try (JvmProcesses processes = processes(q, "chainCrash")) {
+      processes.scheduler("scheduler");
+      Process worker = processes.worker("worker-1");
+      List<EnqueueResult> steps = q.producer.chain(
+          JobRequest.delay("test_flow", q.payload("\"seen\":\"" + seen + "\""), Duration.ZERO),
+          JobRequest.delay("test_flow", q.payload("\"seen\":\"" + seen + "\",\"sleepMs\":20000"), Duration.ZERO),
+          JobRequest.delay("test_flow", q.payload("\"seen\":\"" + seen + "\""), Duration.ZERO));
+      String second = steps.get(1).id();
+      String third = steps.get(2).id();
+
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.attemptsById().containsKey(second));
+      JvmProcesses.sigkill(worker);
+      processes.worker("worker-1");
+
+      await().atMost(60, TimeUnit.SECONDS).until(() -> q.log.attemptsById().containsKey(third)
+          && q.inspector.depths().records() == 0);
+      Map<String, List<Integer>> runs = q.log.attemptsById();
+      assertEquals(List.of(1, 2), runs.get(second), "the crashed step ran again");
+      assertEquals(List.of(1), runs.get(third), "the last step ran once");
+      List<String> lines = q.redis.redis().lrange(seen, 0, -1);
+      assertEquals(third + " saw " + second + "={\"attempt\":2,\"by\":\"" + second + "\"}", lines.get(lines.size() - 1),
+          "the last step read the result of the second step's retry");
+      assertEquals(List.of(), q.invariant.breaches());
+    }
+  }
+
+  @Test
+  void aFanInsParentStartsRightAfterItsLastChild() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = processes(q, "fanIn")) {
+      processes.scheduler("scheduler");
+      processes.worker("worker-1");
+      List<JobRequest> children = new ArrayList<>();
+      for (int i = 0; i < 1_000; i++) {
+        children.add(JobRequest.delay("test_flow", q.payload(), Duration.ofMillis(1_000 + i * 10L)));
+      }
+      FanIn f = q.producer.fanIn(children, JobRequest.delay("test_flow", q.payload(), Duration.ZERO));
+
+      await().atMost(60, TimeUnit.SECONDS).until(() -> q.log.attemptsById().containsKey(f.parent().id()));
+      long lastChild = 0;
+      long parent = 0;
+      for (RunLog.Run run : q.log.runs()) {
+        if (run.id().equals(f.parent().id())) {
+          parent = run.startMs();
+        } else {
+          lastChild = Math.max(lastChild, run.startMs());
+        }
+      }
+      assertEquals(1_001, q.log.attemptsById().size(), "every child ran, then the parent");
+      long after = parent - lastChild;
+      System.out.printf("fan-in of 1,000 children over 10 s: the parent started %d ms after the last child%n", after);
+      assertTrue(after >= 0 && after < 2_000, "the parent started " + after + " ms after its last child");
+    }
+  }
+
+  @Test
+  void aBatchCancelledHalfwayFiresNoCallbackAndLeavesNothingBehind() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = processes(q, "batchCancel")) {
+      processes.scheduler("scheduler");
+      processes.worker("worker-1");
+      Batch batch = q.producer.openBatch();
+      List<JobRequest> jobs = new ArrayList<>();
+      for (int i = 0; i < 2_000; i++) {
+        jobs.add(JobRequest.delay("test_flow", q.payload(), Duration.ofMillis(500 + i * 5L)));
+      }
+      batch.addAll(jobs);
+      batch.close(BatchCallback.of("test_flow", q.payload()).withId("cancel-success"),
+          BatchCallback.of("test_flow", q.payload()).withId("cancel-complete"));
+
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.log.size() >= 1_000);
+      BatchStatus after = q.producer.cancelBatch(batch.id());
+
+      assertEquals(BatchStatus.State.CANCELLED, after.state());
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.inspector.depths().records() == 0);
+      Thread.sleep(500);
+      Map<String, List<Integer>> runs = q.log.attemptsById();
+      assertTrue(!runs.containsKey("cancel-success") && !runs.containsKey("cancel-complete"), "no callback ran");
+      assertTrue(runs.size() < 2_000, "the cancel withdrew the jobs not started: " + runs.size() + " ran");
+      assertEquals(0, q.redis.redis().zcard(q.keys.batches()), "no open batch");
+      assertEquals(List.of(), q.invariant.breaches());
+    }
+  }
+}
