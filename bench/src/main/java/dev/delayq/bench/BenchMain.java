@@ -28,6 +28,8 @@ import picocli.CommandLine.Parameters;
         "backlog (not in all): the figures of an empty queue beside those of one holding --pending jobs",
         "due over 24 h (enqueue, drain, lateness, the slowest Redis call of check/recover/stats/browse,",
         "check's heap, Redis memory per pending job).",
+        "batch (not in all): jobs per second through a batch of --n jobs (add, drain to its callback)",
+        "beside the same jobs as plain ones, with Redis CPU per job.",
         "Starts a private redis-server (no persistence) unless --redis is given, and real",
         "scheduler and worker JVMs from the built jars. Repeated measures report the median."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -36,11 +38,11 @@ public final class BenchMain implements Callable<Integer> {
   private static final List<String> MEASURES =
       List.of("enqueue", "forward", "drain", "precision", "memory", "supervisor", "ratelimit", "queues", "browse");
   /** Measures run only when named: they take wall-clock time whatever the machine. */
-  private static final List<String> ON_REQUEST = List.of("ticks", "pipeline", "backlog");
+  private static final List<String> ON_REQUEST = List.of("ticks", "pipeline", "backlog", "batch");
 
   @Parameters(index = "0", defaultValue = "all", paramLabel = "MEASURE",
-      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak, backlog "
-          + "or all (all: every one but ticks, soak and backlog; default: all)")
+      description = "enqueue, forward, drain, precision, memory, supervisor, ratelimit, queues, browse, ticks, soak, backlog, "
+          + "batch or all (all: every one but ticks, soak, backlog and batch; default: all)")
   String measure;
 
   @Option(names = "--n", defaultValue = "100000", description = "jobs per measure (default 100000)")
@@ -179,6 +181,7 @@ public final class BenchMain implements Callable<Integer> {
           case "ticks" -> measures.ticks(seconds, workersOr(1), threads);
           case "pipeline" -> measures.pipeline(n);
           case "backlog" -> new BacklogRun(measures).run(pending, n, workersOr(1), threads);
+          case "batch" -> Medians.of(runs, () -> new BatchRun(measures).run(n, workersOr(1), threads));
           default -> measures.supervision(threads);
         });
       }

@@ -970,6 +970,11 @@ final class Measures {
     return home;
   }
 
+  /** The shards of every queue this bench makes (--shards). */
+  int shards() {
+    return shards;
+  }
+
   BenchRedis redis() {
     return redis;
   }
