@@ -338,6 +338,7 @@ public final class DelayQueue implements AutoCloseable {
       case CHANGED -> new EnqueueResult(job.id(), EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
       case REFUSED_RUNNING -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_RUNNING, null, null);
       case REFUSED_MALFORMED -> new EnqueueResult(job.id(), EnqueueResult.Status.REFUSED_MALFORMED, null, null);
+      case WAITING, DEPENDENCY_FAILED -> throw new IllegalStateException("enqueue.lua answered " + e.code());
     };
   }
 

@@ -122,18 +122,27 @@ public record DelayqConfig(
    * goes to dead.
    */
   public record Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
-      List<Limit> limits, Duration handlerWait) {
+      List<Limit> limits, Duration handlerWait, Integer maxResultBytes) {
     /** handlerWait's default: long enough for a rolling deploy that adds a type to finish. */
     public static final Duration DEFAULT_HANDLER_WAIT = Duration.ofHours(1);
+    /** maxResultBytes's default, 64 KiB: a result is kept in Redis beside every job that has one. */
+    public static final int DEFAULT_MAX_RESULT_BYTES = 64 << 10;
 
     public Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
         List<Limit> limits) {
       this(name, keyPrefix, maxPayloadBytes, idRetention, shards, limits, DEFAULT_HANDLER_WAIT);
     }
 
+    public Queue(String name, String keyPrefix, int maxPayloadBytes, Duration idRetention, int shards,
+        List<Limit> limits, Duration handlerWait) {
+      this(name, keyPrefix, maxPayloadBytes, idRetention, shards, limits, handlerWait, DEFAULT_MAX_RESULT_BYTES);
+    }
+
     public Queue {
       limits = limits == null ? List.of() : List.copyOf(limits);
       handlerWait = handlerWait == null ? DEFAULT_HANDLER_WAIT : handlerWait;
+      maxResultBytes = maxResultBytes == null ? DEFAULT_MAX_RESULT_BYTES : maxResultBytes;
+      Check.atLeast("maxResultBytes", maxResultBytes, 1);
       Check.positive("handlerWait", handlerWait);
       java.util.Set<String> seen = new java.util.HashSet<>();
       for (Limit l : limits) {
@@ -369,7 +378,7 @@ public record DelayqConfig(
     Check.matches("queue", name, QUEUE_NAME);
     QueueSettings own = queues.getOrDefault(name, new QueueSettings(null, null));
     Queue q = new Queue(name, queue.keyPrefix(), queue.maxPayloadBytes(), queue.idRetention(), queue.shards(),
-        queue.limits(), queue.handlerWait());
+        queue.limits(), queue.handlerWait(), queue.maxResultBytes());
     Worker w = worker;
     Worker one = new Worker(w.processes(), w.threads(), w.pollTimeout(), w.prefetch(), w.heartbeatInterval(),
         w.heartbeatTtl(), own.jobTimeout() == null ? w.jobTimeout() : own.jobTimeout(), w.interruptGrace(),

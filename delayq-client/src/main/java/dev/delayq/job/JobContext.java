@@ -36,6 +36,12 @@ public final class JobContext {
   private final Map<String, String> headers;
   private final BooleanSupplier cancelled;
   private final Instant tickAt;
+  /** The batch this job belongs to, or null. */
+  private final String batchId;
+  /** The jobs this job waited for, in the order it named them. */
+  private final java.util.List<String> waitedFor;
+  /** Their results as kept when this run started: id -> JSON text ("" when one ended without a result). */
+  private final Map<String, String> results;
 
   /**
    * The one way to make a context: the worker's, and a handler's unit test's.
@@ -55,6 +61,72 @@ public final class JobContext {
     this.createdAt = createdAt;
     this.dueAt = dueAt;
     this.headers = headers == null ? Map.of() : Map.copyOf(headers);
+    this.batchId = null;
+    this.waitedFor = java.util.List.of();
+    this.results = Map.of();
+  }
+
+  private JobContext(JobContext c, String batchId, java.util.List<String> waitedFor, Map<String, String> results) {
+    this.id = c.id;
+    this.type = c.type;
+    this.payloadJson = c.payloadJson;
+    this.attempt = c.attempt;
+    this.maxAttempts = c.maxAttempts;
+    this.createdAt = c.createdAt;
+    this.dueAt = c.dueAt;
+    this.headers = c.headers;
+    this.cancelled = c.cancelled;
+    this.tickAt = c.tickAt;
+    this.batchId = batchId;
+    this.waitedFor = java.util.List.copyOf(waitedFor);
+    this.results = Map.copyOf(results);
+  }
+
+  /**
+   * This context with the job's part in a workflow: its batch ({@code null} for none), the jobs it
+   * waited for, and their results as kept (id -> JSON text, "" for one that ended without a
+   * result; an id absent: its result is no longer kept). The worker's, and a handler's unit test's.
+   */
+  public JobContext inWorkflow(String batchId, java.util.List<String> waitedFor, Map<String, String> results) {
+    return new JobContext(this, batchId, waitedFor, results);
+  }
+
+  /** The batch this job belongs to, if any (a running job may add more jobs to it). */
+  public Optional<String> batchId() {
+    return Optional.ofNullable(batchId);
+  }
+
+  /** The jobs this job waited for before it fell due (none for a job that waited for none). */
+  public java.util.List<String> waitedFor() {
+    return waitedFor;
+  }
+
+  /**
+   * The result of job {@code id}, one this job waited for, as a Jackson tree; empty when it ended
+   * without one, or its result is no longer kept (queue.idRetention passed).
+   */
+  public Optional<JsonNode> resultOf(String id) {
+    String json = results.get(id);
+    if (json == null || json.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(JSON.readTree(json));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("result of job " + id + " is not JSON", e);
+    }
+  }
+
+  /** {@link #resultOf(String)} bound to {@code type} by the mapper {@link #payloadAs} uses. */
+  public <T> Optional<T> resultOf(String id, Class<T> type) {
+    return resultOf(id).map(tree -> {
+      try {
+        return JSON.treeToValue(tree, type);
+      } catch (JsonProcessingException e) {
+        throw new IllegalArgumentException("result of job " + id + " does not bind to " + type.getName()
+            + ": " + e.getOriginalMessage(), e);
+      }
+    });
   }
 
   public String id() {

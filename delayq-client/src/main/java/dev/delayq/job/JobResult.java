@@ -13,6 +13,16 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
   }
 
   /**
+   * The job is finished with a small result: {@code value} is written as JSON (Jackson), kept with
+   * the id for queue.idRetention (24 h when that is 0), readable by id ({@code queue.result(id)},
+   * {@code bin/delayq inspect}) and by the jobs that waited for this one
+   * ({@link JobContext#resultOf}). A result over queue.maxResultBytes fails the attempt, saying so.
+   */
+  static JobResult done(Object value) {
+    return value == null ? Done.INSTANCE : new Done(value);
+  }
+
+  /**
    * Run the same job (same id and payload) again after {@code delay}, e.g. to poll a payment
    * provider after 30 s, 2 min, 10 min. Its attempt count starts again at 1.
    */
@@ -29,15 +39,24 @@ public sealed interface JobResult permits JobResult.Done, JobResult.RescheduleIn
     return new RateLimited(retryIn);
   }
 
-  /** See {@link JobResult#done()}. */
+  /** See {@link JobResult#done()} and {@link JobResult#done(Object)}. */
   final class Done implements JobResult {
-    private static final Done INSTANCE = new Done();
+    private static final Done INSTANCE = new Done(null);
 
-    private Done() {}
+    private final Object value;
+
+    private Done(Object value) {
+      this.value = value;
+    }
+
+    /** The result the handler ended with, if any. */
+    public java.util.Optional<Object> value() {
+      return java.util.Optional.ofNullable(value);
+    }
 
     @Override
     public String toString() {
-      return "done";
+      return value == null ? "done" : "done with a result";
     }
   }
 

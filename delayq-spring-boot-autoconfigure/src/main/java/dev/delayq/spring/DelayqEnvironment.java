@@ -34,6 +34,7 @@ final class DelayqEnvironment {
     put(env, "QUEUE_ID_RETENTION", p.getQueue().getIdRetention());
     put(env, "QUEUE_SHARDS", p.getQueue().getShards());
     put(env, "QUEUE_HANDLER_WAIT", p.getQueue().getHandlerWait());
+    put(env, "QUEUE_MAX_RESULT_BYTES", p.getQueue().getMaxResultBytes());
     put(env, "WORKER_THREADS", p.getWorker().getThreads());
     put(env, "WORKER_POLL_TIMEOUT", p.getWorker().getPollTimeout());
     put(env, "WORKER_PREFETCH", p.getWorker().getPrefetch());

@@ -212,6 +212,16 @@ public class DelayqProperties {
      * to dead. Default 1h.
      */
     private Duration handlerWait;
+    /** The largest result a handler may end with, as JSON bytes. Default 65536. */
+    private Integer maxResultBytes;
+
+    public Integer getMaxResultBytes() {
+      return maxResultBytes;
+    }
+
+    public void setMaxResultBytes(Integer maxResultBytes) {
+      this.maxResultBytes = maxResultBytes;
+    }
 
     public Duration getHandlerWait() {
       return handlerWait;

@@ -117,6 +117,9 @@ final class Finisher {
     if (outcome instanceof Outcome.DeadLetter d) {
       return broker.outcomes().deadLetter(consumer, delivery, d.error());
     }
+    if (outcome instanceof Outcome.Complete c) {
+      return broker.outcomes().complete(consumer, delivery, c.cancelled(), c.resultJson());
+    }
     if (outcome instanceof Outcome.NoHandler n) {
       return handlerWait.leave(consumer, delivery, n.type());
     }

@@ -1,6 +1,7 @@
 package dev.delayq.worker;
 
 import dev.delayq.PayloadRules;
+import dev.delayq.config.DelayqConfig;
 import dev.delayq.job.JobContext;
 import dev.delayq.job.JobHandler;
 import dev.delayq.job.JobResult;
@@ -34,6 +35,7 @@ final class JobRunner {
   private final RetryPolicy defaultPolicy;
   private final java.util.function.Consumer<String> cancelledEnded;
   private final Tracing tracing;
+  private final WorkflowEnd workflowEnd;
   /** The types this worker met without a handler: each is logged once, not once per job. */
   private final java.util.Set<String> missingTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -53,6 +55,14 @@ final class JobRunner {
   /** As above, its consumer spans made by {@code tracing} ({@link Tracing#none()}: none, as for a {@link WarmUp}). */
   JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
       String queue, java.util.function.Consumer<String> cancelledEnded, Tracing tracing) {
+    this(handlers, stats, defaultLimit, defaultPolicy, queue, cancelledEnded, tracing,
+        new WorkflowEnd(null, DelayqConfig.Queue.DEFAULT_MAX_RESULT_BYTES));
+  }
+
+  /** As above, a run's result and workflow ended by {@code workflowEnd}. */
+  JobRunner(HandlerRegistry handlers, StatsRecorder stats, Duration defaultLimit, RetryPolicy defaultPolicy,
+      String queue, java.util.function.Consumer<String> cancelledEnded, Tracing tracing, WorkflowEnd workflowEnd) {
+    this.workflowEnd = workflowEnd;
     this.tracing = tracing;
     this.queue = queue;
     this.cancelledEnded = cancelledEnded;
@@ -116,9 +126,11 @@ final class JobRunner {
     Outcome outcome;
     boolean succeeded;
     try {
-      RunResult result = runHandler(slot, h, job);
+      RunResult result = runHandler(slot, h, job, claimed.rawRecord());
       succeeded = result instanceof RunResult.Returned;
-      outcome = Outcome.decide(job, result, policyOf(h), ThreadLocalRandom.current().nextDouble());
+      double random = ThreadLocalRandom.current().nextDouble();
+      outcome = workflowEnd.end(job, claimed.rawRecord(), result,
+          Outcome.decide(job, result, policyOf(h), random), policyOf(h), random);
     } catch (RuntimeException | Error e) {
       // outside the handler's own run: its time limit, or turning what it returned into an outcome
       succeeded = false;
@@ -130,11 +142,11 @@ final class JobRunner {
     return outcome;
   }
 
-  private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job) {
+  private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job, String rawRecord) {
     Duration limit = limitOf(h);
-    JobContext context = new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
+    JobContext context = workflowEnd.context(new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
-        job.headers(), slot::isCancelled, job.tickAt() > 0 ? Instant.ofEpochMilli(job.tickAt()) : null);
+        job.headers(), slot::isCancelled, job.tickAt() > 0 ? Instant.ofEpochMilli(job.tickAt()) : null), rawRecord);
     Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;
@@ -192,6 +204,7 @@ final class JobRunner {
   private void count(String type, boolean succeeded, Outcome outcome, long durationMs) {
     StatsRecorder.Event end = succeeded ? StatsRecorder.Event.SUCCEEDED
         : outcome instanceof Outcome.Ack a && a.cancelled() ? StatsRecorder.Event.CANCELLED
+        : outcome instanceof Outcome.Complete c && c.cancelled() ? StatsRecorder.Event.CANCELLED
         : StatsRecorder.Event.FAILED;
     stats.finished(type, end, durationMs);
     if (outcome instanceof Outcome.Wait) {

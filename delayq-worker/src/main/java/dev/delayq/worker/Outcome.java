@@ -21,6 +21,13 @@ sealed interface Outcome {
     }
   }
 
+  /**
+   * The job ended done (or cancelled) and its end is one script of its own, complete.lua: it has a
+   * result to keep ({@code resultJson}, null for none), or takes part in a workflow whose counts
+   * and waits change with its end.
+   */
+  record Complete(boolean cancelled, String resultJson) implements Outcome {}
+
   record Retry(long delayMs, String error) implements Outcome {}
 
   record Reschedule(long delayMs) implements Outcome {}

@@ -9,6 +9,7 @@ import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
+import dev.delayq.tracing.Tracing;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -58,7 +59,8 @@ final class QueueLane {
 
   /** The runner of this queue's jobs: its job time limit and retry backoff. */
   JobRunner runner(HandlerRegistry handlers) {
-    return new JobRunner(handlers, stats, config.worker().jobTimeout(), retryPolicy(), queue, broker::clearCancelRequest);
+    return new JobRunner(handlers, stats, config.worker().jobTimeout(), retryPolicy(), queue, broker::clearCancelRequest,
+        Tracing.get(), new WorkflowEnd(broker.workflows(), config.queue().maxResultBytes()));
   }
 
   /** This queue's retry backoff. */
