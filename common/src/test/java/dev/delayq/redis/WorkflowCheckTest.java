@@ -70,6 +70,40 @@ class WorkflowCheckTest {
   }
 
   @Test
+  void workflowsMovedByTheirOwnScriptsCheckCleanAtEveryStepThroughACancelHalfway() {
+    flows.openBatch("bb");
+    flows.enqueue("bb", List.of(job("k1", "bb", "fail"), job("k2", "bb", "fail"), job("k3", "bb", "fail")));
+    flows.enqueue(null, List.of(job("w-fail", null, "fail", "k1"), job("w-wait", null, "wait", "k1"),
+        job("w-run", null, "run", "k2")));
+    flows.closeBatch("bb", callback("bb-ok"), callback("bb-some-dead"));
+    assertEquals(List.of(), invariant.breaches());
+
+    assertTrue(broker.outcomes().deadLetter("c1", claim("k1"), "boom"));
+    assertEquals(List.of("dead"), probe.placesOf("w-fail"));
+    assertEquals(List.of("waiting"), probe.placesOf("w-wait"));
+    assertEquals(List.of(), invariant.breaches(), "a job held by a dead dependency under policy wait is no breach");
+
+    assertTrue(broker.outcomes().complete("c1", claim("k2"), false, null));
+    assertEquals(List.of("ready"), probe.placesOf("w-run"));
+    assertEquals(List.of(), invariant.breaches());
+
+    List<String> pending = flows.cancelBatch("bb");
+    assertEquals(List.of("k3"), pending);
+    pending.forEach(id -> assertTrue(broker.cancel(id)));
+    assertEquals(List.of(), probe.placesOf("bb-ok"));
+    assertEquals(List.of(), probe.placesOf("bb-some-dead"));
+    assertEquals(List.of(), invariant.breaches());
+    assertEquals(Admin.WorkflowRepairs.NONE, admin.recover().workflows());
+  }
+
+  /** Claims the next ready job for consumer c1, which must be {@code id}. */
+  private Delivery claim(String id) {
+    Claimed c = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
+    assertEquals(id, c.id());
+    return c.delivery();
+  }
+
+  @Test
   void aWaitingJobWhoseDependencyEndedUntoldIsNamedAndRecoverReleasesIt() {
     flows.enqueue(null, List.of(job("a", null, "fail"), job("b", null, "fail", "a")));
     vanish("a");
