@@ -270,6 +270,14 @@ class WorkflowCheckTest {
   }
 
   @Test
+  void aWaitingKeyOfAnotherTypeIsNamedRatherThanFailingTheCheck() {
+    redis.set(keys.waiting(), "not a hash");
+
+    assertEquals(List.of(new Breach(keys.waiting(), Breach.Kind.WRONG_TYPE, List.of("string", "hash"))),
+        invariant.breaches());
+  }
+
+  @Test
   void aRecordInWaitingOnlyIsNoOrphanAndRecoverLeavesIt() {
     flows.enqueue(null, List.of(job("x1", null, "fail"), job("x2", null, "fail", "x1")));
 
