@@ -15,9 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
  * The consistency check ({@code delayq check}, recover's orphan pass, the tests): the invariant
  * "every job is in exactly one place, with its record", where a type's held list and its set of
  * jobs waiting for a handler count as places, like ready, and so does {@code waiting}, where a
- * job waits for other jobs (a workflow's: {@link WorkflowCheck} checks its sets). The invariant holds per shard (an id
- * lives only in its own shard), so the check is the union of the shards' checks. The keys it
- * walks are found by the {@link Inspector}.
+ * job waits for other jobs ({@link WorkflowCheck} checks the workflows' own sets). The invariant
+ * holds per shard (an id lives only in its own shard), so the check is the union of the shards'
+ * checks. The keys it walks are found by the {@link Inspector}.
  */
 public final class InvariantCheck {
   /** Ids per command of a check: each stays well under a millisecond of Redis time. */

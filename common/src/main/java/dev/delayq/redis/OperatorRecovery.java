@@ -12,6 +12,7 @@ import java.util.List;
 final class OperatorRecovery {
   /** Most lines a report names of what it repaired, and of what it did not. */
   static final int NAMED = 20;
+  private static final String COUNTED_AS = " as ended dead (or as its kept result says it ended)";
 
   private final RedisBroker broker;
   private final Inspector inspector;
@@ -105,9 +106,9 @@ final class OperatorRecovery {
         case RELEASED -> repaired.add(b.id() + ": released from waiting (every job it waited for had ended)");
         case FAILED -> repaired.add(b.id() + ": dead, as its policy says for a job it waited for that did not end done");
         case FORGOTTEN -> repaired.add(b.id() + ": removed from waiting, with its wait sets (it had no record)");
-        case COUNTED -> repaired.add(b.id() + ": counted as ended in batch " + b.places().get(0));
-        case COUNTED_AND_FINISHED -> repaired.add(b.id() + ": counted as ended in batch " + b.places().get(0)
-            + ", which finished: " + fired(b.places().get(0)));
+        case COUNTED -> repaired.add(b.id() + ": counted in batch " + b.places().get(0) + COUNTED_AS);
+        case COUNTED_AND_FINISHED -> repaired.add(b.id() + ": counted in batch " + b.places().get(0) + COUNTED_AS
+            + "; the batch finished: " + fired(b.places().get(0)));
         case FINISHED -> repaired.add("batch " + b.id() + ": finished: " + fired(b.id()));
       }
     }

@@ -57,9 +57,10 @@ if op == 'release' then
   for _, dep in ipairs(redis.call('SMEMBERS', base .. 'waitfor:' .. id)) do
     local state, gone = dependencyState(dep)
     if state == 'pending' or (state == 'dead' and not gone and policy == 'wait') then return 0 end
-    -- a record gone with a dead outcome kept was purged from dead: it fails a wait too
+    -- dead with its record gone (purged, or a lost job counted dead): nothing is left to retry,
+    -- so it fails a wait too
     if state ~= 'done' and policy ~= 'run' and not failedBy then
-      failedBy = 'dependency ' .. dep .. ' ended ' .. (gone and state == 'dead' and 'dead and was purged' or state)
+      failedBy = 'dependency ' .. dep .. ' ended ' .. (gone and state == 'dead' and 'dead, its record gone' or state)
     end
   end
   if not failedBy then

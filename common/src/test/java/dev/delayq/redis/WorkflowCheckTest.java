@@ -203,7 +203,7 @@ class WorkflowCheckTest {
   void aBatchMemberLostUncountedIsNamedAndRecoverCountsItDeadWhichFinishesTheBatch() {
     flows.openBatch("by");
     flows.enqueue("by", List.of(job("n1", "by", "fail"), job("n2", "by", "fail")));
-    flows.enqueue(null, List.of(job("after-n1", null, "fail", "n1")));
+    flows.enqueue(null, List.of(job("after-n1", null, "fail", "n1"), job("held-n1", null, "wait", "n1")));
     flows.closeBatch("by", callback("by-ok"), callback("by-some-dead"));
     vanish("n1");
 
@@ -211,13 +211,17 @@ class WorkflowCheckTest {
 
     // the job waiting for n1 shows too: n1 has no record, so it ended
     assertEquals(List.of(new Breach("after-n1", Breach.Kind.WAITING_RELEASABLE, List.of("n1")),
+        new Breach("held-n1", Breach.Kind.WAITING_RELEASABLE, List.of("n1")),
         new Breach("n1", Breach.Kind.BATCH_MEMBER_LOST, List.of("by"))), breaches.stream()
-        .sorted(java.util.Comparator.comparing(Breach::kind)).toList());
+        .sorted(java.util.Comparator.comparing(Breach::kind).thenComparing(Breach::id)).toList());
     assertEquals("n1: pending in batch by without a record: it ended uncounted, so the batch never finishes",
         breaches.stream().filter(b -> b.kind() == Breach.Kind.BATCH_MEMBER_LOST).findFirst().orElseThrow().toString());
     Admin.WorkflowRepairs repairs = admin.recover().workflows();
     assertEquals(1, repairs.membersCounted());
     assertEquals(List.of("dead"), probe.placesOf("after-n1"), "counted dead: the job waiting for it fails, by its policy");
+    assertEquals(List.of("dead"), probe.placesOf("held-n1"), "policy wait: nothing is left to retry, so it fails too");
+    assertTrue(probe.record("held-n1").path("lastError").asText().contains("dependency n1 ended dead, its record gone"),
+        probe.record("held-n1").toString());
     Workflows.Batch b = flows.batch("by").orElseThrow();
     assertEquals(1, b.dead());
     assertEquals(1, b.pending());
@@ -227,7 +231,8 @@ class WorkflowCheckTest {
     assertEquals(List.of(new Breach("n2", Breach.Kind.BATCH_MEMBER_LOST, List.of("by"))), invariant.breaches());
     repairs = admin.recover().workflows();
 
-    assertEquals(List.of("n2: counted as ended in batch by, which finished: its callback by-some-dead enqueued"),
+    assertEquals(List.of("n2: counted in batch by as ended dead (or as its kept result says it ended); the batch "
+        + "finished: its callback by-some-dead enqueued"),
         repairs.repaired());
     assertEquals("finished", flows.batch("by").orElseThrow().state());
     assertEquals(List.of("ready"), probe.placesOf("by-some-dead"));
@@ -236,7 +241,25 @@ class WorkflowCheckTest {
   }
 
   @Test
-  void aWaitingJobInAnotherPlaceToIsInSeveralPlacesAndRecoverNamesItWithoutRepairing() {
+  void aBatchMemberLostAfterItsResultWasKeptIsCountedAsItEnded() {
+    flows.openBatch("bk");
+    flows.enqueue("bk", List.of(job("r1", "bk", "fail")));
+    flows.closeBatch("bk", callback("bk-ok"), callback("bk-some-dead"));
+    vanish("r1");
+    redis.hset(keys.results(), "r1", "done:1:{\"n\":1}");
+
+    assertEquals(List.of(new Breach("r1", Breach.Kind.BATCH_MEMBER_LOST, List.of("bk"))), invariant.breaches());
+    admin.recover();
+
+    Workflows.Batch b = flows.batch("bk").orElseThrow();
+    assertEquals(1, b.done());
+    assertEquals("bk-ok", b.firedId(), "it ended done: the batch is a success");
+    assertEquals(List.of("ready"), probe.placesOf("bk-ok"));
+    assertEquals(List.of(), invariant.breaches());
+  }
+
+  @Test
+  void aWaitingJobInAnotherPlaceTooIsInSeveralPlacesAndRecoverNamesItWithoutRepairing() {
     flows.enqueue(null, List.of(job("s1", null, "fail"), job("s2", null, "fail", "s1")));
     redis.lpush(keys.ready(), "s2");
 
