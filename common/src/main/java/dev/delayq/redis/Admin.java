@@ -159,16 +159,46 @@ public final class Admin {
    * counted an attempt (to ready or, {@code deadLettered}, to dead).
    */
   public record RecoverReport(int expiredConsumers, int unregisteredConsumers, int requeued,
-      int charged, int deadLettered, int orphansRequeued, int orphansDeadLettered) {
+      int charged, int deadLettered, int orphansRequeued, int orphansDeadLettered, WorkflowRepairs workflows) {
+    /** A report with no workflow breach repaired. */
+    public RecoverReport(int expiredConsumers, int unregisteredConsumers, int requeued, int charged,
+        int deadLettered, int orphansRequeued, int orphansDeadLettered) {
+      this(expiredConsumers, unregisteredConsumers, requeued, charged, deadLettered, orphansRequeued,
+          orphansDeadLettered, WorkflowRepairs.NONE);
+    }
+
     public int total() {
-      return requeued + deadLettered + orphansRequeued + orphansDeadLettered;
+      return requeued + deadLettered + orphansRequeued + orphansDeadLettered + workflows.total();
+    }
+  }
+
+  /**
+   * What {@link #recover()} did to the workflow breaches the check confirmed: waiting jobs
+   * released, or {@code failed} (dead, as their policy says for a dependency that did not end
+   * done); waiting entries without a record removed; lost batch members counted; closed batches
+   * finished (their callbacks enqueued). {@code repaired} names each item repaired and
+   * {@code notRepaired} each one left as it was and why, a line each, at most
+   * {@value OperatorRecovery#NAMED} lines (the last says how many more).
+   */
+  public record WorkflowRepairs(int released, int failed, int forgotten, int membersCounted,
+      int batchesFinished, List<String> repaired, List<String> notRepaired) {
+    public static final WorkflowRepairs NONE = new WorkflowRepairs(0, 0, 0, 0, 0, List.of(), List.of());
+
+    public WorkflowRepairs {
+      repaired = List.copyOf(repaired);
+      notRepaired = List.copyOf(notRepaired);
+    }
+
+    public int total() {
+      return released + failed + forgotten + membersCounted + batchesFinished;
     }
   }
 
   /**
    * Runs the recoverer now, by the one {@link Recovery} policy (see {@link OperatorRecovery#recover}):
    * takes back the in-flight jobs of expired and unregistered consumers, then puts every hash
-   * orphan the consistency check confirms back on ready.
+   * orphan the consistency check confirms back on ready, and repairs the workflow breaches it
+   * confirms (waiting jobs nothing will release, batches that will never finish).
    */
   public RecoverReport recover() {
     return recovery.recover();

@@ -35,7 +35,8 @@ final class DeadJobs {
   }
 
   OrphanRequeue requeueOrphan(Keys shard, String id, List<String> inFlightLists, String reason) {
-    List<String> keyList = new ArrayList<>(List.of(shard.jobs(), shard.delayed(), shard.ready(), shard.dead()));
+    List<String> keyList = new ArrayList<>(List.of(shard.jobs(), shard.delayed(), shard.ready(), shard.dead(),
+        shard.waiting()));
     keyList.addAll(inFlightLists);
     return OrphanRequeue.of((Long) scripts.eval(Script.REQUEUE_ORPHAN, keyList, List.of(id, reason)));
   }

@@ -1,6 +1,7 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,9 +14,10 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The consistency check ({@code delayq check}, recover's orphan pass, the tests): the invariant
  * "every job is in exactly one place, with its record", where a type's held list and its set of
- * jobs waiting for a handler count as places, like ready. The invariant holds per shard (an id
- * lives only in its own shard), so the check is the union of the shards' checks. The keys it
- * walks are found by the {@link Inspector}.
+ * jobs waiting for a handler count as places, like ready, and so does {@code waiting}, where a
+ * job waits for other jobs ({@link WorkflowCheck} checks the workflows' own sets). The invariant
+ * holds per shard (an id lives only in its own shard), so the check is the union of the shards'
+ * checks. The keys it walks are found by the {@link Inspector}.
  */
 public final class InvariantCheck {
   /** Ids per command of a check: each stays well under a millisecond of Redis time. */
@@ -30,12 +32,14 @@ public final class InvariantCheck {
   private final Keys keys;
   private final Scripts scripts;
   private final Inspector inspector;
+  private final WorkflowCheck workflows;
 
   public InvariantCheck(UnifiedJedis redis, Keys keys) {
     this.redis = redis;
     this.keys = keys;
     this.scripts = new Scripts(redis);
     this.inspector = new Inspector(redis, keys);
+    this.workflows = new WorkflowCheck(redis);
   }
 
   /** One breach of the invariant "every job is in exactly one place, with its record". */
@@ -68,7 +72,25 @@ public final class InvariantCheck {
        * (dev.delayq.DueTime), written by an older version or by hand: the forwarder dead-letters
        * it with a reason when it reaches it.
        */
-      OUT_OF_RANGE
+      OUT_OF_RANGE,
+      /**
+       * A job in waiting, with its record, that waits for nothing or whose every dependency has
+       * ended ({@code places}: the first of them): no end is left to release it. delayq recover
+       * releases it, or fails it when its policy says so for a dependency that did not end done.
+       */
+      WAITING_RELEASABLE,
+      /** An id in waiting with no record in jobs: nothing could run it (delayq recover removes it). */
+      WAITING_WITHOUT_RECORD,
+      /**
+       * A closed batch ({@code id}: the batch's) with no job pending that has not finished: its
+       * callback was never enqueued (delayq recover finishes it).
+       */
+      BATCH_NOT_FIRED,
+      /**
+       * A job pending in a batch ({@code places}: the batch's id) without a record: it ended
+       * without being counted, so the batch never finishes (delayq recover counts it dead).
+       */
+      BATCH_MEMBER_LOST
     }
 
     @Override
@@ -83,6 +105,13 @@ public final class InvariantCheck {
             + ": no job moves through it (due jobs wait in delayed); delete or rename it";
         case OUT_OF_RANGE -> id + ": delayed with a due time out of range (" + String.join(", ", places)
             + " ms; due times run from the epoch to 9999-12-31T23:59:59.999Z): the scheduler dead-letters it";
+        case WAITING_RELEASABLE -> id + ": waiting, but " + (places.isEmpty() ? "for no job"
+            : "every job it waits for has ended (" + String.join(", ", places) + ")")
+            + ": nothing will release it";
+        case WAITING_WITHOUT_RECORD -> id + ": in waiting without a record in jobs: nothing can run it";
+        case BATCH_NOT_FIRED -> "batch " + id + ": closed with no job pending, but its callback was never enqueued";
+        case BATCH_MEMBER_LOST -> id + ": pending in batch " + places.get(0)
+            + " without a record: it ended uncounted, so the batch never finishes";
       };
     }
   }
@@ -162,6 +191,8 @@ public final class InvariantCheck {
       noteRanges(places, "nohandler:" + keys.typeOfNoHandler(set) + shardName,
           from -> redis.zrange(set, from, from + CHUNK - 1));
     }
+    Map<String, String> waiting = workflows.waiting(keys);
+    note(places, "waiting" + shardName, waiting.keySet());
     Set<String> records = fields(keys.jobs());
     Set<String> ended = fields(keys.ended());
     Set<String> expiring = new HashSet<>();
@@ -184,7 +215,15 @@ public final class InvariantCheck {
     }
     places.forEach((id, where) -> {
       if (!records.contains(id)) {
-        breaches.add(new Breach(id, Breach.Kind.MISSING_RECORD, where));
+        // the waiting entry is a breach of its own, repaired apart from the other places
+        List<String> others = where;
+        if (waiting.containsKey(id)) {
+          breaches.add(new Breach(id, Breach.Kind.WAITING_WITHOUT_RECORD, List.of("waiting" + shardName)));
+          others = where.stream().filter(p -> !p.equals("waiting" + shardName)).toList();
+        }
+        if (!others.isEmpty()) {
+          breaches.add(new Breach(id, Breach.Kind.MISSING_RECORD, others));
+        }
       } else if (where.size() > 1) {
         breaches.add(new Breach(id, Breach.Kind.SEVERAL_PLACES, where));
       }
@@ -200,6 +239,9 @@ public final class InvariantCheck {
     for (String id : expiring) {
       breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("in ended:expiry only")));
     }
+    // read after the records: a job or batch that moved since shows in one look only
+    breaches.addAll(workflows.releasable(keys, waiting, records, places));
+    breaches.addAll(workflows.batches(keys, records));
     return breaches;
   }
 
@@ -227,7 +269,7 @@ public final class InvariantCheck {
     return out;
   }
 
-  private static void note(Map<String, List<String>> places, String place, List<String> ids) {
+  private static void note(Map<String, List<String>> places, String place, Collection<String> ids) {
     for (String id : ids) {
       places.computeIfAbsent(id, k -> new ArrayList<>(1)).add(place);
     }

@@ -30,6 +30,8 @@ final class KeyTypes {
     expected.put(keys.ended(), "hash");
     expected.put(keys.endedExpiry(), "zset");
     expected.put(keys.stats(), "hash");
+    expected.put(keys.waiting(), "hash");
+    expected.put(keys.batches(), "zset");
     List<Wrong> out = new ArrayList<>();
     expected.forEach((key, type) -> {
       String holds = redis.type(key);

@@ -53,7 +53,8 @@ public enum Script {
   MAKE_ALL_DUE("makeAllDue"),
   ENQUEUE_FLOW("enqueueFlow"),
   COMPLETE("complete"),
-  BATCH("batch");
+  BATCH("batch"),
+  REPAIR_WORKFLOW("repairWorkflow");
 
   private final String fileName;
   private final String source;

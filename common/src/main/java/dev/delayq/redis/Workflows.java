@@ -168,6 +168,11 @@ public final class Workflows {
     return out;
   }
 
+  /** delayq recover's repairs of workflow breaches (repairWorkflow.lua), with this queue's keep time. */
+  WorkflowRepair repair() {
+    return new WorkflowRepair(keys, scripts, keepMs);
+  }
+
   private static KeptResult parse(String id, String kept) {
     // '<outcome>:<ended at ms>:<json>' (include/workflow.lua keepResult)
     int a = kept.indexOf(':');

@@ -5,7 +5,8 @@
   KEYS[2] delayed (wheel)  id -> due time, epoch ms (include/wheel: keys named after this one)
   KEYS[3] ready   (LIST)  due ids; an orphan goes on the right, to run next (it waited long enough)
   KEYS[4] dead    (ZSET)  id -> time it was dead-lettered
-  KEYS[5..] in-flight (LIST)  every consumer's deliveries '<token>|<id>', as found just before
+  KEYS[5] waiting (HASH)  id of a job waiting for other jobs -> its policy (a place too)
+  KEYS[6..] in-flight (LIST)  every consumer's deliveries '<token>|<id>', as found just before
                               the call
   ARGV[1] job id
   ARGV[2] reason, kept in the record as recoveredFrom
@@ -18,17 +19,17 @@
 --@include record
 --@include wheel
 --@include delivery
-local jobsKey, delayedKey, readyKey, deadKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local jobsKey, delayedKey, readyKey, deadKey, waitingKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, reason = ARGV[1], ARGV[2]
 
 local raw = redis.call('HGET', jobsKey, id)
 if not raw then return 0 end
 if wheelScore(delayedKey, recordDue(raw), id) or redis.call('ZSCORE', deadKey, id)
-    or redis.call('LPOS', readyKey, id) then
+    or redis.call('LPOS', readyKey, id) or redis.call('HEXISTS', waitingKey, id) == 1 then
   return 0
 end
 -- in-flight lists are short (a consumer's prefetch), so reading them whole is cheap
-for k = 5, #KEYS do
+for k = 6, #KEYS do
   for _, delivery in ipairs(redis.call('LRANGE', KEYS[k], 0, -1)) do
     if idOf(delivery) == id then return 0 end
   end

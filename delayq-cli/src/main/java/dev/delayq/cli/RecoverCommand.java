@@ -1,5 +1,6 @@
 package dev.delayq.cli;
 
+import dev.delayq.process.LogText;
 import dev.delayq.redis.Admin;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -36,6 +37,15 @@ final class RecoverCommand implements Callable<Integer> {
           + "was running)%n", r.requeued(), r.deadLettered(), r.charged());
       out.printf("orphan records: %d back to ready, %d to dead (unreadable)%n",
           r.orphansRequeued(), r.orphansDeadLettered());
+      Admin.WorkflowRepairs w = r.workflows();
+      if (w.total() == 0 && w.notRepaired().isEmpty()) {
+        return ExitCodes.OK; // no workflow breach: a queue without workflows reads as before
+      }
+      out.printf("workflows: %d waiting jobs released, %d dead by their policy, %d waiting entries without a "
+          + "record removed; %d lost batch jobs counted, %d batches finished (callback enqueued)%n",
+          w.released(), w.failed(), w.forgotten(), w.membersCounted(), w.batchesFinished());
+      w.repaired().forEach(line -> out.println("  repaired: " + LogText.escape(line)));
+      w.notRepaired().forEach(line -> out.println("  not repaired: " + LogText.escape(line)));
       return ExitCodes.OK;
     }
   }
