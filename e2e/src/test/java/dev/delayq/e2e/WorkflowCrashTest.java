@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * supervisor: the scheduler's recoverer takes a killed worker's jobs back once its heartbeat
  * expires.)
  */
-class WorkflowsTest {
+class WorkflowCrashTest {
   private static final int JOBS = 10_000;
 
   private static JvmProcesses processes(QueueUnderTest q, String name) {
