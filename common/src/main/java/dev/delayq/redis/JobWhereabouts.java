@@ -29,9 +29,17 @@ final class JobWhereabouts {
     Double deadAt = places.deadAt();
     String consumer = places.consumer();
     Admin.State state = delayedAt != null ? Admin.State.DELAYED : readyPos != null ? Admin.State.READY
-        : consumer != null ? Admin.State.IN_FLIGHT : deadAt != null ? Admin.State.DEAD : raw != null ? Admin.State.ORPHAN : null;
+        : consumer != null ? Admin.State.IN_FLIGHT : deadAt != null ? Admin.State.DEAD
+        : places.waiting() != null ? Admin.State.WAITING : raw != null ? Admin.State.ORPHAN : null;
+    // kept for the id retention however the job ended, so a job whose record is gone still tells
+    Workflows.KeptResult result = broker.workflows().result(id).orElse(null);
     if (state == null) {
-      return ended(id).map(e -> new Admin.JobView(id, Admin.State.ENDED, null, 0, null, 0, 0, "?", null, null, e));
+      Optional<Admin.Ended> ended = ended(id);
+      if (ended.isEmpty() && result == null) {
+        return Optional.empty();
+      }
+      return Optional.of(new Admin.JobView(id, Admin.State.ENDED, null, 0, null, 0, 0, "?", null, null,
+          ended.orElse(null), null, result));
     }
     JobRecord r = null;
     if (raw != null) {
@@ -50,7 +58,22 @@ final class JobWhereabouts {
     long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
     return Optional.of(new Admin.JobView(id, state, state == Admin.State.IN_FLIGHT ? consumer : null, due,
         deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
-        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null));
+        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null,
+        state == Admin.State.WAITING ? waiting(places) : null, result));
+  }
+
+  /** A waiting job's entry '<policy>:<delay ms>:<since ms>' (include/workflow.lua) and what it still waits for. */
+  private static Admin.Waiting waiting(JobPlaces places) {
+    String[] parts = places.waiting().split(":", 3);
+    long since = 0;
+    if (parts.length == 3) {
+      try {
+        since = Long.parseLong(parts[2]);
+      } catch (NumberFormatException e) {
+        since = 0; // an entry another client wrote: the ids still tell what it waits for
+      }
+    }
+    return new Admin.Waiting(places.waitingFor(), since, parts[0]);
   }
 
   /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */
