@@ -159,5 +159,8 @@ class CliWorkflowsTest {
     JsonNode json = new ObjectMapper().readTree(cli.run("inspect", "w", "--json").out());
     assertEquals("WAITING", json.get("state").asText());
     assertEquals("b\u001b[31m", json.get("waiting").get("waitsFor").get(0).asText());
+
+    assertEquals("cancelled w\n", cli.run("cancel", "w").out(), "an operator ends a waiting job by cancelling it");
+    assertEquals(List.of(), cli.probe.placesOf("w"));
   }
 }

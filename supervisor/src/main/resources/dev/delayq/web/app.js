@@ -402,9 +402,10 @@
         button('Cancel', 'danger cancel', b => {
           if (confirm('Cancel job ' + j.id + '?')) act(b, () => jobAction(j, 'cancel')).then(refreshJobs);
         })].forEach(btn => {
-        // a running job can be cancelled (its worker interrupts it), not changed
+        // a running job can be cancelled (its worker interrupts it), not changed; so can a job
+        // waiting for other jobs (how an operator ends one held by a dead dependency)
         btn.disabled = !pending && !btn.classList.contains('inspect')
-          && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
+          && !((j.state === 'IN_FLIGHT' || j.state === 'WAITING') && btn.classList.contains('cancel'));
         actions.appendChild(btn);
       });
       cell(tr, actions);

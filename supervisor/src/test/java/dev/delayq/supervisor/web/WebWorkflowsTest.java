@@ -111,6 +111,14 @@ class WebWorkflowsTest {
     assertEquals("WAITING", waiting.path("state").asText());
     assertEquals("charge", waiting.path("waitingFor").get(0).asText());
     assertEquals("fail", waiting.path("ifDependencyFails").asText());
+    flows.enqueue(null, List.of(job("unwanted", null, "charge")));
+    HttpResponse<String> cancelled = http.send(HttpRequest.newBuilder(URI.create(web.base() + "/api/jobs/unwanted/cancel"))
+        .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, cancelled.statusCode(), "a waiting job is cancelled from the page: " + cancelled.body());
+    JsonNode gone = json("/api/jobs?id=unwanted").path("jobs").get(0);
+    assertEquals("ENDED", gone.path("state").asText(), gone.toString());
+    assertEquals("cancelled", gone.path("ended").asText(), "its end is kept as a workflow job's: " + gone);
 
     Claimed c = broker.claims().claim("c1", 1.0, 30_000).orElseThrow();
     assertTrue(broker.outcomes().complete("c1", c.delivery(), false, "{\"charge\":\"ch_1\"}"));
