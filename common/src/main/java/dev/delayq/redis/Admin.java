@@ -115,10 +115,11 @@ public final class Admin {
   public record Ended(String outcome, long endedAt, long freeAt) {}
 
   /**
-   * A job waiting for other jobs: the ids it still waits for (sorted), since when (epoch ms), and
-   * what it does when one of them does not end done ({@code ifDependencyFails}: fail, run, wait).
+   * A job waiting for other jobs: the ids it still waits for (sorted), since when (epoch ms), its
+   * own delay (it falls due that long after the last of them ended), and what it does when one of
+   * them does not end done ({@code ifDependencyFails}: fail, run, wait).
    */
-  public record Waiting(List<String> waitsFor, long sinceMs, String ifDependencyFails) {
+  public record Waiting(List<String> waitsFor, long sinceMs, long delayMs, String ifDependencyFails) {
     public Waiting {
       waitsFor = List.copyOf(waitsFor);
     }
@@ -126,7 +127,7 @@ public final class Admin {
 
   /**
    * One job as found now. {@code consumer} is set for IN_FLIGHT; {@code dueAt} is the delayed
-   * score when delayed, else the record's; {@code deadAt} is set for DEAD; {@code rawRecord} is
+   * score when delayed, 0 when WAITING (not known until it is released), else the record's; {@code deadAt} is set for DEAD; {@code rawRecord} is
    * null when the id sits somewhere without a record (a breach). Type "?" when unreadable.
    * {@code ended}: set for ENDED when its id is still taken; {@code waiting}: set for WAITING;
    * {@code result}: how it ended and the result it gave, while kept (queue.idRetention), else null.

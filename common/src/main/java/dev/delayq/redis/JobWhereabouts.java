@@ -55,7 +55,8 @@ final class JobWhereabouts {
       state = Admin.State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
     }
     String lastError = r != null ? r.lastError() : raw == null ? null : DeadJobActions.deadJob(id, 0, raw).lastError();
-    long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
+    // a waiting job's record holds the due time it was enqueued with; it falls due only when released
+    long due = delayedAt != null ? delayedAt.longValue() : state == Admin.State.WAITING || r == null ? 0 : r.dueAt();
     return Optional.of(new Admin.JobView(id, state, state == Admin.State.IN_FLIGHT ? consumer : null, due,
         deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
         r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null,
@@ -65,15 +66,16 @@ final class JobWhereabouts {
   /** A waiting job's entry '<policy>:<delay ms>:<since ms>' (include/workflow.lua) and what it still waits for. */
   private static Admin.Waiting waiting(JobPlaces places) {
     String[] parts = places.waiting().split(":", 3);
-    long since = 0;
-    if (parts.length == 3) {
-      try {
-        since = Long.parseLong(parts[2]);
-      } catch (NumberFormatException e) {
-        since = 0; // an entry another client wrote: the ids still tell what it waits for
-      }
+    return new Admin.Waiting(places.waitingFor(), number(parts, 2), number(parts, 1), parts[0]);
+  }
+
+  /** Part {@code i} of a waiting entry as a number; 0 when missing or not one (another client wrote it). */
+  private static long number(String[] parts, int i) {
+    try {
+      return parts.length > i ? Long.parseLong(parts[i]) : 0;
+    } catch (NumberFormatException e) {
+      return 0;
     }
-    return new Admin.Waiting(places.waitingFor(), since, parts[0]);
   }
 
   /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */

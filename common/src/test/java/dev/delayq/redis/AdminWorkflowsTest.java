@@ -23,9 +23,13 @@ class AdminWorkflowsTest {
   private final Admin admin = broker.admin(3);
 
   private static Workflows.FlowJob job(String id, String batch, String policy, String... waits) {
-    String extra = ",\"wf\":1" + (batch == null ? "" : ",\"b\":\"" + batch + "\"");
+    return job(id, batch, 0, policy, waits);
+  }
+
+  private static Workflows.FlowJob job(String id, String batch, long delayMs, String policy, String... waits) {
+    String extra = (batch == null ? "" : ",\"b\":\"" + batch + "\"") + ",\"wf\":1";
     return new Workflows.FlowJob(new NewJob(id, JobRecord.newHead(QueueProbe.TYPE, 3, false, Map.of(), extra),
-        "{}", 0, false), List.of(waits), policy);
+        "{}", delayMs, false), List.of(waits), policy);
   }
 
   private void runToEnd(String id, String result) {
@@ -37,13 +41,15 @@ class AdminWorkflowsTest {
   @Test
   void aJobWaitingForOthersIsInPlaceWaitingAndNamesWhatItStillWaitsFor() {
     flows.enqueue(null, List.of(job("a", null, "fail"), job("b", null, "fail")));
-    flows.enqueue(null, List.of(job("c", null, "wait", "b", "a")));
+    flows.enqueue(null, List.of(job("c", null, 90_000, "wait", "b", "a")));
 
     Admin.JobView c = admin.inspect("c").orElseThrow();
     assertEquals(Admin.State.WAITING, c.state());
     assertEquals(List.of("a", "b"), c.waiting().waitsFor());
     assertEquals("wait", c.waiting().ifDependencyFails());
     assertTrue(c.waiting().sinceMs() > 0);
+    assertEquals(90_000, c.waiting().delayMs(), "due that long after the last of them ended");
+    assertEquals(0, c.dueAt(), "no due time until it is released");
     assertEquals(QueueProbe.TYPE, c.type());
 
     runToEnd("a", null);

@@ -63,6 +63,7 @@ final class InspectCommand implements Callable<Integer> {
         if (w.sinceMs() > 0) {
           out.printf("waiting     since %s (%s)%n", Formats.instant(w.sinceMs()), Formats.relative(w.sinceMs(), now));
         }
+        out.printf("then due    %s after the last of them ended%n", Formats.span(w.delayMs()));
         out.printf("policy      %s (when one of them does not end done)%n", LogText.escape(w.ifDependencyFails()));
       }
       if (job.dueAt() > 0) {

@@ -155,6 +155,8 @@ class CliWorkflowsTest {
     assertTrue(r.out().contains("state       WAITING (for other jobs to end: b\\u001b[31m; "), r.out());
     assertTrue(r.out().contains("waits for   b\\u001b[31m\n"), "escaped, and a no longer there: " + r.out());
     assertTrue(r.out().contains("policy      fail"), r.out());
+    assertTrue(r.out().contains("then due    0ms after the last of them ended\n"), r.out());
+    assertFalse(r.out().contains("\ndue "), "no due time until it is released: " + r.out());
     assertFalse(r.out().contains("\u001b"), "no raw control character from job data");
     JsonNode json = new ObjectMapper().readTree(cli.run("inspect", "w", "--json").out());
     assertEquals("WAITING", json.get("state").asText());

@@ -106,7 +106,8 @@ final class JobApi {
       }
       if (j.waiting() != null) {
         o.set("waitingFor", Http.JSON.valueToTree(j.waiting().waitsFor()));
-        o.put("waitingSince", j.waiting().sinceMs()).put("ifDependencyFails", j.waiting().ifDependencyFails());
+        o.put("waitingSince", j.waiting().sinceMs()).put("delayMs", j.waiting().delayMs())
+            .put("ifDependencyFails", j.waiting().ifDependencyFails());
       }
       if (j.result() != null) {
         // the result JSON as the worker kept it, as text: the page shows it, never evaluates it
