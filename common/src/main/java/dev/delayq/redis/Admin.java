@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -104,24 +105,64 @@ public final class Admin {
 
   /**
    * Where a job is. ORPHAN: a record whose id is in no structure (a breach of the invariant).
-   * ENDED: the job is gone, its caller-chosen id still taken (see {@link Ended}).
+   * ENDED: the job is gone, and its caller-chosen id is still taken (see {@link Ended}) or its
+   * result still kept ({@link Workflows.KeptResult}). WAITING: it waits for other jobs to end
+   * (see {@link Waiting}).
    */
-  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD, WAITING_FOR_HANDLER }
+  public enum State { DELAYED, READY, IN_FLIGHT, DEAD, ORPHAN, ENDED, HELD, WAITING_FOR_HANDLER, WAITING }
 
   /** How a job whose id is kept ended ("done", "cancelled", "purged"), when, and when the id is free. */
   public record Ended(String outcome, long endedAt, long freeAt) {}
 
   /**
+   * A job waiting for other jobs: the ids it still waits for (sorted), since when (epoch ms), its
+   * own delay (it falls due that long after the last of them ended), and what it does when one of
+   * them does not end done ({@code ifDependencyFails}: fail, run, wait).
+   */
+  public record Waiting(List<String> waitsFor, long sinceMs, long delayMs, String ifDependencyFails) {
+    public Waiting {
+      waitsFor = List.copyOf(waitsFor);
+    }
+  }
+
+  /**
    * One job as found now. {@code consumer} is set for IN_FLIGHT; {@code dueAt} is the delayed
-   * score when delayed, else the record's; {@code deadAt} is set for DEAD; {@code rawRecord} is
+   * score when delayed, 0 when WAITING (not known until it is released), else the record's; {@code deadAt} is set for DEAD; {@code rawRecord} is
    * null when the id sits somewhere without a record (a breach). Type "?" when unreadable.
+   * {@code ended}: set for ENDED when its id is still taken; {@code waiting}: set for WAITING;
+   * {@code result}: how it ended and the result it gave, while kept (queue.idRetention), else null.
    */
   public record JobView(String id, State state, String consumer, long dueAt, Long deadAt,
-      int attempt, int maxAttempts, String type, String lastError, String rawRecord, Ended ended) {}
+      int attempt, int maxAttempts, String type, String lastError, String rawRecord, Ended ended,
+      Waiting waiting, Workflows.KeptResult result) {
+    /** How the job ended, for ENDED: from its kept id, else from its kept result. */
+    public String outcome() {
+      return ended != null ? ended.outcome() : result != null ? result.outcome() : null;
+    }
+  }
 
   /** The job's state and record; empty when Redis knows nothing of the id. */
   public Optional<JobView> inspect(String id) {
     return whereabouts.inspect(id);
+  }
+
+  // ---- batches (workflows) -----------------------------------------------------------------
+
+  /** The batch of {@code id} as kept; empty when never opened, or finished and forgotten. */
+  public Optional<Workflows.Batch> batch(String id) {
+    return broker.workflows().batch(id);
+  }
+
+  /**
+   * The batches neither finished nor cancelled, oldest first, at most {@code limit}, each with its
+   * counts. A batch that finished between the listing and its read is left out.
+   */
+  public List<Workflows.Batch> openBatches(int limit) {
+    List<Workflows.Batch> out = new ArrayList<>();
+    for (String id : broker.workflows().openBatches(limit)) {
+      broker.workflows().batch(id).ifPresent(out::add);
+    }
+    return out;
   }
 
   // ---- pause and resume (flow control, include/flow.lua) ------------------------------------

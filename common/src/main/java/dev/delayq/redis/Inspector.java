@@ -35,8 +35,18 @@ public final class Inspector {
     this.scripts = new Scripts(redis);
   }
 
-  /** How many jobs are in each place, read in one transaction. */
-  public record Depths(long delayed, long ready, long inFlight, long dead, long records) {}
+  /**
+   * How many jobs are in each place, read in one transaction: {@code waiting} are jobs waiting
+   * for other jobs to end (workflows), {@code batchesOpen} the batches neither finished nor
+   * cancelled.
+   */
+  public record Depths(long delayed, long ready, long inFlight, long dead, long records, long waiting,
+      long batchesOpen) {
+    /** A queue with no workflow in it: nothing waiting, no batch open. */
+    public Depths(long delayed, long ready, long inFlight, long dead, long records) {
+      this(delayed, ready, inFlight, dead, records, 0, 0);
+    }
+  }
 
   /**
    * The depths, with {@code inFlight} summed over the lists of registered consumers: a claim
@@ -50,7 +60,8 @@ public final class Inspector {
     for (Keys shard : keys.allShards()) {
       Depths d = depths(shard);
       sum = new Depths(sum.delayed() + d.delayed(), sum.ready() + d.ready(), sum.inFlight() + d.inFlight(),
-          sum.dead() + d.dead(), sum.records() + d.records());
+          sum.dead() + d.dead(), sum.records() + d.records(), sum.waiting() + d.waiting(),
+          sum.batchesOpen() + d.batchesOpen());
     }
     return sum;
   }
@@ -65,6 +76,8 @@ public final class Inspector {
       Response<Long> ready = tx.llen(keys.ready());
       Response<Long> dead = tx.zcard(keys.dead());
       Response<Long> records = tx.hlen(keys.jobs());
+      Response<Long> waiting = tx.hlen(keys.waiting());
+      Response<Long> batches = tx.zcard(keys.batches());
       List<Response<Long>> inFlight = new ArrayList<>();
       for (String l : lists) {
         inFlight.add(tx.llen(l));
@@ -72,7 +85,8 @@ public final class Inspector {
       tx.exec();
       long sum = inFlight.stream().mapToLong(Response::get).sum();
       long inWheel = wheel.get() == null ? 0 : Long.parseLong(wheel.get());
-      return new Depths(inWheel + delayed.get(), ready.get(), sum, dead.get(), records.get());
+      return new Depths(inWheel + delayed.get(), ready.get(), sum, dead.get(), records.get(), waiting.get(),
+          batches.get());
     }
   }
 

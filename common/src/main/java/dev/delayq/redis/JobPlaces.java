@@ -2,16 +2,21 @@ package dev.delayq.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Where one job's id is, read in one transaction on its shard: its record (null when none), its
- * due time when delayed, its position when ready, when it died when dead, and the consumer whose
- * in-flight list holds it. More than one set is a breach of the invariant; the caller judges.
+ * due time when delayed, its position when ready, when it died when dead, the consumer whose
+ * in-flight list holds it, and when it waits for other jobs (a workflow) its entry in waiting
+ * ({@code <policy>:<delay ms>:<since ms>}) with the ids it still waits for. More than one set is a
+ * breach of the invariant; the caller judges.
  */
-public record JobPlaces(String rawRecord, Double delayedAt, Long readyPosition, Double deadAt, String consumer) {
+public record JobPlaces(String rawRecord, Double delayedAt, Long readyPosition, Double deadAt, String consumer,
+    String waiting, List<String> waitingFor) {
 
   static JobPlaces read(UnifiedJedis redis, Scripts scripts, Keys shard, String id, List<String> inFlightLists) {
     // readDelayed.lua on the shard's master, so that the transaction can call it by SHA
@@ -22,6 +27,8 @@ public record JobPlaces(String rawRecord, Double delayedAt, Long readyPosition, 
       Response<Object> delayedR = tx.evalsha(Script.READ_DELAYED.sha(), wheel.keys(), wheel.args());
       Response<Long> readyR = tx.lpos(shard.ready(), id);
       Response<Double> deadR = tx.zscore(shard.dead(), id);
+      Response<String> waitingR = tx.hget(shard.waiting(), id);
+      Response<Set<String>> waitForR = tx.smembers(shard.waitFor(id));
       // in-flight lists hold deliveries, <token>|<id>, and are short: read them whole
       List<Response<List<String>>> inFlight = new ArrayList<>(inFlightLists.size());
       for (String l : inFlightLists) {
@@ -39,7 +46,8 @@ public record JobPlaces(String rawRecord, Double delayedAt, Long readyPosition, 
         }
       }
       Double delayedAt = delayedR.get() == null ? null : ((Long) delayedR.get()).doubleValue();
-      return new JobPlaces(rawR.get(), delayedAt, readyR.get(), deadR.get(), consumer);
+      List<String> waitingFor = new ArrayList<>(new TreeSet<>(waitForR.get()));
+      return new JobPlaces(rawR.get(), delayedAt, readyR.get(), deadR.get(), consumer, waitingR.get(), waitingFor);
     }
   }
 }

@@ -29,9 +29,17 @@ final class JobWhereabouts {
     Double deadAt = places.deadAt();
     String consumer = places.consumer();
     Admin.State state = delayedAt != null ? Admin.State.DELAYED : readyPos != null ? Admin.State.READY
-        : consumer != null ? Admin.State.IN_FLIGHT : deadAt != null ? Admin.State.DEAD : raw != null ? Admin.State.ORPHAN : null;
+        : consumer != null ? Admin.State.IN_FLIGHT : deadAt != null ? Admin.State.DEAD
+        : places.waiting() != null ? Admin.State.WAITING : raw != null ? Admin.State.ORPHAN : null;
+    // kept for the id retention however the job ended, so a job whose record is gone still tells
+    Workflows.KeptResult result = broker.workflows().result(id).orElse(null);
     if (state == null) {
-      return ended(id).map(e -> new Admin.JobView(id, Admin.State.ENDED, null, 0, null, 0, 0, "?", null, null, e));
+      Optional<Admin.Ended> ended = ended(id);
+      if (ended.isEmpty() && result == null) {
+        return Optional.empty();
+      }
+      return Optional.of(new Admin.JobView(id, Admin.State.ENDED, null, 0, null, 0, 0, "?", null, null,
+          ended.orElse(null), null, result));
     }
     JobRecord r = null;
     if (raw != null) {
@@ -47,10 +55,27 @@ final class JobWhereabouts {
       state = Admin.State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
     }
     String lastError = r != null ? r.lastError() : raw == null ? null : DeadJobActions.deadJob(id, 0, raw).lastError();
-    long due = delayedAt != null ? delayedAt.longValue() : r != null ? r.dueAt() : 0;
+    // a waiting job's record holds the due time it was enqueued with; it falls due only when released
+    long due = delayedAt != null ? delayedAt.longValue() : state == Admin.State.WAITING || r == null ? 0 : r.dueAt();
     return Optional.of(new Admin.JobView(id, state, state == Admin.State.IN_FLIGHT ? consumer : null, due,
         deadAt == null ? null : deadAt.longValue(), r == null ? 0 : r.attempt(),
-        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null));
+        r == null ? 0 : r.maxAttempts(), r == null ? "?" : r.type(), lastError, raw, null,
+        state == Admin.State.WAITING ? waiting(places) : null, result));
+  }
+
+  /** A waiting job's entry '<policy>:<delay ms>:<since ms>' (include/workflow.lua) and what it still waits for. */
+  private static Admin.Waiting waiting(JobPlaces places) {
+    String[] parts = places.waiting().split(":", 3);
+    return new Admin.Waiting(places.waitingFor(), number(parts, 2), number(parts, 1), parts[0]);
+  }
+
+  /** Part {@code i} of a waiting entry as a number; 0 when missing or not one (another client wrote it). */
+  private static long number(String[] parts, int i) {
+    try {
+      return parts.length > i ? Long.parseLong(parts[i]) : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /** The end of a job whose id is still taken; empty when none is remembered or its window passed. */

@@ -27,7 +27,7 @@ import picocli.CommandLine;
     description = "Put jobs on a delayq queue and look after it.",
     subcommands = {EnqueueCommand.class, CancelCommand.class, InspectCommand.class,
         JobsCommand.class, ScheduleCommand.class, PromoteCommand.class, RescheduleCommand.class, EditCommand.class,
-        StatsCommand.class, DeadCommand.class, CheckCommand.class, RecoverCommand.class,
+        StatsCommand.class, DeadCommand.class, BatchCommand.class, CheckCommand.class, RecoverCommand.class,
         PauseCommand.class, ResumeCommand.class, QueuesCommand.class, CompletionCommand.class},
     exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE,
         ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
@@ -86,7 +86,7 @@ public final class DelayqCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "give a command: enqueue, cancel, inspect, jobs, schedule, promote, reschedule, edit, stats, queues, dead, check, recover or completion");
+        "give a command: enqueue, cancel, inspect, jobs, schedule, promote, reschedule, edit, stats, queues, dead, batch, check, recover or completion");
   }
 
   /**

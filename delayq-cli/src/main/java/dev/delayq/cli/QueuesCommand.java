@@ -59,7 +59,8 @@ final class QueuesCommand implements Callable<Integer> {
           } else {
             q.put("weight", weight);
           }
-          q.put("delayed", d.delayed()).put("ready", d.ready()).put("inFlight", d.inFlight()).put("dead", d.dead());
+          q.put("delayed", d.delayed()).put("ready", d.ready()).put("inFlight", d.inFlight()).put("dead", d.dead())
+              .put("waiting", d.waiting()).put("batchesOpen", d.batchesOpen());
           q.set("paused", JSON.valueToTree(flow.paused().keySet()));
           q.set("partlyPaused", JSON.valueToTree(flow.partlyPaused()));
         } else {

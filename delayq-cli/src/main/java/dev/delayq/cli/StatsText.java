@@ -22,8 +22,13 @@ final class StatsText {
   static String render(String queue, Admin.Stats s, Inspector.Flow flow) {
     StringBuilder b = new StringBuilder();
     b.append("queue ").append(queue).append(" at ").append(Formats.instant(s.redisNowMs())).append(" (Redis time)\n");
-    b.append(String.format("  delayed %d   ready %d   in flight %d   dead %d%n",
+    b.append(String.format("  delayed %d   ready %d   in flight %d   dead %d",
         s.depths().delayed(), s.depths().ready(), s.depths().inFlight(), s.depths().dead()));
+    // workflows' figures only on a queue that has any: a queue of plain jobs reads as before
+    if (s.depths().waiting() > 0 || s.depths().batchesOpen() > 0) {
+      b.append(String.format("   waiting %d   batches open %d", s.depths().waiting(), s.depths().batchesOpen()));
+    }
+    b.append('\n');
     if (!flow.paused().isEmpty() || !flow.held().isEmpty() || !flow.partlyPaused().isEmpty()) {
       b.append("  flow:");
       flow.paused().forEach((scope, since) -> b.append(' ').append(scopeName(scope))

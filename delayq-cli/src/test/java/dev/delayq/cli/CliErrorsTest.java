@@ -18,7 +18,7 @@ class CliErrorsTest {
   private static final List<List<String>> EVERY_COMMAND = List.of(
       List.of("enqueue"), List.of("cancel"), List.of("inspect"), List.of("stats"), List.of("dead"),
       List.of("dead", "list"), List.of("dead", "retry"), List.of("dead", "purge"), List.of("check"),
-      List.of("recover"), List.of("completion"));
+      List.of("recover"), List.of("completion"), List.of("batch"), List.of("batch", "inspect"), List.of("batch", "list"));
 
   private final Cli cli = new Cli();
 
@@ -27,7 +27,7 @@ class CliErrorsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"stats", "check", "recover", "cancel x", "inspect x", "dead list",
-      "dead retry x", "dead retry --all", "dead purge"})
+      "dead retry x", "dead retry --all", "dead purge", "batch inspect x", "batch list"})
   void redisUnreachableIsOneLineWithoutStackAndExitThree(String command) throws IOException {
     Cli down = Cli.unreachable();
 

@@ -181,7 +181,7 @@
     err.textContent = s.redisError || '';
     const st = s.stats;
     const d = st ? st.depths : {};
-    ['delayed', 'ready', 'inFlight', 'dead'].forEach(k => { $('depth-' + k).textContent = num(d[k]); });
+    ['delayed', 'ready', 'inFlight', 'dead', 'waiting'].forEach(k => { $('depth-' + k).textContent = num(d[k]); });
     $('backlog').textContent = st ? num(st.backlog) : '–';
     $('oldest-overdue').textContent = st ? (st.oldestOverdueMs > 0 ? duration(st.oldestOverdueMs) : '0s') : '–';
     $('jobs-per-second').textContent = st ? (Math.round(st.jobsPerSecond * 10) / 10).toString() : '–';
@@ -198,6 +198,24 @@
     $('pause-queue-button').textContent = queuePaused ? 'Resume queue' : 'Pause queue';
     $('pause-queue-button').dataset.paused = queuePaused ? 'yes' : 'no';
     renderTypes(st ? st.counters : {}, flow);
+    renderBatches(st ? st.batches || [] : [], st ? d.batchesOpen : null);
+  }
+
+  /** The open batches the status carries (the oldest ones), with their counts. */
+  function renderBatches(batches, open) {
+    $('batches-total').textContent = open > batches.length ? '(oldest ' + batches.length + ' of ' + num(open) + ' open)'
+      : '(' + num(open) + ' open)';
+    $('batches-empty').hidden = batches.length > 0;
+    const now = Date.now();
+    replaceRows($('batch-rows'), batches.map(b => {
+      const tr = document.createElement('tr');
+      tr.dataset.id = b.id;
+      cell(tr, b.id, 'id');
+      cell(tr, b.state);
+      ['total', 'pending', 'done', 'dead'].forEach(k => cell(tr, num(b[k]), 'num'));
+      cell(tr, duration(now - b.createdAt) + ' ago').title = new Date(b.createdAt).toISOString();
+      return tr;
+    }));
   }
 
   function renderTypes(counters, flow) {
@@ -384,9 +402,10 @@
         button('Cancel', 'danger cancel', b => {
           if (confirm('Cancel job ' + j.id + '?')) act(b, () => jobAction(j, 'cancel')).then(refreshJobs);
         })].forEach(btn => {
-        // a running job can be cancelled (its worker interrupts it), not changed
+        // a running job can be cancelled (its worker interrupts it), not changed; so can a job
+        // waiting for other jobs (how an operator ends one held by a dead dependency)
         btn.disabled = !pending && !btn.classList.contains('inspect')
-          && !(j.state === 'IN_FLIGHT' && btn.classList.contains('cancel'));
+          && !((j.state === 'IN_FLIGHT' || j.state === 'WAITING') && btn.classList.contains('cancel'));
         actions.appendChild(btn);
       });
       cell(tr, actions);

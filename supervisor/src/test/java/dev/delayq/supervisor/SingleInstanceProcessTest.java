@@ -83,7 +83,7 @@ class SingleInstanceProcessTest {
     for (var child : json.get("children")) {
       assertEquals(List.of("name", "role", "pid", "state", "restarts", "lastExitCode", "uptimeMs"), fieldNames(child));
     }
-    assertEquals(List.of("delayed", "ready", "inFlight", "dead"), fieldNames(json.get("queue")));
+    assertEquals(List.of("delayed", "ready", "inFlight", "dead", "waiting", "batchesOpen"), fieldNames(json.get("queue")));
     assertEquals("scheduler", json.get("children").get(0).get("name").asText());
     assertEquals("worker-1", json.get("children").get(1).get("name").asText());
   }

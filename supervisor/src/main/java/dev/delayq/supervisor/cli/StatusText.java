@@ -9,8 +9,14 @@ final class StatusText {
 
   /** "queue: 3 delayed, ...", then its pauses and held jobs, if any. */
   private static void queueLines(StringBuilder out, String label, JsonNode q, JsonNode flow) {
-    out.append(String.format("%s: %d delayed, %d ready, %d in flight, %d dead%n", label,
+    out.append(String.format("%s: %d delayed, %d ready, %d in flight, %d dead", label,
         q.path("delayed").asLong(), q.path("ready").asLong(), q.path("inFlight").asLong(), q.path("dead").asLong()));
+    // workflows' figures only on a queue that has any: a queue of plain jobs reads as before
+    if (q.path("waiting").asLong() > 0 || q.path("batchesOpen").asLong() > 0) {
+      out.append(String.format(", %d waiting for other jobs, %d batches open", q.path("waiting").asLong(),
+          q.path("batchesOpen").asLong()));
+    }
+    out.append('\n');
     StringBuilder f = new StringBuilder();
     flow.path("paused").fieldNames().forEachRemaining(scope ->
         f.append(f.length() == 0 ? "" : ", ").append(scope.equals("*") ? "the whole queue" : dev.delayq.process.LogText.escape(scope)));

@@ -102,6 +102,8 @@ public final class ControlCommands implements ControlServer.Handler {
     queue.put("ready", d.ready());
     queue.put("inFlight", d.inFlight());
     queue.put("dead", d.dead());
+    queue.put("waiting", d.waiting());
+    queue.put("batchesOpen", d.batchesOpen());
     return queue;
   }
 

@@ -101,6 +101,17 @@ final class JobApi {
           : head.substring(0, DETAIL_PAYLOAD_BYTES) + "…");
       if (j.ended() != null) {
         o.put("ended", j.ended().outcome()).put("endedAt", j.ended().endedAt()).put("idFreeAt", j.ended().freeAt());
+      } else if (j.result() != null) {
+        o.put("ended", j.result().outcome()).put("endedAt", j.result().endedAt());
+      }
+      if (j.waiting() != null) {
+        o.set("waitingFor", Http.JSON.valueToTree(j.waiting().waitsFor()));
+        o.put("waitingSince", j.waiting().sinceMs()).put("delayMs", j.waiting().delayMs())
+            .put("ifDependencyFails", j.waiting().ifDependencyFails());
+      }
+      if (j.result() != null) {
+        // the result JSON as the worker kept it, as text: the page shows it, never evaluates it
+        o.put("result", j.result().json());
       }
     });
     return out;

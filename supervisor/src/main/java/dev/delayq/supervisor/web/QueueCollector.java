@@ -134,6 +134,10 @@ final class QueueCollector implements MultiCollector {
     GaugeSnapshot.Builder depths = GaugeSnapshot.builder().name("delayq_queue_jobs")
         .help("Jobs in each place of the queue: delayed (waiting for their due time), ready (due, "
             + "waiting for a worker), in_flight (claimed by a consumer), dead.");
+    GaugeSnapshot.Builder waiting = GaugeSnapshot.builder().name("delayq_jobs_waiting")
+        .help("Jobs waiting for other jobs to end (workflows): out of ready until what they wait for ended.");
+    GaugeSnapshot.Builder batchesOpen = GaugeSnapshot.builder().name("delayq_batches_open")
+        .help("Batches neither finished nor cancelled (open, or closed with jobs pending).");
     GaugeSnapshot.Builder backlog = GaugeSnapshot.builder().name("delayq_queue_backlog_jobs")
         .help("Jobs due and not yet started (due in delayed, plus ready).");
     GaugeSnapshot.Builder overdue = GaugeSnapshot.builder().name("delayq_queue_oldest_overdue_seconds")
@@ -157,6 +161,8 @@ final class QueueCollector implements MultiCollector {
       depths.dataPoint(point(queue.add("state", "ready"), d.ready()));
       depths.dataPoint(point(queue.add("state", "in_flight"), d.inFlight()));
       depths.dataPoint(point(queue.add("state", "dead"), d.dead()));
+      waiting.dataPoint(point(queue, d.waiting()));
+      batchesOpen.dataPoint(point(queue, d.batchesOpen()));
       backlog.dataPoint(point(queue, r.stats().backlog()));
       overdue.dataPoint(point(queue, r.stats().oldestOverdueMs() / 1000.0));
     }
@@ -167,6 +173,8 @@ final class QueueCollector implements MultiCollector {
     out.metricSnapshot(waitingForHandler.build());
     out.metricSnapshot(durations.build());
     out.metricSnapshot(depths.build());
+    out.metricSnapshot(waiting.build());
+    out.metricSnapshot(batchesOpen.build());
     out.metricSnapshot(backlog.build());
     out.metricSnapshot(overdue.build());
     return out.build();

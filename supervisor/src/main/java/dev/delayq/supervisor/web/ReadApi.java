@@ -5,16 +5,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayq.redis.Admin;
 import dev.delayq.redis.DeadBrowser;
 import dev.delayq.redis.Inspector;
+import dev.delayq.redis.Workflows;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The dashboard's reads: {@code GET /api/status}, {@code /api/series}, {@code /api/dead} and
- * {@code /api/forecast}. Runs on the web threads; reads Redis and asks the supervisor's control
+ * The dashboard's reads: {@code GET /api/status} (with the open batches), {@code /api/series},
+ * {@code /api/dead} and {@code /api/forecast}. Runs on the web threads; reads Redis and asks the supervisor's control
  * thread for its child table, never touching it.
  */
 final class ReadApi {
+  /** Open batches the status carries: the dashboard's table is a glance, {@code delayq batch list} the whole. */
+  static final int BATCHES_SHOWN = 20;
+
   private final Steering steering;
   private final Admin admin;
   private final DeadBrowser deadJobs;
@@ -62,11 +66,26 @@ final class ReadApi {
       f.set("held", Http.JSON.valueToTree(flow.held()));
       f.set("partlyPaused", Http.JSON.valueToTree(flow.partlyPaused()));
       f.set("waitingForHandler", Http.JSON.valueToTree(flow.waitingForHandler()));
+      batches(stats.putArray("batches"), s.depths().batchesOpen());
     } catch (RuntimeException e) {
       out.putNull("stats");
       out.put("redisError", "Redis unreachable: " + e.getMessage());
     }
     return out;
+  }
+
+  /**
+   * The open batches, oldest first, at most {@value #BATCHES_SHOWN}, with their counts; no read
+   * at all on a queue with none open (the depths counted them).
+   */
+  private void batches(ArrayNode out, long open) {
+    if (open == 0) {
+      return;
+    }
+    for (Workflows.Batch b : admin.openBatches(BATCHES_SHOWN)) {
+      out.addObject().put("id", b.id()).put("state", b.state()).put("total", b.total()).put("pending", b.pending())
+          .put("done", b.done()).put("dead", b.dead()).put("cancelled", b.cancelled()).put("createdAt", b.createdAt());
+    }
   }
 
   /** Throughput and lateness per second, and the depth samples, over the last {@code seconds}. */

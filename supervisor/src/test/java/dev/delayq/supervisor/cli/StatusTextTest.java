@@ -31,4 +31,21 @@ class StatusTextTest {
         """));
     assertTrue(text.contains("waiting for a handler: probe 200\n"), text);
   }
+
+  @Test
+  void jobsWaitingForOtherJobsAndOpenBatchesAreCountedOnlyOnAQueueThatHasThem() throws Exception {
+    String plain = StatusText.format(JSON.readTree("""
+        {"pid": 7, "status": {"children": [],
+          "queue": {"delayed": 1, "ready": 2, "inFlight": 3, "dead": 4, "waiting": 0, "batchesOpen": 0},
+          "flow": {}}}
+        """));
+    assertTrue(plain.contains("queue: 1 delayed, 2 ready, 3 in flight, 4 dead\n"), plain);
+    String flows = StatusText.format(JSON.readTree("""
+        {"pid": 7, "status": {"children": [],
+          "queue": {"delayed": 1, "ready": 2, "inFlight": 3, "dead": 4, "waiting": 5, "batchesOpen": 6},
+          "flow": {}}}
+        """));
+    assertTrue(flows.contains("queue: 1 delayed, 2 ready, 3 in flight, 4 dead, 5 waiting for other jobs, 6 batches open\n"),
+        flows);
+  }
 }

@@ -6,12 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.redis.Admin;
+import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
+import dev.delayq.redis.NewJob;
+import dev.delayq.redis.Workflows;
+import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -155,6 +161,30 @@ class WebQueueCollectorTest {
     assertTrue(m.contains("delayq_paused{" + q + ",type=\"*\"} 1.0"), m);
     assertTrue(m.contains("delayq_paused{" + q + ",type=\"mail\"} 0.6666666666666666"), m);
     assertTrue(m.contains("delayq_held_jobs{" + q + ",type=\"pay\"} 3.0"), m);
+  }
+
+  @Test
+  void jobsWaitingForOtherJobsAndOpenBatchesHaveGaugesOfTheirOwn() throws Exception {
+    UnifiedJedis redis = RedisFixture.get().redis();
+    Keys keys = RedisFixture.freshKeys();
+    String q = "queue=\"" + keys.queue() + "\"";
+    assertTrue(scrape(redis, keys).contains("delayq_jobs_waiting{" + q + "} 0.0"), "0 before any workflow");
+    Workflows flows = RedisFixture.get().broker(keys).workflows();
+    flows.openBatch("b1");
+    flows.openBatch("b2");
+    flows.enqueue("b1", List.of(flowJob("a", ",\"b\":\"b1\"")));
+    flows.enqueue(null, List.of(flowJob("w1", "", "a"), flowJob("w2", "", "a")));
+
+    String m = scrape(redis, keys);
+
+    assertTrue(m.contains("delayq_jobs_waiting{" + q + "} 2.0"), m);
+    assertTrue(m.contains("delayq_batches_open{" + q + "} 2.0"), m);
+    assertTrue(m.contains("delayq_queue_jobs{" + q + ",state=\"ready\"} 1.0"), "waiting jobs are not ready: " + m);
+  }
+
+  private static Workflows.FlowJob flowJob(String id, String extra, String... waits) {
+    return new Workflows.FlowJob(new NewJob(id, JobRecord.newHead(QueueProbe.TYPE, 3, false, Map.of(), extra + ",\"wf\":1"),
+        "{}", 0, false), List.of(waits), "fail");
   }
 
   @Test
