@@ -1,5 +1,8 @@
 package dev.delayq.cli;
 
+import dev.delayq.BatchStatus;
+import dev.delayq.DelayQueue;
+import dev.delayq.config.DelayqConfig;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Workflows;
 import java.io.PrintWriter;
@@ -13,11 +16,11 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
-/** {@code delayq batch inspect ID | list}: batches of jobs (workflows) and their counts. */
+/** {@code delayq batch inspect ID | list | cancel ID}: batches of jobs (workflows) and their counts. */
 @Command(name = "batch", mixinStandardHelpOptions = true,
     description = "Look at batches: jobs enqueued together whose callback fires once, when the last of them ended "
         + "(docs/workflows.md).",
-    subcommands = {BatchCommand.InspectBatch.class, BatchCommand.ListCommand.class},
+    subcommands = {BatchCommand.InspectBatch.class, BatchCommand.ListCommand.class, BatchCommand.CancelBatch.class},
     exitCodeListHeading = ExitCodes.HEADING,
     exitCodeList = {ExitCodes.OK_LINE, ExitCodes.FAILED_LINE, ExitCodes.USAGE_LINE, ExitCodes.REDIS_LINE})
 final class BatchCommand implements Runnable {
@@ -29,7 +32,7 @@ final class BatchCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "give inspect or list");
+    throw new CommandLine.ParameterException(spec.commandLine(), "give inspect, list or cancel");
   }
 
   /** A batch as printed with --json: its counts, and its times in ISO-8601 (null when not yet). */
@@ -157,6 +160,38 @@ final class BatchCommand implements Runnable {
         }
         return ExitCodes.OK;
       }
+    }
+  }
+
+  @Command(name = "cancel", mixinStandardHelpOptions = true,
+      description = "Cancel a batch: its callbacks never fire, its jobs not started are withdrawn, and a running "
+          + "one is asked to stop (as cancel --even-if-running).",
+      exitCodeListHeading = ExitCodes.HEADING,
+      exitCodeList = {"0:cancelled", "1:no such batch, or it finished or was cancelled already", ExitCodes.USAGE_LINE,
+          ExitCodes.REDIS_LINE})
+  static final class CancelBatch implements Callable<Integer> {
+    @ParentCommand
+    BatchCommand batch;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = JobId.LABEL, description = "The batch's id.")
+    String id;
+
+    @Override
+    public Integer call() {
+      DelayqConfig config = batch.parent.loadConfig();
+      BatchStatus after;
+      try (DelayQueue queue = DelayQueue.connect(config, batch.parent.redisUrl(config))) {
+        after = queue.cancelBatch(id);
+      } catch (IllegalStateException e) {
+        throw CliException.notFound(e.getMessage());
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf("cancelled batch %s: %d done, %d dead, %d cancelled of %d%n", LogText.escape(after.id()), after.done(),
+          after.dead(), after.cancelled(), after.total());
+      return ExitCodes.OK;
     }
   }
 }

@@ -165,4 +165,22 @@ class CliWorkflowsTest {
     assertEquals("cancelled w\n", cli.run("cancel", "w").out(), "an operator ends a waiting job by cancelling it");
     assertEquals(List.of(), cli.probe.placesOf("w"));
   }
+
+  @Test
+  void batchCancelWithdrawsItsPendingJobsFiresNoCallbackAndASecondCancelExitsOne() throws Exception {
+    flows.openBatch("b9");
+    flows.enqueue("b9", List.of(job("k1", "b9"), job("k2", "b9")));
+    flows.closeBatch("b9", callback("b9-ok"), callback("b9-done"));
+    end("k1", null, false);
+
+    Cli.Result r = cli.run("batch", "cancel", "b9");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("cancelled batch b9: 1 done, 0 dead, 1 cancelled of 2\n", r.out());
+    assertEquals(List.of(), new QueueProbe(cli.broker).placesOf("k2"));
+    assertEquals(0, new QueueProbe(cli.broker).recordCount(), "no job left, and no callback");
+
+    Cli.Result again = cli.run("batch", "cancel", "b9");
+    assertEquals(1, again.exit(), again.toString());
+    assertTrue(again.err().contains("batch b9 cannot be cancelled: it is cancelled"), again.err());
+  }
 }
