@@ -71,9 +71,16 @@ class WorkflowCrashTest {
         workers.put(victim, processes.worker(victim));
       }
 
-      await().atMost(120, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(250))
-          .until(() -> q.log.attemptsById().containsKey("clean-success")
-              && q.log.attemptsById().containsKey("mixed-complete") && q.inspector.depths().records() == JOBS / 10);
+      try {
+        await().atMost(120, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(250))
+            .until(() -> q.log.attemptsById().containsKey("clean-success")
+                && q.log.attemptsById().containsKey("mixed-complete")
+                && q.inspector.depths().records() == q.inspector.depths().dead());
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError("the batches did not finish: " + q.producer.batchStatus(clean.id()) + "; "
+            + q.producer.batchStatus(someDead.id()) + "; depths " + q.inspector.depths() + "; breaches "
+            + q.invariant.breaches(), e);
+      }
       Thread.sleep(1_000); // a second run of a callback would show by now
 
       Map<String, List<Integer>> runs = q.log.attemptsById();
@@ -96,8 +103,10 @@ class WorkflowCrashTest {
       BatchStatus m = q.producer.batchStatus(someDead.id()).orElseThrow();
       assertEquals(BatchStatus.State.FINISHED, c.state());
       assertEquals(JOBS, c.done());
-      assertEquals(JOBS / 10, m.dead());
-      assertEquals(JOBS - JOBS / 10, m.done());
+      // the tenth that fails goes dead, and so does a job of one attempt that was running at a kill
+      assertTrue(m.dead() >= JOBS / 10, m.toString());
+      assertEquals(JOBS, m.done() + m.dead(), m.toString());
+      assertEquals(m.dead(), q.inspector.depths().dead());
       assertEquals(List.of(), q.invariant.breaches());
       long reruns = runs.values().stream().filter(a -> a.size() > 1).count();
       System.out.printf("batches of %d jobs, 4 kills: %d jobs ran twice; callbacks ran once each%n", JOBS, reruns);
