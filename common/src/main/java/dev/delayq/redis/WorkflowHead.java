@@ -26,8 +26,9 @@ public record WorkflowHead(String batchId, List<String> waitedFor) {
     if (raw == null) {
       return false;
     }
-    int hit = raw.indexOf(MARK);
-    return hit >= 0 && hit < headEnd(raw);
+    // searched back from the payload's start, so a plain job's large payload is never scanned
+    int end = headEnd(raw);
+    return raw.lastIndexOf(MARK, end - MARK.length()) >= 0;
   }
 
   /** The head's batch and waits; both empty for a record of no workflow or a head that is not JSON. */
