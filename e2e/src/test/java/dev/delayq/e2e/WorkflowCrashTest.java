@@ -57,7 +57,8 @@ class WorkflowCrashTest {
         mixedJobs.add(JobRequest.delay("test_flow", q.payload(i % 10 == 0 ? "\"fail\":true" : ""),
             Duration.ofMillis(500 + i / 2)).with(JobOptions.defaults().maxAttempts(1)));
       }
-      clean.addAll(cleanJobs);
+      java.util.Set<String> cleanIds = new java.util.HashSet<>();
+      clean.addAll(cleanJobs).forEach(r -> cleanIds.add(r.id()));
       someDead.addAll(mixedJobs);
       clean.close(BatchCallback.of("test_flow", q.payload()).withId("clean-success"),
           BatchCallback.of("test_flow", q.payload()).withId("clean-complete"));
@@ -89,16 +90,21 @@ class WorkflowCrashTest {
       assertEquals(List.of(1), runs.get("mixed-complete"), "the complete callback ran exactly once");
       assertTrue(!runs.containsKey("clean-complete") && !runs.containsKey("mixed-success"),
           "the other callback of each batch never ran");
-      long lastChildStart = 0;
-      long callbackStart = Long.MAX_VALUE;
+      // each callback started after the last start of its own batch's jobs
+      long[] lastChild = new long[2];
+      long[] callback = new long[2];
       for (RunLog.Run run : q.log.runs()) {
-        if (run.id().endsWith("-success") || run.id().endsWith("-complete")) {
-          callbackStart = Math.min(callbackStart, run.startMs());
+        if (run.id().equals("clean-success")) {
+          callback[0] = run.startMs();
+        } else if (run.id().equals("mixed-complete")) {
+          callback[1] = run.startMs();
         } else {
-          lastChildStart = Math.max(lastChildStart, run.startMs());
+          int batch = cleanIds.contains(run.id()) ? 0 : 1;
+          lastChild[batch] = Math.max(lastChild[batch], run.startMs());
         }
       }
-      assertTrue(callbackStart >= lastChildStart, "a callback started before the last child did");
+      assertTrue(callback[0] >= lastChild[0], "the clean batch's callback started before its last job");
+      assertTrue(callback[1] >= lastChild[1], "the mixed batch's callback started before its last job");
       BatchStatus c = q.producer.batchStatus(clean.id()).orElseThrow();
       BatchStatus m = q.producer.batchStatus(someDead.id()).orElseThrow();
       assertEquals(BatchStatus.State.FINISHED, c.state());
