@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.delayq.Batch;
 import dev.delayq.BatchCallback;
 import dev.delayq.BatchStatus;
+import dev.delayq.DependencyFailure;
 import dev.delayq.EnqueueResult;
 import dev.delayq.FanIn;
 import dev.delayq.JobOptions;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * Workflows with real worker JVMs killed with SIGKILL, and a ledger of every handler start: a
  * batch's callback runs exactly once, after its last job, however often its jobs ran; a chain's
  * last step runs once, after the retry of the step that crashed, and reads its result; a fan-in's
- * parent starts right after its last child; a batch cancelled halfway leaves nothing behind. (No
+ * parent starts right after its last child; a batch cancelled halfway leaves nothing behind; a dead
+ * dependency fails, runs or holds its waiting jobs as each one's policy says. (No
  * supervisor: the scheduler's recoverer takes a killed worker's jobs back once its heartbeat
  * expires.)
  */
@@ -203,6 +205,38 @@ class WorkflowCrashTest {
       assertTrue(!runs.containsKey("cancel-success") && !runs.containsKey("cancel-complete"), "no callback ran");
       assertTrue(runs.size() < 2_000, "the cancel withdrew the jobs not started: " + runs.size() + " ran");
       assertEquals(0, q.redis.redis().zcard(q.keys.batches()), "no open batch");
+      assertEquals(List.of(), q.invariant.breaches());
+    }
+  }
+
+  @Test
+  void aDeadDependencyFailsRunsOrHoldsEachWaitingJobAsItsPolicySays() throws Exception {
+    QueueUnderTest q = new QueueUnderTest();
+    try (JvmProcesses processes = processes(q, "dependencyDead")) {
+      processes.scheduler("scheduler");
+      processes.worker("worker-1");
+      String dep = q.producer.delay("test_flow", q.payload("\"fail\":true"), Duration.ofMillis(500),
+          JobOptions.defaults().maxAttempts(1).awaitable()).id();
+      String fails = q.producer.delay("test_flow", q.payload(), Duration.ZERO,
+          JobOptions.defaults().waitFor(dep)).id();
+      String runs = q.producer.delay("test_flow", q.payload(), Duration.ZERO,
+          JobOptions.defaults().waitFor(dep).ifDependencyFails(DependencyFailure.RUN)).id();
+      String holds = q.producer.delay("test_flow", q.payload(), Duration.ZERO,
+          JobOptions.defaults().waitFor(dep).ifDependencyFails(DependencyFailure.WAIT)).id();
+
+      await().atMost(30, TimeUnit.SECONDS).until(() -> q.isDead(dep) && q.isDead(fails)
+          && q.log.attemptsById().containsKey(runs));
+      Thread.sleep(500); // a run of the failed or the held job would show by now
+      Map<String, List<Integer>> ran = q.log.attemptsById();
+      assertEquals(List.of(1), ran.get(dep));
+      assertEquals(List.of(1), ran.get(runs), "RUN: it ran anyway, once");
+      assertTrue(!ran.containsKey(fails) && !ran.containsKey(holds), "FAIL and WAIT never ran: " + ran.keySet());
+      assertTrue(q.recordField(fails, "lastError").contains("dependency " + dep + " ended dead"), q.record(fails));
+      assertTrue(q.redis.redis().hexists(q.keys.waiting(), holds), "WAIT: it waits for an operator");
+      assertEquals(List.of(), q.invariant.breaches());
+
+      assertTrue(q.producer.cancel(holds), "the operator cancels the held job");
+      assertTrue(!q.redis.redis().exists(q.keys.waiters(dep)), "nothing waits for the dead job any more");
       assertEquals(List.of(), q.invariant.breaches());
     }
   }
