@@ -52,19 +52,4 @@ class BenchSmokeTest {
     assertEquals(0, r.path("ratelimit").path("dead").asInt());
     assertEquals(0, r.path("ratelimit").path("consistency_breaches").asInt());
   }
-  @Test
-  void ticksMeasuresEachTickOfAnEverySecondScheduleAgainstItsTickTime() throws Exception {
-    Path json = Path.of("target", "bench-ticks.json").toAbsolutePath();
-    int exit = new CommandLine(new BenchMain()).execute("ticks", "--seconds", "3", "--home", HOME.toString(),
-        "--json", json.toString());
-    assertEquals(0, exit, "bench exit code");
-
-    JsonNode t = new ObjectMapper().readTree(json.toFile()).path("ticks");
-    assertEquals(3, t.path("jobs").asInt(), "one job per tick, each with its tickAt: " + t);
-    for (String p : List.of("p50", "p99", "max")) {
-      assertTrue(t.path("lateness_ms").has(p), "ticks.lateness_ms." + p + " in " + t);
-    }
-    assertEquals(0, t.path("early").asInt(), "no tick's job started before its tick");
-    assertTrue(t.has("load_average_1m"));
-  }
 }
