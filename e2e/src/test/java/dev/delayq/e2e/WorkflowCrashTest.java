@@ -49,19 +49,23 @@ class WorkflowCrashTest {
       workers.put("worker-1", processes.worker("worker-1"));
       workers.put("worker-2", processes.worker("worker-2"));
 
-      // one batch whose jobs all succeed, one where every tenth job goes dead (one attempt, fails)
+      // one batch whose jobs all succeed, one where every tenth job goes dead (one attempt, fails);
+      // the others keep their five attempts, so a kill only delays them
       Batch clean = q.producer.openBatch();
       Batch someDead = q.producer.openBatch();
       List<JobRequest> cleanJobs = new ArrayList<>(JOBS);
       List<JobRequest> mixedJobs = new ArrayList<>(JOBS);
       for (int i = 0; i < JOBS; i++) {
         cleanJobs.add(JobRequest.delay("test_flow", q.payload(), Duration.ofMillis(500 + i / 2)));
-        mixedJobs.add(JobRequest.delay("test_flow", q.payload(i % 10 == 0 ? "\"fail\":true" : ""),
-            Duration.ofMillis(500 + i / 2)).with(JobOptions.defaults().maxAttempts(1)));
+        mixedJobs.add(i % 10 == 0
+            ? JobRequest.delay("test_flow", q.payload("\"fail\":true"), Duration.ofMillis(500 + i / 2))
+                .with(JobOptions.defaults().maxAttempts(1))
+            : JobRequest.delay("test_flow", q.payload(), Duration.ofMillis(500 + i / 2)));
       }
       java.util.Set<String> cleanIds = new java.util.HashSet<>();
       clean.addAll(cleanJobs).forEach(r -> cleanIds.add(r.id()));
-      someDead.addAll(mixedJobs);
+      java.util.Set<String> mixedIds = new java.util.HashSet<>();
+      someDead.addAll(mixedJobs).forEach(r -> mixedIds.add(r.id()));
       clean.close(BatchCallback.of("test_flow", q.payload()).withId("clean-success"),
           BatchCallback.of("test_flow", q.payload()).withId("clean-complete"));
       someDead.close(BatchCallback.of("test_flow", q.payload()).withId("mixed-success"),
@@ -87,7 +91,15 @@ class WorkflowCrashTest {
       Thread.sleep(1_000); // a second run of a callback would show by now
 
       Map<String, List<Integer>> runs = q.log.attemptsById();
-      assertEquals(2 * JOBS + 2, runs.size(), "every job ran at least once, and one callback of each batch");
+      assertTrue(runs.keySet().containsAll(cleanIds), "every job of the clean batch ran at least once");
+      // a failing job (one attempt) may be charged by a kill between its start and its handler's
+      // first line: then it is dead, charged, and never ran; every other mixed job ran
+      for (String id : mixedIds) {
+        if (!runs.containsKey(id)) {
+          assertTrue(q.isDead(id) && q.recordField(id, "lastError").startsWith("attempts exhausted; last delivery lost"),
+              id + " never ran and was not charged by a kill: " + q.record(id));
+        }
+      }
       assertEquals(List.of(1), runs.get("clean-success"), "the success callback ran exactly once");
       assertEquals(List.of(1), runs.get("mixed-complete"), "the complete callback ran exactly once");
       assertTrue(!runs.containsKey("clean-complete") && !runs.containsKey("mixed-success"),
@@ -111,9 +123,8 @@ class WorkflowCrashTest {
       BatchStatus m = q.producer.batchStatus(someDead.id()).orElseThrow();
       assertEquals(BatchStatus.State.FINISHED, c.state());
       assertEquals(JOBS, c.done());
-      // the tenth that fails goes dead, and so does a job of one attempt that was running at a kill
-      assertTrue(m.dead() >= JOBS / 10, m.toString());
-      assertEquals(JOBS, m.done() + m.dead(), m.toString());
+      assertEquals(JOBS / 10, m.dead(), "the failing tenth, and only it, went dead: " + m);
+      assertEquals(JOBS - JOBS / 10, m.done(), m.toString());
       assertEquals(m.dead(), q.inspector.depths().dead());
       assertEquals(List.of(), q.invariant.breaches());
       long reruns = runs.values().stream().filter(a -> a.size() > 1).count();
