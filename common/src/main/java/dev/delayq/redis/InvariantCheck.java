@@ -27,6 +27,11 @@ public final class InvariantCheck {
    * each record into the script, so it is kept ten times smaller than a range read.
    */
   static final int SCAN_COUNT = 100;
+  /**
+   * Ids of the time wheel one readDelayed.lua scan step reads (whole buckets, so up to 127 more):
+   * it reads each one's record to tell a misfiled id, so it is kept a quarter of a range read.
+   */
+  static final int WHEEL_SCAN_IDS = 256;
 
   private final UnifiedJedis redis;
   private final Keys keys;
@@ -172,7 +177,7 @@ public final class InvariantCheck {
     Map<String, String> outOfRange = new LinkedHashMap<>();
     String after = "";
     do {
-      DelayedReads.Piece piece = delayed.scan(keys, after, CHUNK);
+      DelayedReads.Piece piece = delayed.scan(keys, after, WHEEL_SCAN_IDS);
       note(places, "delayed" + shardName, piece.ids());
       misfiled.addAll(piece.misfiled());
       outOfRange.putAll(piece.outOfRange());
