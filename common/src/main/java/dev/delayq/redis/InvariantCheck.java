@@ -31,7 +31,7 @@ public final class InvariantCheck {
    * Ids of the time wheel one readDelayed.lua scan step reads (whole buckets, so up to 127 more):
    * it reads each one's record to tell a misfiled id, so it is kept a quarter of a range read.
    */
-  static final int WHEEL_SCAN_IDS = 256;
+  static final int WHEEL_SCAN_IDS = 128;
 
   private final UnifiedJedis redis;
   private final Keys keys;

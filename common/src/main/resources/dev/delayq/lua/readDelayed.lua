@@ -164,6 +164,22 @@ elseif mode == 'counts' then
   end
   return out
 elseif mode == 'scan' then
+  -- a position's due time and id when it is a 16-digit one, else nil
+  local function parts(position)
+    if not position or not string.find(position, WHEEL_POSITION) then return nil end
+    return tonumber(string.sub(position, 1, 16)), string.sub(position, 18)
+  end
+  -- (due, id) before the position: by the due times as numbers, and by the ids only at one due
+  -- time (a position's text compared byte by byte in Lua cost more than the rest of the id's
+  -- check); the text for what the numbers cannot order (a due time out of range or not whole)
+  local function before(due, id, position, start, name)
+    if start and wheelDueInRange(due) and due == math.floor(due) then
+      local at = due + 5e15
+      if at ~= start then return at < start end
+      return wheelBefore(id, name)
+    end
+    return wheelBefore(wheelPosition(due, id), position)
+  end
   local after, most = ARGV[2], tonumber(ARGV[3])
   local from = after == '' and '-' or ('(' .. after)
   local ids, misfiled, outOfRange, last, done = {}, {}, {}, nil, false
@@ -174,6 +190,8 @@ elseif mode == 'scan' then
     local read = math.min(#members, 16)
     for k = 1, read do
       local position, following = members[k], members[k + 1]
+      local start, name = parts(position)
+      local nextStart, nextName = parts(following)
       local bucket = redis.call('ZRANGE', delayedKey .. ':' .. position, 0, -1, 'WITHSCORES')
       if #bucket > 0 then
         local names = {}
@@ -186,11 +204,9 @@ elseif mode == 'scan' then
           if not wheelDueInRange(score) then
             outOfRange[#outOfRange + 1] = id
             outOfRange[#outOfRange + 1] = bucket[2 * n]
-          elseif due then
-            local at = wheelPosition(due, id)
-            if wheelBefore(at, position) or (following and not wheelBefore(at, following)) then
-              misfiled[#misfiled + 1] = id
-            end
+          elseif due and (before(due, id, position, start, name)
+              or (following and not before(due, id, following, nextStart, nextName))) then
+            misfiled[#misfiled + 1] = id
           end
         end
       end

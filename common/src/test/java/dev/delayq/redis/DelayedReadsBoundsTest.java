@@ -101,15 +101,22 @@ class DelayedReadsBoundsTest {
   }
 
   @Test
-  void theCheckFindsAMisfiledIdAmongManyBuckets() {
+  void theCheckFindsAMisfiledIdAmongManyBucketsWhicheverSideItsDueTimeNames() {
     long base = fill();
-    String id = "j20000";
-    String raw = redis.hget(keys.jobs(), id);
-    // its record says it is due at the first job's time: a change by id would look in another bucket
-    redis.hset(keys.jobs(), id, raw.replaceFirst(",\"d\":(\\d+)", ",\"d\":" + (base - 1 - createdAt(raw))));
+    // their records say one is due before the first job, the other after the last: a change by id
+    // would look in another bucket than theirs
+    misdate("j20000", base - 1);
+    misdate("j00100", base + JOBS + 1);
 
-    assertEquals(List.of(new InvariantCheck.Breach(id, InvariantCheck.Breach.Kind.MISFILED, List.of("delayed"))),
-        new InvariantCheck(redis, keys).breaches());
+    List<InvariantCheck.Breach> breaches = new ArrayList<>(new InvariantCheck(redis, keys).breaches());
+    breaches.sort(Comparator.comparing(InvariantCheck.Breach::id));
+    assertEquals(List.of(new InvariantCheck.Breach("j00100", InvariantCheck.Breach.Kind.MISFILED, List.of("delayed")),
+        new InvariantCheck.Breach("j20000", InvariantCheck.Breach.Kind.MISFILED, List.of("delayed"))), breaches);
+  }
+
+  private void misdate(String id, long dueAt) {
+    String raw = redis.hget(keys.jobs(), id);
+    redis.hset(keys.jobs(), id, raw.replaceFirst(",\"d\":(\\d+)", ",\"d\":" + (dueAt - createdAt(raw))));
   }
 
   private static long createdAt(String raw) {
