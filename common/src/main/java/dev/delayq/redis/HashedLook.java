@@ -32,8 +32,27 @@ final class HashedLook implements ShardWalk.Sink, WorkflowCheck.Known {
   private final String deadPlace;
   private final Map<String, Breach> direct;
 
+  /** Bytes a look holds per record: the record's hash and its place's. */
+  static final long BYTES_PER_JOB = 16;
+
+  /**
+   * Refuses a look whose hashes would not fit this heap with a clear error, before it allocates:
+   * they must fit in the old generation beside what the JVM already holds, so at most 60 % of the
+   * heap (a 128 MB heap checks about 4.8 million jobs a shard).
+   */
+  static void fits(long records, long maxHeapBytes) {
+    long needed = (records + 1024) * BYTES_PER_JOB;
+    if (needed > maxHeapBytes / 10 * 6) {
+      throw new IllegalStateException(String.format("checking %,d jobs holds about %,d MB of id hashes (%d bytes a"
+          + " job), more than this JVM's heap of %,d MB leaves room for: run it with -Xmx%dm or more"
+          + " (bin/delayq takes JVM options from DELAYQ_CLI_OPTS)", records, needed >> 20, BYTES_PER_JOB,
+          maxHeapBytes >> 20, (needed * 2 >> 20) + 64));
+    }
+  }
+
   /** Sized from the shard's depths, read at once, so that no array grows while it is walked. */
   private HashedLook(long[] depths, String shardName, Map<String, Breach> direct) {
+    fits(depths[0], Runtime.getRuntime().maxMemory());
     // a job in its one place has its record: places as many as records, give or take a few moving
     this.places = new IdHashes(depths[0] + 1024);
     this.records = new IdHashes(depths[0] + 1024);

@@ -60,4 +60,13 @@ class IdHashesTest {
     h.add("x");
     assertThrows(IllegalStateException.class, () -> h.contains("x"));
   }
+
+  @Test
+  void aCheckTooLargeForTheHeapIsRefusedNamingWhatItNeeds() {
+    HashedLook.fits(4_000_000, 128L << 20);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> HashedLook.fits(10_000_000, 128L << 20));
+    assertEquals("checking 10,000,000 jobs holds about 152 MB of id hashes (16 bytes a job), more than this JVM's"
+        + " heap of 128 MB leaves room for: run it with -Xmx369m or more (bin/delayq takes JVM options from"
+        + " DELAYQ_CLI_OPTS)", e.getMessage());
+  }
 }
