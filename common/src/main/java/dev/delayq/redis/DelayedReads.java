@@ -17,7 +17,7 @@ public final class DelayedReads {
    * Buckets (at most 128 ids each) one call walks to skip an offset or to count: a ZCOUNT each,
    * well under a millisecond of Redis time a call however deep the offset or long the window.
    */
-  static final int BUCKETS_A_CALL = 256;
+  static final int BUCKETS_A_CALL = 128;
 
   private final Scripts scripts;
 
