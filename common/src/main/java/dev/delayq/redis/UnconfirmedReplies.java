@@ -33,7 +33,7 @@ public final class UnconfirmedReplies {
   }
 
   /**
-   * True when {@code e} says that a retry, reschedule or dead-letter call ran on the master and
+   * True when {@code e} says that a retry, reschedule, dead-letter or complete call ran on the master and
    * applied its outcome, but fewer replicas than redis.replicaAcks confirmed it in time: the
    * caller retries it, and a retry that finds the delivery gone may be meeting this very outcome.
    */
@@ -44,7 +44,8 @@ public final class UnconfirmedReplies {
     }
     Script script = r.script();
     long code = (Long) r.replies().get(0);
-    return script == Script.MOVE_TO_DELAYED ? code != 0 : script == Script.DEAD_LETTER && code == 1;
+    return script == Script.MOVE_TO_DELAYED ? code != 0
+        : (script == Script.DEAD_LETTER || script == Script.COMPLETE) && code == 1;
   }
 
   /**
