@@ -53,6 +53,24 @@ class BenchSmokeTest {
     assertEquals(0, r.path("ratelimit").path("consistency_breaches").asInt());
   }
   @Test
+  void enqueueTimesSingleSynchronousCallsBesideItsRates() throws Exception {
+    Path json = Path.of("target", "bench-enqueue.json").toAbsolutePath();
+    int exit = new CommandLine(new BenchMain()).execute("enqueue", "--n", "2000", "--runs", "1",
+        "--home", HOME.toString(), "--json", json.toString());
+    assertEquals(0, exit, "bench exit code");
+
+    JsonNode e = new ObjectMapper().readTree(json.toFile()).path("enqueue");
+    for (String key : List.of("batched_jobs_per_s", "one_by_one_jobs_per_s")) {
+      assertTrue(e.path(key).asLong() > 0, "enqueue." + key + " in " + e);
+    }
+    assertEquals(3000, e.path("single_call_calls").asInt(), "3 s of calls at 1,000/s: " + e);
+    double p50 = e.path("single_call_p50_ms").asDouble();
+    double p99 = e.path("single_call_p99_ms").asDouble();
+    double max = e.path("single_call_max_ms").asDouble();
+    assertTrue(p50 > 0 && p50 <= p99 && p99 <= max, "p50 <= p99 <= max, in ms: " + e);
+  }
+
+  @Test
   void ticksMeasuresEachTickOfAnEverySecondScheduleAgainstItsTickTime() throws Exception {
     Path json = Path.of("target", "bench-ticks.json").toAbsolutePath();
     int exit = new CommandLine(new BenchMain()).execute("ticks", "--seconds", "3", "--home", HOME.toString(),
