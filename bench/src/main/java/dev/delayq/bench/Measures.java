@@ -115,6 +115,7 @@ final class Measures {
 
     Queue single = freshQueue();
     ExecutorService pool = Executors.newFixedThreadPool(inFlight);
+    double cpu1 = redis.cpuSeconds();
     long t1 = System.nanoTime();
     List<Future<?>> futures = new ArrayList<>();
     int perThread = n / inFlight;
@@ -131,6 +132,7 @@ final class Measures {
       f.get();
     }
     double singleRate = (double) perThread * inFlight / seconds(t1);
+    double singleRedisUs = (redis.cpuSeconds() - cpu1) * 1e6 / ((double) perThread * inFlight);
     pool.shutdown();
     clear(single);
 
@@ -145,6 +147,7 @@ final class Measures {
     out.put("one_by_one_jobs_per_s", Math.round(singleRate));
     out.put("one_by_one_in_flight", inFlight);
     out.put("batched_redis_cpu_us_per_job", round2(batchedRedisUs));
+    out.put("one_by_one_redis_cpu_us_per_job", round2(singleRedisUs));
     out.putAll(singleCalls);
     putSplit(out, batchedSplit);
     return out;

@@ -25,6 +25,7 @@ final class Report {
     line(out, r, "forward", "  Redis CPU us per job", "redis_us_per_job", 0);
     text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
     line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
+    line(out, r, "enqueue", "  Redis CPU us per job (one by one)", "one_by_one_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
     line(out, r, "drain", "  Redis CPU us per job", "redis_cpu_us_per_job", 0);
     text(out, r, "drain", "  Redis CPU split over the masters", "redis_cpu_split_pct");
