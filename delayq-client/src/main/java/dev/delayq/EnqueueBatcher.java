@@ -16,12 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * caller waits for its own reply as before, but fifty concurrent callers cost one round trip,
  * not fifty. A caller alone (nothing queued, no call on the wire) sends its job itself, on its
  * own thread: a hand-off to a sender and back cost it two thread wake-ups, about half of a
- * single call's time on a busy machine. One sender: while its call is on the wire the next batch
- * fills, and a bigger batch costs Redis less a job than two half as big.
+ * single call's time on a busy machine. Two senders keep a second batch filling while the first
+ * is on the wire.
  */
 final class EnqueueBatcher implements AutoCloseable {
   private static final int MAX_BATCH = 100;
-  private static final int SENDERS = 1;
+  private static final int SENDERS = 2;
 
   private record Pending(NewJob job, CompletableFuture<Enqueued> reply) {}
 
