@@ -84,9 +84,9 @@ public final class Batch {
     if (c == null) {
       return null;
     }
-    String callbackId = c.id() == null ? queue.newId() : c.id();
+    String callbackId = c.id() == null ? queue.newJobs().newId() : c.id();
     JobOptions options = c.id() == null ? JobOptions.defaults() : JobOptions.withId(c.id());
-    NewJob job = queue.prepare(new JobRequest(c.type(), c.payload(), c.delay(), null, options), callbackId,
+    NewJob job = queue.newJobs().prepare(new JobRequest(c.type(), c.payload(), c.delay(), null, options), callbackId,
         Flows.extra(null, List.of()));
     return new Workflows.Callback(callbackId, job.recordHead(), job.payloadJson(), job.when());
   }

@@ -4,22 +4,18 @@ import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.JobTypes;
 import dev.delayq.redis.DueChange;
 import dev.delayq.redis.Enqueued;
-import dev.delayq.redis.JobRecord;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.NewJob;
 import dev.delayq.redis.PendingChange;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
-import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -43,18 +39,15 @@ import java.util.function.Supplier;
  */
 public final class DelayQueue implements AutoCloseable {
   private static final int BATCH = 5_000;
-  private static final Tracing TRACING = Tracing.get();
 
   private final RedisBroker broker;
   private final Payloads payloads;
-  private final int defaultMaxAttempts;
+  private final NewJobs newJobs;
   private final RedisConnection owned;
   private final EnqueueBatcher batcher;
   private final Listener listener;
   /** When enqueues go out: now, or (the Spring starter's, in a transaction) after the commit. */
   private final EnqueueGate gate;
-  /** Where generated ids come from: {@link JobIds#newId}, or a test's made-up ones (a forced collision). */
-  private final Supplier<String> ids;
   /** Workflows' enqueues (batches, waits, chains, fan-ins): ordinary jobs never go there. */
   private final Flows flows;
 
@@ -114,10 +107,9 @@ public final class DelayQueue implements AutoCloseable {
   private DelayQueue(RedisBroker broker, int maxPayloadBytes, int defaultMaxAttempts,
       RedisConnection owned, Listener listener, Supplier<String> ids, EnqueueGate gate) {
     this.gate = Objects.requireNonNull(gate, "gate");
-    this.ids = ids;
     this.broker = broker;
     this.payloads = new Payloads(maxPayloadBytes);
-    this.defaultMaxAttempts = defaultMaxAttempts;
+    this.newJobs = new NewJobs(payloads, defaultMaxAttempts, ids);
     this.owned = owned;
     this.batcher = new EnqueueBatcher(broker);
     this.listener = listener;
@@ -162,7 +154,7 @@ public final class DelayQueue implements AutoCloseable {
     if (request.options().inWorkflow()) {
       return flows.enqueue(null, List.of(request)).get(0);
     }
-    NewJob job = prepare(request);
+    NewJob job = newJobs.prepare(request);
     if (held(List.of(request), List.of(job))) {
       return EnqueueResult.pendingCommit(job.id());
     }
@@ -187,7 +179,7 @@ public final class DelayQueue implements AutoCloseable {
     List<NewJob> jobs = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       try {
-        jobs.add(prepare(requests.get(i)));
+        jobs.add(newJobs.prepare(requests.get(i)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("job " + i + " of the batch: " + e.getMessage(), e);
       }
@@ -229,10 +221,10 @@ public final class DelayQueue implements AutoCloseable {
    */
   EnqueueResult settled(JobRequest request, NewJob job, Enqueued e, Function<NewJob, Enqueued> again) {
     while (request.options().id() == null && JobIds.collided(e)) {
-      job = withNewId(job);
+      job = newJobs.withNewId(job);
       e = again.apply(job);
     }
-    EnqueueResult result = result(job.id(), e);
+    EnqueueResult result = NewJobs.result(job.id(), e);
     if (listener != null) {
       listener.enqueued(request, result);
     }
@@ -282,7 +274,7 @@ public final class DelayQueue implements AutoCloseable {
    * given at {@link Batch#close}.
    */
   public Batch openBatch() {
-    return openBatch(ids.get());
+    return openBatch(newJobs.newId());
   }
 
   /**
@@ -403,56 +395,6 @@ public final class DelayQueue implements AutoCloseable {
     return ChangeResult.of(id, c.place(), c.dueAt());
   }
 
-  NewJob prepare(JobRequest r) {
-    return prepare(r, r.options().id() == null ? ids.get() : r.options().id(), "");
-  }
-
-  /** {@code r} checked and made a job under {@code id}, with {@code extra} members in its head (workflows'). */
-  NewJob prepare(JobRequest r, String id, String extra) {
-    checkType(r.type());
-    String payload = payloads.toJson(r.payload());
-    int maxAttempts = r.options().maxAttempts() == null ? defaultMaxAttempts : r.options().maxAttempts();
-    // a caller-chosen id stays taken for queue.idRetention once the job ended
-    String head = JobRecord.newHead(r.type(), maxAttempts, r.options().id() != null, headers(r.options()), extra);
-    // the request checked its due time against DueTime's range when it was made
-    if (r.delay() != null) {
-      return new NewJob(id, head, payload, r.delay().toMillis(), false, r.options().ifPending().rule());
-    }
-    return new NewJob(id, head, payload, r.at().toEpochMilli(), true, r.options().ifPending().rule());
-  }
-
-  /**
-   * The record's headers: the caller's headers and the trace context of the span this enqueue
-   * runs in (when OpenTelemetry is on the classpath); none at all when there are none, so such
-   * records carry no headers member.
-   */
-  private static Map<String, String> headers(JobOptions options) {
-    if (options.headers().isEmpty() && !TRACING.enabled()) {
-      return Map.of();  // the hot path without headers or tracing allocates nothing for them
-    }
-    Map<String, String> headers = new TreeMap<>(options.headers());
-    TRACING.inject(headers);
-    return headers;
-  }
-
-  private static EnqueueResult result(String id, Enqueued e) {
-    return switch (e.code()) {
-      case ACCEPTED -> new EnqueueResult(id, EnqueueResult.Status.ACCEPTED, Instant.ofEpochMilli(e.value()), null);
-      case PENDING -> new EnqueueResult(id, EnqueueResult.Status.PENDING, null, null);
-      case DEAD -> new EnqueueResult(id, EnqueueResult.Status.DEAD, null, null);
-      case ENDED -> new EnqueueResult(id, EnqueueResult.Status.FINISHED, null, Instant.ofEpochMilli(e.value()));
-      // only a producer with a larger queue.maxPayloadBytes than the one it talks to gets here
-      case TOO_LARGE -> throw new IllegalArgumentException("job " + id + ": payload is " + e.value()
-          + " bytes, over the limit of the queue's enqueue script");
-      case CHANGED -> new EnqueueResult(id, EnqueueResult.Status.CHANGED, Instant.ofEpochMilli(e.value()), null);
-      case REFUSED_RUNNING -> new EnqueueResult(id, EnqueueResult.Status.REFUSED_RUNNING, null, null);
-      case REFUSED_MALFORMED -> new EnqueueResult(id, EnqueueResult.Status.REFUSED_MALFORMED, null, null);
-      // the value is how many jobs it waits for; its due time comes when they ended
-      case WAITING -> new EnqueueResult(id, EnqueueResult.Status.WAITING, null, null);
-      case DEPENDENCY_FAILED -> new EnqueueResult(id, EnqueueResult.Status.DEPENDENCY_FAILED, null, null);
-    };
-  }
-
   /** Refuses an empty or malformed job type with a message naming it. */
   public static void checkType(String type) {
     if (type == null || type.isEmpty()) {
@@ -464,13 +406,9 @@ public final class DelayQueue implements AutoCloseable {
     }
   }
 
-  /** A generated id (a job's, a batch's, a callback's). */
-  String newId() {
-    return ids.get();
-  }
-
-  NewJob withNewId(NewJob job) {
-    return new NewJob(ids.get(), job.recordHead(), job.payloadJson(), job.when(), job.absolute(), job.ifPending());
+  /** What turns this producer's requests into jobs, and the scripts' answers into results. */
+  NewJobs newJobs() {
+    return newJobs;
   }
 
   @Override

@@ -67,7 +67,7 @@ final class Flows {
         if (r.options().inWorkflow()) {
           prepared[i] = step("", r, id(r), null, r.options().waitFor());
         } else {
-          NewJob job = queue.prepare(r);
+          NewJob job = queue.newJobs().prepare(r);
           prepared[i] = job;
           plainRequests.add(r);
           plainJobs.add(job);
@@ -147,7 +147,7 @@ final class Flows {
   }
 
   private String id(JobRequest r) {
-    return r.options().id() == null ? queue.newId() : r.options().id();
+    return r.options().id() == null ? queue.newJobs().newId() : r.options().id();
   }
 
   private static List<String> merged(List<String> own, List<String> more) {
@@ -170,7 +170,7 @@ final class Flows {
       if (waits.contains(id)) {
         throw new IllegalArgumentException("job " + id + " cannot wait for itself");
       }
-      NewJob job = queue.prepare(r, id, extra(batchId, waits));
+      NewJob job = queue.newJobs().prepare(r, id, extra(batchId, waits));
       return new Step(r, new FlowJob(job, waits, r.options().ifDependencyFails().wire()));
     } catch (IllegalArgumentException e) {
       throw where.isEmpty() ? e : new IllegalArgumentException(where + e.getMessage(), e);

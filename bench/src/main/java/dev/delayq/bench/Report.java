@@ -142,6 +142,8 @@ final class Report {
       out.append(String.format("%-46s %s | %s%n", "  its command", ce.get("slowest_command"), cb.get("slowest_command")));
       out.append(String.format("%-46s %16s %16s%n", "  calls over " + b.get("slow_log_threshold_us") + " us",
           ce.get("calls_over_threshold"), cb.get("calls_over_threshold")));
+      out.append(String.format("%-46s %16s %16s%n", "  calls over 10 ms", ce.get("calls_over_10ms"),
+          cb.get("calls_over_10ms")));
       if (cb.containsKey("heap_peak_mb")) {
         out.append(String.format("%-46s %16s %16s%n", "  bench JVM heap peak / live max MB",
             ce.get("heap_peak_mb") + " / " + ce.get("heap_live_max_mb"), cb.get("heap_peak_mb") + " / "

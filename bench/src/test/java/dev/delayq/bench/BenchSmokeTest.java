@@ -52,37 +52,4 @@ class BenchSmokeTest {
     assertEquals(0, r.path("ratelimit").path("dead").asInt());
     assertEquals(0, r.path("ratelimit").path("consistency_breaches").asInt());
   }
-  @Test
-  void enqueueTimesSingleSynchronousCallsBesideItsRates() throws Exception {
-    Path json = Path.of("target", "bench-enqueue.json").toAbsolutePath();
-    int exit = new CommandLine(new BenchMain()).execute("enqueue", "--n", "2000", "--runs", "1",
-        "--home", HOME.toString(), "--json", json.toString());
-    assertEquals(0, exit, "bench exit code");
-
-    JsonNode e = new ObjectMapper().readTree(json.toFile()).path("enqueue");
-    for (String key : List.of("batched_jobs_per_s", "one_by_one_jobs_per_s", "one_by_one_redis_cpu_us_per_job")) {
-      assertTrue(e.path(key).asDouble() > 0, "enqueue." + key + " in " + e);
-    }
-    assertEquals(3000, e.path("single_call_calls").asInt(), "3 s of calls at 1,000/s: " + e);
-    double p50 = e.path("single_call_p50_ms").asDouble();
-    double p99 = e.path("single_call_p99_ms").asDouble();
-    double max = e.path("single_call_max_ms").asDouble();
-    assertTrue(p50 > 0 && p50 <= p99 && p99 <= max, "p50 <= p99 <= max, in ms: " + e);
-  }
-
-  @Test
-  void ticksMeasuresEachTickOfAnEverySecondScheduleAgainstItsTickTime() throws Exception {
-    Path json = Path.of("target", "bench-ticks.json").toAbsolutePath();
-    int exit = new CommandLine(new BenchMain()).execute("ticks", "--seconds", "3", "--home", HOME.toString(),
-        "--json", json.toString());
-    assertEquals(0, exit, "bench exit code");
-
-    JsonNode t = new ObjectMapper().readTree(json.toFile()).path("ticks");
-    assertEquals(3, t.path("jobs").asInt(), "one job per tick, each with its tickAt: " + t);
-    for (String p : List.of("p50", "p99", "max")) {
-      assertTrue(t.path("lateness_ms").has(p), "ticks.lateness_ms." + p + " in " + t);
-    }
-    assertEquals(0, t.path("early").asInt(), "no tick's job started before its tick");
-    assertTrue(t.has("load_average_1m"));
-  }
 }

@@ -13,6 +13,12 @@ import redis.clients.jedis.resps.Tuple;
  * buckets and the old delayed ZSET (docs/redis-layout.md, "The time wheel"). It changes nothing.
  */
 public final class DelayedReads {
+  /**
+   * Buckets (at most 128 ids each) one call walks to skip an offset or to count: a ZCOUNT each,
+   * well under a millisecond of Redis time a call however deep the offset or long the window.
+   */
+  static final int BUCKETS_A_CALL = 128;
+
   private final Scripts scripts;
 
   public DelayedReads(UnifiedJedis redis) {
@@ -23,10 +29,32 @@ public final class DelayedReads {
     this.scripts = scripts;
   }
 
-  /** The jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf", "(123", "456"), earliest first. */
+  /**
+   * The jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf", "(123", "456"), earliest first. A
+   * deep offset is walked first {@value #BUCKETS_A_CALL} buckets a call (a job moving meanwhile
+   * shifts the page by one, as between two pages), then the page read from the bucket it lands in.
+   */
   public List<Tuple> range(Keys shard, String min, String max, long offset, int count) {
+    String start = "";
+    while (offset > 0) {
+      List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(shard.delayed()),
+          List.of("skip", min, max, Long.toString(offset), start, Integer.toString(BUCKETS_A_CALL)));
+      if ((Long) r.get(3) == 1) {
+        break; // the old delayed ZSET still holds jobs: the range walks it by offset, as it always did
+      }
+      start = (String) r.get(0);
+      offset = (Long) r.get(1);
+      if (start.isEmpty()) {
+        return List.of(); // the offset is past the window's last job
+      }
+      if ((Long) r.get(2) == 1) {
+        break;
+      }
+    }
     Scripts.Call c = rangeCall(shard, min, max, offset, count);
-    return tuples(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
+    List<String> args = new ArrayList<>(c.args());
+    args.add(start);
+    return tuples(scripts.eval(Script.READ_DELAYED, c.keys(), args));
   }
 
   /** The call of {@link #range}, to send in a pipeline beside others; {@link #tuples} reads its reply. */
@@ -56,15 +84,41 @@ public final class DelayedReads {
     return (Long) scripts.eval(Script.READ_DELAYED, c.keys(), c.args());
   }
 
-  /** How many jobs are due in [min, max] (ZCOUNT syntax). */
+  /**
+   * How many jobs are due in [min, max] (ZCOUNT syntax), counted {@value #BUCKETS_A_CALL} buckets a
+   * call: not one instant's count when jobs move meanwhile, as no depth of a live queue is.
+   */
   public long count(Keys shard, String min, String max) {
-    Scripts.Call c = countCall(shard, min, max);
-    return (Long) scripts.eval(Script.READ_DELAYED, c.keys(), c.args());
+    return countFrom(shard, min, max, "");
   }
 
-  /** The call of {@link #count}, to send in a pipeline beside others; its reply is the count. */
-  static Scripts.Call countCall(Keys shard, String min, String max) {
-    return new Scripts.Call(List.of(shard.delayed()), List.of("count", min, max));
+  /** The count of {@link #count} from the bucket at {@code start} on ("" from min's, with the old ZSET's). */
+  long countFrom(Keys shard, String min, String max, String start) {
+    long n = 0;
+    do {
+      Scripts.Call c = countSomeCall(shard, min, max, start);
+      Counted part = counted(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
+      n += part.n();
+      start = part.next();
+    } while (!start.isEmpty());
+    return n;
+  }
+
+  /**
+   * One bounded step of {@link #count} ({@value #BUCKETS_A_CALL} buckets from {@code start}, "" for
+   * the first), to send in a pipeline beside others; {@link #counted} reads its reply.
+   */
+  static Scripts.Call countSomeCall(Keys shard, String min, String max, String start) {
+    return new Scripts.Call(List.of(shard.delayed()), List.of("countSome", min, max, start,
+        Integer.toString(BUCKETS_A_CALL)));
+  }
+
+  /** What one step counted, and the bucket to go on from ("" when the window is counted). */
+  record Counted(long n, String next) {}
+
+  static Counted counted(Object reply) {
+    List<?> r = (List<?>) reply;
+    return new Counted((Long) r.get(0), (String) r.get(1));
   }
 
   /** The earliest delayed job due by {@code max} (ZCOUNT syntax), or null. */

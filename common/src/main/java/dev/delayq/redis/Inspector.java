@@ -105,14 +105,15 @@ public final class Inspector {
   /**
    * The backlog at {@code nowMs} (epoch ms, Redis time): each shard's due count and earliest due
    * job (readDelayed.lua), its ready length and next ready id, all in one pipeline (one round trip
-   * per master, not per shard), then the next ready jobs' records in a second.
+   * per master, not per shard), then the next ready jobs' records in a second. A due count past
+   * one call's buckets goes on in bounded calls (a scheduler that stopped leaves many).
    */
   public Backlog backlog(long nowMs) {
     List<Keys> shards = keys.allShards();
     String now = Long.toString(nowMs);
     List<Scripts.Call> calls = new ArrayList<>(2 * shards.size());
     for (Keys shard : shards) {
-      calls.add(DelayedReads.countCall(shard, "-inf", now));
+      calls.add(DelayedReads.countSomeCall(shard, "-inf", now, ""));
       calls.add(DelayedReads.rangeCall(shard, "-inf", now, 0, 1));
     }
     Scripts.Beside<List<Response<?>>> read = scripts.evalBeside(Script.READ_DELAYED, calls, p -> {
@@ -126,8 +127,12 @@ public final class Inspector {
     long jobs = 0;
     long oldestDue = Long.MAX_VALUE;
     Map<Integer, String> nextReady = new LinkedHashMap<>();
+    DelayedReads delayed = new DelayedReads(scripts);
     for (int i = 0; i < shards.size(); i++) {
-      jobs += (Long) read.replies().get(2 * i) + (Long) Pipelines.reply(read.beside().get(2 * i), "LLEN of ready");
+      // a backlog of due jobs longer than one step's buckets is counted on, a step a call
+      DelayedReads.Counted due = DelayedReads.counted(read.replies().get(2 * i));
+      long rest = due.next().isEmpty() ? 0 : delayed.countFrom(shards.get(i), "-inf", now, due.next());
+      jobs += due.n() + rest + (Long) Pipelines.reply(read.beside().get(2 * i), "LLEN of ready");
       List<Tuple> first = DelayedReads.tuples(read.replies().get(2 * i + 1));
       if (!first.isEmpty()) {
         oldestDue = Math.min(oldestDue, (long) first.get(0).getScore());

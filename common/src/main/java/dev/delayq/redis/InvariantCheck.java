@@ -1,14 +1,9 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.LongFunction;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -18,6 +13,11 @@ import redis.clients.jedis.UnifiedJedis;
  * job waits for other jobs ({@link WorkflowCheck} checks the workflows' own sets). The invariant
  * holds per shard (an id lives only in its own shard), so the check is the union of the shards'
  * checks. The keys it walks are found by the {@link Inspector}.
+ *
+ * <p>Its memory does not hold the queue: a look keeps an 8-byte hash of each id it walks, in
+ * primitive arrays ({@link HashedLook}), about 16 bytes per pending job, and what the hashes
+ * disagree on are candidates; only the candidates that persist over three looks are walked once
+ * more by id and judged ({@link CandidateCheck}).
  */
 public final class InvariantCheck {
   /** Ids per command of a check: each stays well under a millisecond of Redis time. */
@@ -27,19 +27,23 @@ public final class InvariantCheck {
    * each record into the script, so it is kept ten times smaller than a range read.
    */
   static final int SCAN_COUNT = 100;
+  /**
+   * Ids of the time wheel one readDelayed.lua scan step reads (whole buckets, so up to 127 more):
+   * it reads each one's record to tell a misfiled id, some 5 µs an id among 10 million jobs, so a
+   * step stays near a millisecond.
+   */
+  static final int WHEEL_SCAN_IDS = 64;
 
   private final UnifiedJedis redis;
   private final Keys keys;
-  private final Scripts scripts;
-  private final Inspector inspector;
   private final WorkflowCheck workflows;
+  private final ShardWalk walk;
 
   public InvariantCheck(UnifiedJedis redis, Keys keys) {
     this.redis = redis;
     this.keys = keys;
-    this.scripts = new Scripts(redis);
-    this.inspector = new Inspector(redis, keys);
     this.workflows = new WorkflowCheck(redis);
+    this.walk = new ShardWalk(redis, new Scripts(redis), new Inspector(redis, keys), workflows);
   }
 
   /** One breach of the invariant "every job is in exactly one place, with its record". */
@@ -117,162 +121,83 @@ public final class InvariantCheck {
   }
 
   /**
-   * Checks the invariant over the whole queue, in bounded chunks (see {@link #checkOnce}). An in-flight list holds deliveries
-   * ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as a place of its id. A breach
-   * must show in three snapshots taken a moment apart to be reported, so jobs moving under a live
-   * system are not mistaken for one.
+   * Checks the invariant over the whole queue, in bounded chunks (see {@link ShardWalk}). An
+   * in-flight list holds deliveries ({@code <token>|<id>}, or a bare id BLMOVE left); each counts as
+   * a place of its id. A breach must show in three looks taken a moment apart to be reported, so
+   * jobs moving under a live system are not mistaken for one: the chunks of a look are not one
+   * snapshot, and a job moving between two chunks shows in that look only. Each look compares the
+   * ids' hashes; the candidates that all three agree on (by hash and kind) are walked a fourth time
+   * by id, and only what that walk confirms is reported.
    */
   public List<Breach> breaches() {
-    Map<String, Breach> persistent = null;
-    for (int round = 0; round < 3; round++) {
-      Map<String, Breach> found = new LinkedHashMap<>();
-      for (Breach b : checkOnce()) {
-        found.put(b.id() + "/" + b.kind(), b);
-      }
-      if (persistent == null) {
-        persistent = found;
-      } else {
-        persistent.keySet().retainAll(found.keySet());
-      }
-      if (persistent.isEmpty()) {
-        break;
-      }
+    Look persistent = look();
+    for (int round = 1; round < 3 && !persistent.isEmpty(); round++) {
       sleepQuietly(50);
+      persistent = persistent.retain(look());
     }
-    return new ArrayList<>(persistent.values());
-  }
-
-  /**
-   * One look, in bounded chunks ({@value #CHUNK} ids per command), so a check of a million jobs
-   * never holds Redis up for long: each structure is read in ranges, and the ids of jobs and ended
-   * through HSCAN (scanFields.lua, without the records). The chunks are not one snapshot, so a job
-   * moving meanwhile may look like a breach in one look; {@link #breaches} reports only what three
-   * looks agree on.
-   */
-  List<Breach> checkOnce() {
-    List<Breach> all = new ArrayList<>();
-    for (Keys shard : keys.allShards()) {
-      all.addAll(checkOnce(shard));
+    List<Breach> out = new ArrayList<>(persistent.direct().values());
+    if (persistent.candidates().size() > 0) {
+      out.addAll(confirm(persistent.candidates()));
     }
-    return all;
-  }
-
-  /** One look at one shard: the invariant holds per shard, an id living only in its own. */
-  private List<Breach> checkOnce(Keys keys) {
-    List<Breach> wrongTypes = KeyTypes.wrong(redis, keys).stream()
-        .map(w -> new Breach(w.key(), Breach.Kind.WRONG_TYPE, List.of(w.holds(), w.expected()))).toList();
-    if (!wrongTypes.isEmpty()) {
-      return wrongTypes; // its structures cannot be read as the layout says
-    }
-    String shardName = this.keys.shards() == 1 ? "" : " of shard " + keys.shard();
-    Map<String, List<String>> places = new HashMap<>();
-    noteRanges(places, "delayed" + shardName, from -> redis.zrange(keys.delayed(), from, from + CHUNK - 1));
-    DelayedReads delayed = new DelayedReads(scripts);
-    List<String> misfiled = new ArrayList<>();
-    Map<String, String> outOfRange = new LinkedHashMap<>();
-    String after = "";
-    do {
-      DelayedReads.Piece piece = delayed.scan(keys, after, CHUNK);
-      note(places, "delayed" + shardName, piece.ids());
-      misfiled.addAll(piece.misfiled());
-      outOfRange.putAll(piece.outOfRange());
-      after = piece.next();
-    } while (!after.isEmpty());
-    noteRanges(places, "ready" + shardName, from -> redis.lrange(keys.ready(), from, from + CHUNK - 1));
-    noteRanges(places, "dead" + shardName, from -> redis.zrange(keys.dead(), from, from + CHUNK - 1));
-    for (String list : inspector.inFlightKeys(keys)) {
-      noteRanges(places, list.substring(list.lastIndexOf("}:") + 2) + shardName,
-          from -> redis.lrange(list, from, from + CHUNK - 1).stream().map(Delivery::idOf).toList());
-    }
-    for (String list : inspector.heldKeys(keys)) {
-      noteRanges(places, "held:" + keys.typeOfHeld(list) + shardName, from -> redis.lrange(list, from, from + CHUNK - 1));
-    }
-    for (String set : inspector.noHandlerKeys(keys)) {
-      noteRanges(places, "nohandler:" + keys.typeOfNoHandler(set) + shardName,
-          from -> redis.zrange(set, from, from + CHUNK - 1));
-    }
-    Map<String, String> waiting = workflows.waiting(keys);
-    note(places, "waiting" + shardName, waiting.keySet());
-    Set<String> records = fields(keys.jobs());
-    Set<String> ended = fields(keys.ended());
-    Set<String> expiring = new HashSet<>();
-    for (long from = 0; ; from += CHUNK) {
-      List<String> page = redis.zrange(keys.endedExpiry(), from, from + CHUNK - 1);
-      expiring.addAll(page);
-      if (page.size() < CHUNK) {
-        break;
-      }
-    }
-    List<Breach> breaches = new ArrayList<>();
-    for (String id : misfiled) {
-      breaches.add(new Breach(id, Breach.Kind.MISFILED, List.of("delayed" + shardName)));
-    }
-    outOfRange.forEach((id, due) -> breaches.add(new Breach(id, Breach.Kind.OUT_OF_RANGE, List.of(due))));
-    for (String id : records) {
-      if (!places.containsKey(id)) {
-        breaches.add(new Breach(id, Breach.Kind.ORPHAN_RECORD, List.of()));
-      }
-    }
-    places.forEach((id, where) -> {
-      if (!records.contains(id)) {
-        // the waiting entry is a breach of its own, repaired apart from the other places
-        List<String> others = where;
-        if (waiting.containsKey(id)) {
-          breaches.add(new Breach(id, Breach.Kind.WAITING_WITHOUT_RECORD, List.of("waiting" + shardName)));
-          others = where.stream().filter(p -> !p.equals("waiting" + shardName)).toList();
-        }
-        if (!others.isEmpty()) {
-          breaches.add(new Breach(id, Breach.Kind.MISSING_RECORD, others));
-        }
-      } else if (where.size() > 1) {
-        breaches.add(new Breach(id, Breach.Kind.SEVERAL_PLACES, where));
-      }
-    });
-    for (String id : ended) {
-      if (records.contains(id)) {
-        breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("it has a record in jobs")));
-      }
-      if (!expiring.remove(id)) {
-        breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("not in ended:expiry")));
-      }
-    }
-    for (String id : expiring) {
-      breaches.add(new Breach(id, Breach.Kind.ENDED_MISMATCH, List.of("in ended:expiry only")));
-    }
-    // read after the records: a job or batch that moved since shows in one look only
-    breaches.addAll(workflows.releasable(keys, waiting, records, places));
-    breaches.addAll(workflows.batches(keys, records));
-    return breaches;
-  }
-
-  private static void noteRanges(Map<String, List<String>> places, String place, LongFunction<List<String>> range) {
-    for (long from = 0; ; from += CHUNK) {
-      List<String> page = range.apply(from);
-      note(places, place, page);
-      if (page.size() < CHUNK) {
-        return;
-      }
-    }
-  }
-
-  /** The fields of a hash, a bounded HSCAN step per call, without their values. */
-  private Set<String> fields(String hash) {
-    Set<String> out = new HashSet<>();
-    String cursor = "0";
-    do {
-      List<?> r = (List<?>) scripts.eval(Script.SCAN_FIELDS, List.of(hash), List.of(cursor, Integer.toString(SCAN_COUNT)));
-      cursor = (String) r.get(0);
-      for (int i = 1; i < r.size(); i++) {
-        out.add((String) r.get(i));
-      }
-    } while (!cursor.equals("0"));
     return out;
   }
 
-  private static void note(Map<String, List<String>> places, String place, Collection<String> ids) {
-    for (String id : ids) {
-      places.computeIfAbsent(id, k -> new ArrayList<>(1)).add(place);
+  /**
+   * What one look found: candidate breaches by hash and kind (sorted, see {@link HashedLook#key})
+   * and the breaches that come with their ids (id/kind -> breach).
+   */
+  private record Look(IdHashes candidates, Map<String, Breach> direct) {
+    boolean isEmpty() {
+      return candidates.size() == 0 && direct.isEmpty();
     }
+
+    Look retain(Look next) {
+      direct.keySet().retainAll(next.direct.keySet());
+      return new Look(candidates.retainAll(next.candidates), direct);
+    }
+  }
+
+  private Look look() {
+    IdHashes candidates = new IdHashes(16);
+    Map<String, Breach> direct = new LinkedHashMap<>();
+    for (Keys shard : keys.allShards()) {
+      List<KeyTypes.Wrong> wrong = KeyTypes.wrong(redis, shard);
+      if (!wrong.isEmpty()) {
+        // its structures cannot be read as the layout says
+        wrong.forEach(w -> direct.put(w.key() + "/" + Breach.Kind.WRONG_TYPE,
+            new Breach(w.key(), Breach.Kind.WRONG_TYPE, List.of(w.holds(), w.expected()))));
+        continue;
+      }
+      HashedLook.look(redis, shard, shardName(shard), walk, workflows, candidates, direct);
+    }
+    return new Look(candidates.sort(true), direct);
+  }
+
+  /** The persistent candidates, walked once more by id: the breaches among them, of their kind. */
+  private List<Breach> confirm(IdHashes candidates) {
+    IdHashes hashes = new IdHashes(candidates.size());
+    for (int i = 0; i < candidates.size(); i++) {
+      hashes.addHash(HashedLook.key(candidates.get(i), 0));
+    }
+    hashes.sort(true);
+    List<Breach> out = new ArrayList<>();
+    for (Keys shard : keys.allShards()) {
+      if (!KeyTypes.wrong(redis, shard).isEmpty()) {
+        continue;
+      }
+      CandidateCheck check = new CandidateCheck(hashes, shardName(shard));
+      walk.walk(shard, shardName(shard), check);
+      for (Breach b : check.breaches()) {
+        if (candidates.contains(HashedLook.key(IdHashes.of(b.id()), HashedLook.kindOf(b.kind())))) {
+          out.add(b);
+        }
+      }
+    }
+    return out;
+  }
+
+  private String shardName(Keys shard) {
+    return keys.shards() == 1 ? "" : " of shard " + shard.shard();
   }
 
   private static void sleepQuietly(long ms) {

@@ -2,10 +2,9 @@ package dev.delayq.redis;
 
 import dev.delayq.redis.InvariantCheck.Breach;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.BiConsumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -17,8 +16,8 @@ import redis.clients.jedis.resps.ScanResult;
  * {@code waiting} (a place, like ready), a waiting job nobody will release, and the batches
  * whose count went wrong. Read as the rest of the check is, in bounded steps: {@code waiting}
  * by HSCAN, each job's wait set and each batch's pending set by SSCAN, a page of waiting jobs'
- * first steps in one pipeline; the ids are compared with the records and places the check has
- * already read.
+ * first steps in one pipeline; the ids are looked up in what the check has already walked
+ * ({@link Known}), and none is held beyond a page.
  */
 final class WorkflowCheck {
   /** The dependencies a breach names; a fan-in may wait for thousands. */
@@ -31,20 +30,33 @@ final class WorkflowCheck {
     this.redis = redis;
   }
 
-  /** The jobs waiting for others in the shard: id -> policy for a dependency that did not end done. */
-  Map<String, String> waiting(Keys keys) {
-    Map<String, String> out = new LinkedHashMap<>();
+  /**
+   * What the check walked of a shard, looked up by id: whether the id has a record, in how many
+   * places it is, whether one of them is dead.
+   */
+  interface Known {
+    boolean hasRecord(String id);
+
+    int places(String id);
+
+    boolean dead(String id);
+  }
+
+  /**
+   * Each job waiting for others in the shard, with its policy for a dependency that did not end
+   * done, an HSCAN step at a time (HSCAN may hand an id out twice).
+   */
+  void eachWaiting(Keys keys, BiConsumer<String, String> visit) {
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
       ScanResult<Map.Entry<String, String>> step = redis.hscan(keys.waiting(), cursor, scan);
       for (Map.Entry<String, String> e : step.getResult()) {
         // '<policy>:<delay ms>:<since ms>'
         int colon = e.getValue().indexOf(':');
-        out.put(e.getKey(), colon < 0 ? e.getValue() : e.getValue().substring(0, colon));
+        visit.accept(e.getKey(), colon < 0 ? e.getValue() : e.getValue().substring(0, colon));
       }
       cursor = step.getCursor();
     } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-    return out;
   }
 
   /**
@@ -53,26 +65,26 @@ final class WorkflowCheck {
    * "wait". One pending dependency settles it, so a job waiting as it should costs one SSCAN
    * step, sent with its page's others in one pipeline.
    */
-  List<Breach> releasable(Keys keys, Map<String, String> waiting, Set<String> records,
-      Map<String, List<String>> places) {
+  List<Breach> releasable(Keys keys, Known known) {
     List<Breach> out = new ArrayList<>();
     List<String> page = new ArrayList<>(InvariantCheck.SCAN_COUNT);
-    for (String id : waiting.keySet()) {
-      List<String> where = places.get(id);
-      if (records.contains(id) && where != null && where.size() == 1) {
+    List<String> policies = new ArrayList<>(InvariantCheck.SCAN_COUNT);
+    eachWaiting(keys, (id, policy) -> {
+      if (known.hasRecord(id) && known.places(id) == 1) {
         page.add(id);
+        policies.add(policy);
       }
       if (page.size() == InvariantCheck.SCAN_COUNT) {
-        releasable(keys, page, waiting, records, places, out);
+        releasable(keys, page, policies, known, out);
         page.clear();
+        policies.clear();
       }
-    }
-    releasable(keys, page, waiting, records, places, out);
+    });
+    releasable(keys, page, policies, known, out);
     return out;
   }
 
-  private void releasable(Keys keys, List<String> page, Map<String, String> waiting, Set<String> records,
-      Map<String, List<String>> places, List<Breach> out) {
+  private void releasable(Keys keys, List<String> page, List<String> policies, Known known, List<Breach> out) {
     if (page.isEmpty()) {
       return;
     }
@@ -85,14 +97,14 @@ final class WorkflowCheck {
     }
     for (int i = 0; i < page.size(); i++) {
       String id = page.get(i);
-      boolean holds = "wait".equals(waiting.get(id));
+      boolean holds = "wait".equals(policies.get(i));
       List<String> ended = new ArrayList<>();
       long more = 0;
       ScanResult<String> step = Pipelines.reply(first.get(i), "SSCAN of a wait set");
       boolean allEnded = true;
       while (allEnded) {
         for (String dep : step.getResult()) {
-          if (!hasEnded(dep, holds, records, places)) {
+          if (!hasEnded(dep, holds, known)) {
             allEnded = false;
             break;
           }
@@ -117,12 +129,8 @@ final class WorkflowCheck {
   }
 
   /** Ended: no record, or dead when the waiting job does not hold for an operator on a dead one. */
-  private static boolean hasEnded(String dep, boolean holds, Set<String> records, Map<String, List<String>> places) {
-    if (!records.contains(dep)) {
-      return true;
-    }
-    List<String> where = places.get(dep);
-    return !holds && where != null && where.stream().anyMatch(p -> p.startsWith("dead"));
+  private static boolean hasEnded(String dep, boolean holds, Known known) {
+    return !known.hasRecord(dep) || (!holds && known.dead(dep));
   }
 
   /**
@@ -131,7 +139,7 @@ final class WorkflowCheck {
    * its batch would never finish). The batches are read a range at a time, with their states
    * and pending counts in one pipeline per range.
    */
-  List<Breach> batches(Keys keys, Set<String> records) {
+  List<Breach> batches(Keys keys, Known known) {
     List<Breach> out = new ArrayList<>();
     for (long from = 0; ; from += InvariantCheck.CHUNK) {
       List<String> ids = redis.zrange(keys.batches(), from, from + InvariantCheck.CHUNK - 1);
@@ -151,7 +159,7 @@ final class WorkflowCheck {
           out.add(new Breach(id, Breach.Kind.BATCH_NOT_FIRED, List.of()));
         }
         if (left > 0) {
-          lostMembers(keys, id, records, out);
+          lostMembers(keys, id, known, out);
         }
       }
       if (ids.size() < InvariantCheck.CHUNK) {
@@ -160,12 +168,12 @@ final class WorkflowCheck {
     }
   }
 
-  private void lostMembers(Keys keys, String batchId, Set<String> records, List<Breach> out) {
+  private void lostMembers(Keys keys, String batchId, Known known, List<Breach> out) {
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
       ScanResult<String> step = redis.sscan(keys.batchPending(batchId), cursor, scan);
       for (String id : step.getResult()) {
-        if (!records.contains(id)) {
+        if (!known.hasRecord(id)) {
           out.add(new Breach(id, Breach.Kind.BATCH_MEMBER_LOST, List.of(batchId)));
         }
       }

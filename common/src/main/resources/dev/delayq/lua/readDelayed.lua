@@ -4,9 +4,19 @@
   KEYS[1] delayed (wheel)  the delayed key; the wheel's keys are named after it
   KEYS[2] jobs    (HASH)  id -> record (modes "score" and "scan")
   ARGV[1] what to read:
-    "range", min, max, offset, count: the jobs due in [min, max] (ZRANGEBYSCORE syntax: "-inf",
-      "(123", "456", "+inf") in due order, from the offset-th on, at most count: {id, due, ...}
+    "range", min, max, offset, count[, start]: the jobs due in [min, max] (ZRANGEBYSCORE syntax:
+      "-inf", "(123", "456", "+inf") in due order, from the offset-th on, at most count:
+      {id, due, ...}; start (a position "skip" answered) begins the walk at that bucket instead
+      of min's, the offset counted from there (ignored while the old ZSET exists)
+    "skip", min, max, offset, start, buckets: walks the offset through the buckets from start
+      (a position, inclusive; "" for min's bucket), at most buckets of them: {position, offset
+      left, landed, old}: landed 1 when the offset-th job is in that position's bucket (then
+      "range" from it), 0 when the budget ran out first (then "skip" again from it); position ""
+      when the window holds no more; old 1 when the old ZSET exists (then "range" by offset)
     "count", min, max: how many are due in [min, max]
+    "countSome", min, max, start, buckets: how many are due in [min, max] in at most buckets
+      buckets from start (a position, inclusive; "" for min's bucket, and then the old ZSET's
+      too): {n, the position to go on from, or "" when the window is counted}
     "counts", from, step, steps: how many are due in each of (from + i·step, from + (i+1)·step],
       i = 0 … steps − 1: {n0, n1, ...}
     "scan", after, most: the ids of whole buckets after the bucket after ("" from the first),
@@ -18,8 +28,11 @@
       ...}; the old ZSET is read apart (it is a plain ZSET)
     "score", id: the id's due time when it is delayed (found by its record's due time; KEYS[2]
       jobs), else nil
-  Work: each bucket it reads holds at most 128 ids; range and count look at the buckets of the
-  window only (and count reads each with ZCOUNT).
+  Work: each bucket it reads holds at most 128 ids. range looks at the buckets of its window
+  from its start (the caller skips a deep offset with "skip" first), skip and countSome at most
+  their buckets, scan at most most + 127 ids (one HMGET of records a bucket); count and counts
+  read every bucket of their window (the forecast's). While the old ZSET exists, range by offset
+  walks it too.
   Invariant: none kept or broken: it reads.
 ]]
 --@include wheel
@@ -35,19 +48,23 @@ local function positionDue(position)
   return tonumber(string.sub(position, 1, 16)) - 5e15
 end
 
--- calls visit(bucket key) for each bucket that may hold ids due in [min, max], earliest first,
--- until visit returns true
-local function eachBucket(min, max, visit)
-  local low = bound(min, -math.huge)
-  local start = nil
-  if low > -5e15 then start = wheelBucket(delayedKey, low, '') end
+-- calls visit(bucket key, position) for each bucket that may hold ids due in [min, max], earliest
+-- first, from the bucket at position from (inclusive; nil for min's), until visit returns true
+local function eachBucket(min, max, visit, from)
   local high = bound(max, math.huge)
-  local from = start and ('[' .. start) or '-'
+  if not from or from == '' then
+    local low = bound(min, -math.huge)
+    local start = nil
+    if low > -5e15 then start = wheelBucket(delayedKey, low, '') end
+    from = start and ('[' .. start) or '-'
+  else
+    from = '[' .. from
+  end
   while true do
     local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 64)
     for _, position in ipairs(members) do
       if positionDue(position) > high then return end
-      if visit(delayedKey .. ':' .. position) then return end
+      if visit(delayedKey .. ':' .. position, position) then return end
     end
     if #members < 64 then return end
     from = '(' .. members[#members]
@@ -62,7 +79,7 @@ local function count(min, max)
   return n
 end
 
-local function wheelRange(min, max, offset, most)
+local function wheelRange(min, max, offset, most, start)
   local out = {}
   eachBucket(min, max, function(bucket)
     if offset > 0 then
@@ -76,13 +93,13 @@ local function wheelRange(min, max, offset, most)
     offset = 0
     for _, v in ipairs(got) do out[#out + 1] = v end
     return #out / 2 >= most
-  end)
+  end, start)
   return out
 end
 
 if mode == 'range' then
   local min, max, offset, most = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-  if redis.call('EXISTS', delayedKey) == 0 then return wheelRange(min, max, offset, most) end
+  if redis.call('EXISTS', delayedKey) == 0 then return wheelRange(min, max, offset, most, ARGV[6]) end
   -- the old ZSET too (until the forwarder has drained it): merge both, by (due, id)
   local a = wheelRange(min, max, 0, offset + most)
   local b = redis.call('ZRANGEBYSCORE', delayedKey, min, max, 'WITHSCORES', 'LIMIT', 0, offset + most)
@@ -103,6 +120,40 @@ if mode == 'range' then
   return page
 elseif mode == 'score' then
   return wheelScore(delayedKey, recordDue(redis.call('HGET', KEYS[2], ARGV[2])), ARGV[2])
+elseif mode == 'skip' then
+  local min, max, offset, start, most = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+  if redis.call('EXISTS', delayedKey) == 1 then return { '', offset, 0, 1 } end
+  local at, landed, looked = '', 0, 0
+  eachBucket(min, max, function(bucket, position)
+    if looked >= most then
+      at = position
+      return true
+    end
+    looked = looked + 1
+    local here = redis.call('ZCOUNT', bucket, min, max)
+    if here > offset then
+      at, landed = position, 1
+      return true
+    end
+    offset = offset - here
+    return false
+  end, start)
+  return { at, offset, landed, 0 }
+elseif mode == 'countSome' then
+  local min, max, start, most = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+  local n = 0
+  if start == '' then n = redis.call('ZCOUNT', delayedKey, min, max) end
+  local at, looked = '', 0
+  eachBucket(min, max, function(bucket, position)
+    if looked >= most then
+      at = position
+      return true
+    end
+    looked = looked + 1
+    n = n + redis.call('ZCOUNT', bucket, min, max)
+    return false
+  end, start)
+  return { n, at }
 elseif mode == 'count' then
   return count(ARGV[2], ARGV[3])
 elseif mode == 'counts' then
@@ -113,29 +164,57 @@ elseif mode == 'counts' then
   end
   return out
 elseif mode == 'scan' then
+  -- a position's due time and id when it is a 16-digit one, else nil
+  local function parts(position)
+    if not position or not string.find(position, WHEEL_POSITION) then return nil end
+    return tonumber(string.sub(position, 1, 16)), string.sub(position, 18)
+  end
+  -- (due, id) before the position: by the due times as numbers, and by the ids only at one due
+  -- time (a position's text compared byte by byte in Lua cost more than the rest of the id's
+  -- check); the text for what the numbers cannot order (a due time out of range or not whole)
+  local function before(due, id, position, start, name)
+    if start and wheelDueInRange(due) and due == math.floor(due) then
+      local at = due + 5e15
+      if at ~= start then return at < start end
+      return wheelBefore(id, name)
+    end
+    return wheelBefore(wheelPosition(due, id), position)
+  end
   local after, most = ARGV[2], tonumber(ARGV[3])
   local from = after == '' and '-' or ('(' .. after)
   local ids, misfiled, outOfRange, last, done = {}, {}, {}, nil, false
   while not done and #ids < most do
-    local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 16)
-    for _, position in ipairs(members) do
+    -- one member more than the buckets it reads: a bucket holds the positions up to the next
+    -- one's, so a record's bucket is told by two comparisons, not an index lookup an id
+    local members = redis.call('ZRANGE', indexKey, from, '+', 'BYLEX', 'LIMIT', 0, 17)
+    local read = math.min(#members, 16)
+    for k = 1, read do
+      local position, following = members[k], members[k + 1]
+      local start, name = parts(position)
+      local nextStart, nextName = parts(following)
       local bucket = redis.call('ZRANGE', delayedKey .. ':' .. position, 0, -1, 'WITHSCORES')
-      for i = 1, #bucket, 2 do
-        local id, score = bucket[i], tonumber(bucket[i + 1])
-        ids[#ids + 1] = id
-        local due = recordDue(redis.call('HGET', KEYS[2], id))
-        if not wheelDueInRange(score) then
-          outOfRange[#outOfRange + 1] = id
-          outOfRange[#outOfRange + 1] = bucket[i + 1]
-        elseif due and wheelBucket(delayedKey, due, id) ~= position then
-          misfiled[#misfiled + 1] = id
+      if #bucket > 0 then
+        local names = {}
+        for i = 1, #bucket, 2 do names[#names + 1] = bucket[i] end
+        local records = redis.call('HMGET', KEYS[2], unpack(names))
+        for n, id in ipairs(names) do
+          local score = tonumber(bucket[2 * n])
+          ids[#ids + 1] = id
+          local due = recordDue(records[n])
+          if not wheelDueInRange(score) then
+            outOfRange[#outOfRange + 1] = id
+            outOfRange[#outOfRange + 1] = bucket[2 * n]
+          elseif due and (before(due, id, position, start, name)
+              or (following and not before(due, id, following, nextStart, nextName))) then
+            misfiled[#misfiled + 1] = id
+          end
         end
       end
       last = position
       if #ids >= most then break end
     end
     -- the index is read to its end when a short read's last bucket was taken
-    if #members < 16 and (#members == 0 or last == members[#members]) then done = true end
+    if #members < 17 and (#members == 0 or last == members[#members]) then done = true end
     if last then from = '(' .. last end
   end
   local out = { done and '' or last, #ids, #misfiled }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.delayq.redis.InvariantCheck.Breach;
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -94,5 +95,28 @@ class InvariantCheckTest {
     assertEquals(List.of("orphan", "ghost", "delayed-2"), breaches.stream()
         .sorted(Comparator.comparing(Breach::kind))
         .map(Breach::id).toList());
+  }
+
+  @Test
+  void amongFiftyThousandJobsEachBreachIsReportedByItsIdAndNothingElse() {
+    List<NewJob> jobs = new ArrayList<>();
+    long due = probe.redisNowMs() + 3_600_000;
+    for (int i = 0; i < 50_000; i++) {
+      jobs.add(QueueProbe.at("many-" + i, "{}", due + i));
+    }
+    broker.enqueueAll(jobs);
+    var redis = RedisFixture.get().redis();
+    redis.hset(keys.jobs(), "orphan", "{\"type\":\"t\",\"payload\":{}}");
+    redis.lpush(keys.ready(), "ghost");
+    redis.zadd(keys.dead(), 1, "many-25000");
+    redis.hset(keys.ended(), "gone", "1");
+
+    List<Breach> breaches = new ArrayList<>(invariant.breaches());
+    breaches.sort(Comparator.comparing(Breach::kind));
+
+    assertEquals(List.of(new Breach("orphan", Breach.Kind.ORPHAN_RECORD, List.of()),
+        new Breach("ghost", Breach.Kind.MISSING_RECORD, List.of("ready")),
+        new Breach("many-25000", Breach.Kind.SEVERAL_PLACES, List.of("delayed", "dead")),
+        new Breach("gone", Breach.Kind.ENDED_MISMATCH, List.of("not in ended:expiry"))), breaches);
   }
 }

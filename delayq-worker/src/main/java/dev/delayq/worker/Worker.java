@@ -357,7 +357,8 @@ public final class Worker implements AutoCloseable {
    */
   private void requeueOwnJobs(String reason) {
     try {
-      for (int q = 0; q < lanes.size(); q++) {
+      // the lanes whose consumers started: none when the exit came in the start-up checks
+      for (int q = 0; q < consumers.size(); q++) {
         for (Consumer c : consumers.get(q)) {
           String id = c.id();
           Requeued r = lanes.get(q).broker.consumerRegistry().requeueInFlight(id, RequeueMode.GONE, reason,
