@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Coalesces single enqueues made at the same time by many threads into one script call: each
  * caller waits for its own reply as before, but fifty concurrent callers cost one round trip,
- * not fifty. A caller alone (no other enqueue under way on this producer) sends its job itself,
- * on its own thread: a hand-off to a sender and back cost it two thread wake-ups, about half of a
+ * not fifty. A caller alone (nothing queued, no call on the wire) sends its job itself, on its
+ * own thread: a hand-off to a sender and back cost it two thread wake-ups, about half of a
  * single call's time on a busy machine. Two senders keep a second batch filling while the first
  * is on the wire.
  */
@@ -28,12 +28,8 @@ final class EnqueueBatcher implements AutoCloseable {
   private final RedisBroker broker;
   private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
   private final List<Thread> senders = new ArrayList<>();
-  /**
-   * Callers inside {@link #enqueue}. Alone means none other: with many callers a lone-looking
-   * moment (nothing queued, no call on the wire, between two batches) is common, and a job sent
-   * alone then would cost Redis a whole script call where it could have shared one.
-   */
-  private final AtomicInteger callers = new AtomicInteger();
+  /** Script calls on the wire, the senders' and lone callers' own. */
+  private final AtomicInteger sending = new AtomicInteger();
   private volatile boolean closed;
 
   EnqueueBatcher(RedisBroker broker) {
@@ -50,12 +46,16 @@ final class EnqueueBatcher implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("this DelayQueue is closed");
     }
-    try {
-      if (callers.incrementAndGet() == 1) {
+    if (queue.isEmpty() && sending.compareAndSet(0, 1)) {
+      try {
         return broker.enqueue(job);
+      } finally {
+        sending.decrementAndGet();
       }
-      Pending p = new Pending(job, new CompletableFuture<>());
-      queue.add(p);
+    }
+    Pending p = new Pending(job, new CompletableFuture<>());
+    queue.add(p);
+    try {
       return p.reply().get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -65,8 +65,6 @@ final class EnqueueBatcher implements AutoCloseable {
         throw r;
       }
       throw new IllegalStateException(e.getCause());
-    } finally {
-      callers.decrementAndGet();
     }
   }
 
@@ -83,6 +81,7 @@ final class EnqueueBatcher implements AutoCloseable {
       for (Pending p : batch) {
         jobs.add(p.job());
       }
+      sending.incrementAndGet();
       try {
         List<Enqueued> replies = broker.enqueueAll(jobs);
         for (int i = 0; i < batch.size(); i++) {
@@ -92,6 +91,8 @@ final class EnqueueBatcher implements AutoCloseable {
         for (Pending p : batch) {
           p.reply().completeExceptionally(e);
         }
+      } finally {
+        sending.decrementAndGet();
       }
       batch.clear();
       jobs.clear();
