@@ -93,6 +93,10 @@ final class Measures {
 
   // ---- enqueue ---------------------------------------------------------------------------
 
+  /** The pace and length of the single synchronous calls (a few seconds: the bench stays quick). */
+  private static final int SINGLE_CALLS_PER_S = 1000;
+  private static final int SINGLE_CALL_SECONDS = 3;
+
   Map<String, Object> enqueue(int n, int inFlight) throws Exception {
     String payload = payload();
     Queue batched = freshQueue();
@@ -111,6 +115,7 @@ final class Measures {
 
     Queue single = freshQueue();
     ExecutorService pool = Executors.newFixedThreadPool(inFlight);
+    double cpu1 = redis.cpuSeconds();
     long t1 = System.nanoTime();
     List<Future<?>> futures = new ArrayList<>();
     int perThread = n / inFlight;
@@ -127,14 +132,23 @@ final class Measures {
       f.get();
     }
     double singleRate = (double) perThread * inFlight / seconds(t1);
+    double singleRedisUs = (redis.cpuSeconds() - cpu1) * 1e6 / ((double) perThread * inFlight);
     pool.shutdown();
     clear(single);
+
+    // a web request's enqueue: one call alone, waiting for its reply, 1,000 a second
+    Queue alone = freshQueue();
+    Map<String, Object> singleCalls = SingleCalls.measure(alone.producer(), payload, SINGLE_CALLS_PER_S,
+        SINGLE_CALL_SECONDS);
+    clear(alone);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("jobs_per_s", Math.round(Math.max(batchedRate, singleRate)));
     out.put("batched_jobs_per_s", Math.round(batchedRate));
     out.put("one_by_one_jobs_per_s", Math.round(singleRate));
     out.put("one_by_one_in_flight", inFlight);
     out.put("batched_redis_cpu_us_per_job", round2(batchedRedisUs));
+    out.put("one_by_one_redis_cpu_us_per_job", round2(singleRedisUs));
+    out.putAll(singleCalls);
     putSplit(out, batchedSplit);
     return out;
   }

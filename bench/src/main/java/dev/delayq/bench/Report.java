@@ -16,11 +16,16 @@ final class Report {
     line(out, r, "enqueue", "enqueue jobs/s (best of batched, 50 in flight)", "jobs_per_s", 44_812);
     line(out, r, "enqueue", "  batched x1000", "batched_jobs_per_s", 30_814);
     line(out, r, "enqueue", "  one by one, 50 in flight", "one_by_one_jobs_per_s", 44_812);
+    if (r.get("enqueue") instanceof Map<?, ?> e && e.get("single_call_p99_ms") != null) {
+      out.append(String.format("%-44s %14s%n", "  one call alone, 1,000/s: p50/p99/max ms",
+          e.get("single_call_p50_ms") + "/" + e.get("single_call_p99_ms") + "/" + e.get("single_call_max_ms")));
+    }
     line(out, r, "forward", "forward delayed->ready jobs/s", "jobs_per_s", 0);
     line(out, r, "forward", "  longest script call ms", "longest_call_ms", 0);
     line(out, r, "forward", "  Redis CPU us per job", "redis_us_per_job", 0);
     text(out, r, "enqueue", "  Redis CPU split over the masters (batched)", "redis_cpu_split_pct");
     line(out, r, "enqueue", "  Redis CPU us per job (batched)", "batched_redis_cpu_us_per_job", 0);
+    line(out, r, "enqueue", "  Redis CPU us per job (one by one)", "one_by_one_redis_cpu_us_per_job", 0);
     line(out, r, "drain", "drain due no-op jobs/s", "jobs_per_s", 29_577);
     line(out, r, "drain", "  Redis CPU us per job", "redis_cpu_us_per_job", 0);
     text(out, r, "drain", "  Redis CPU split over the masters", "redis_cpu_split_pct");

@@ -221,7 +221,8 @@ public final class RedisBroker {
 
   /**
    * Enqueues many jobs in one pipeline (one round trip per call of this method), a hundred
-   * jobs per script call.
+   * jobs per script call, cut from the jobs in due order (jobs due now first, in the given
+   * order; all in the given order when an id comes twice); the answers come in the given order.
    */
   public List<Enqueued> enqueueAll(List<NewJob> jobs) {
     return enqueuer.enqueueAll(jobs);
