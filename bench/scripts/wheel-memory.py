@@ -11,7 +11,7 @@ Usage: bench/scripts/wheel-memory.py [N]   (default 100000)
 """
 import base64, os, random, re, socket, subprocess, sys, tempfile, time
 
-LUA = os.path.join(os.path.dirname(__file__), '..', '..', 'delayq-client', 'src', 'main', 'resources', 'dev', 'delayq', 'lua')
+LUA = os.path.join(os.path.dirname(__file__), '..', '..', 'common', 'src', 'main', 'resources', 'dev', 'delayq', 'lua')
 
 
 def expand(text, included):
