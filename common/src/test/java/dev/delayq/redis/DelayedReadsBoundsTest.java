@@ -101,6 +101,42 @@ class DelayedReadsBoundsTest {
   }
 
   @Test
+  void aForecastStepWalksAtMostItsBucketsAndTheForecastCountsEveryJobInItsStep() {
+    long base = fill();
+    List<String> buckets = redis.zrange(keys.delayedIndex(), 0, -1);
+    long from = base - 1;
+    long[] inFirstTen = new long[40];
+    for (int b = 0; b < 10; b++) {
+      for (Tuple t : redis.zrangeWithScores(keys.delayedBucket(buckets.get(b)), 0, -1)) {
+        inFirstTen[(int) ((t.getScore() - from - 1) / 1_000)]++;
+      }
+    }
+
+    List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(keys.delayed()),
+        List.of("countsSome", Long.toString(from), "1000", "40", "", "10"));
+
+    assertEquals(buckets.get(10), r.get(0), "ten buckets walked, the eleventh named to go on from");
+    for (int i = 0; i < 40; i++) {
+      assertEquals(inFirstTen[i], r.get(i + 1), "step " + i + " of the ten buckets");
+    }
+    // the whole forecast, over many calls: a thousand jobs fall due in each second
+    assertEquals(Collections.nCopies(40, 1_000L), reads.countsPerStep(keys, from, 1_000, 40));
+    // steps that cut buckets, and a window that ends before the last job: as one whole read says
+    long[] want = new long[300];
+    for (Tuple t : whole()) {
+      long i = (long) Math.ceil((t.getScore() - (base + 5)) / 7);
+      if (i >= 1 && i <= 300) {
+        want[(int) i - 1]++;
+      }
+    }
+    List<Long> got = reads.countsPerStep(keys, base + 5, 7, 300);
+    for (int i = 0; i < 300; i++) {
+      assertEquals(want[i], got.get(i), "step " + i + " of 7 ms");
+    }
+    assertEquals(List.of(0L, 0L), reads.countsPerStep(keys, base + JOBS + 10, 1_000, 2), "after the last job");
+  }
+
+  @Test
   void theCheckFindsAMisfiledIdAmongManyBucketsWhicheverSideItsDueTimeNames() {
     long base = fill();
     // their records say one is due before the first job, the other after the last: a change by id
