@@ -148,8 +148,10 @@ public final class DelayedReads {
 
   private List<Long> countsPerStepOfEachShard(List<Keys> shards, long fromMs, long stepMs, long steps) {
     long[][] counts = new long[shards.size()][(int) steps];
-    String[] next = new String[shards.size()];
-    Arrays.fill(next, "");
+    // where each shard's count goes on: its step (-1 when done) and the bucket in it ("" from its start)
+    long[] step = new long[shards.size()];
+    String[] at = new String[shards.size()];
+    Arrays.fill(at, "");
     List<Integer> counting = new ArrayList<>();
     for (int i = 0; i < shards.size(); i++) {
       counting.add(i);
@@ -157,18 +159,20 @@ public final class DelayedReads {
     while (!counting.isEmpty()) {
       List<Scripts.Call> calls = new ArrayList<>(counting.size());
       for (int i : counting) {
-        calls.add(countsSomeCall(shards.get(i), fromMs, stepMs, steps, next[i]));
+        calls.add(countsSomeCall(shards.get(i), fromMs, stepMs, steps, step[i], at[i]));
       }
       List<Object> replies = scripts.evalPipelined(Script.READ_DELAYED, calls);
       List<Integer> goOn = new ArrayList<>();
       for (int k = 0; k < counting.size(); k++) {
         int i = counting.get(k);
         List<?> r = (List<?>) replies.get(k);
-        for (int step = 0; step < steps; step++) {
-          counts[i][step] += (Long) r.get(step + 1);
+        int first = ((Long) r.get(2)).intValue();
+        for (int j = 3; j < r.size(); j++) {
+          counts[i][first + j - 3] += (Long) r.get(j);
         }
-        next[i] = (String) r.get(0);
-        if (!next[i].isEmpty()) {
+        step[i] = (Long) r.get(0);
+        at[i] = (String) r.get(1);
+        if (step[i] >= 0) {
           goOn.add(i);
         }
       }
@@ -184,12 +188,14 @@ public final class DelayedReads {
   }
 
   /**
-   * One bounded step of {@link #countsPerStep}: {@value #BUCKETS_A_CALL} buckets from {@code start}
-   * ("" for the first); its reply is the bucket to go on from ("" when done), then a count a step.
+   * One bounded step of {@link #countsPerStep}: {@value #BUCKETS_A_CALL} looks (a ZCOUNT of a bucket
+   * in a step's range each) from step {@code step}'s bucket {@code start} ("" from the step's
+   * start). Its reply: the step and bucket to go on from (-1 when done), then the first step it
+   * counted and a count for each step from there.
    */
-  static Scripts.Call countsSomeCall(Keys shard, long fromMs, long stepMs, long steps, String start) {
+  static Scripts.Call countsSomeCall(Keys shard, long fromMs, long stepMs, long steps, long step, String start) {
     return new Scripts.Call(List.of(shard.delayed()), List.of("countsSome", Long.toString(fromMs),
-        Long.toString(stepMs), Long.toString(steps), start, Integer.toString(BUCKETS_A_CALL)));
+        Long.toString(stepMs), Long.toString(steps), Long.toString(step), start, Integer.toString(BUCKETS_A_CALL)));
   }
 
   /**
