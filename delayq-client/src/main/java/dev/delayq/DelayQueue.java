@@ -2,11 +2,9 @@ package dev.delayq;
 
 import dev.delayq.config.DelayqConfig;
 import dev.delayq.config.JobTypes;
-import dev.delayq.redis.DueChange;
 import dev.delayq.redis.Enqueued;
 import dev.delayq.redis.Keys;
 import dev.delayq.redis.NewJob;
-import dev.delayq.redis.PendingChange;
 import dev.delayq.redis.RedisBroker;
 import dev.delayq.redis.RedisConnection;
 import dev.delayq.redis.RedisConnector;
@@ -50,6 +48,8 @@ public final class DelayQueue implements AutoCloseable {
   private final EnqueueGate gate;
   /** Workflows' enqueues (batches, waits, chains, fan-ins): ordinary jobs never go there. */
   private final Flows flows;
+  /** Changes of one job by its id: cancel, promote, reschedule, edit the payload. */
+  private final JobControl control;
 
   /** Told of each job this producer enqueued, on the enqueuing thread (the Spring starter's meters). */
   public interface Listener {
@@ -114,6 +114,7 @@ public final class DelayQueue implements AutoCloseable {
     this.batcher = new EnqueueBatcher(broker);
     this.listener = listener;
     this.flows = new Flows(this, broker.workflows());
+    this.control = new JobControl(broker, payloads);
   }
 
   /**
@@ -250,23 +251,7 @@ public final class DelayQueue implements AutoCloseable {
    * treated as one past its time limit.
    */
   public Cancel cancelEvenIfRunning(String id) {
-    Objects.requireNonNull(id, "id");
-    for (int i = 0; i < 3; i++) {
-      if (broker.cancel(id)) {
-        return Cancel.CANCELLED;
-      }
-      switch (broker.requestCancel(id)) {
-        case ASKED:
-          return Cancel.INTERRUPTING;
-        case DEAD:
-          return Cancel.DEAD;
-        case UNKNOWN:
-          return Cancel.UNKNOWN;
-        default:
-          // it became pending in between (a retry): cancel it as such
-      }
-    }
-    return broker.cancel(id) ? Cancel.CANCELLED : Cancel.UNKNOWN;
+    return control.cancelEvenIfRunning(id);
   }
 
   /**
@@ -352,8 +337,7 @@ public final class DelayQueue implements AutoCloseable {
 
   /** Withdraws a job; true while it was still delayed or ready (false once it started). */
   public boolean cancel(String id) {
-    Objects.requireNonNull(id, "id");
-    return broker.cancel(id);
+    return control.cancel(id);
   }
 
   /**
@@ -362,7 +346,7 @@ public final class DelayQueue implements AutoCloseable {
    * unknown: {@link ChangeResult#status()} says which.
    */
   public ChangeResult promote(String id) {
-    return change(id, DueChange.NOW, 0, null);
+    return control.promote(id);
   }
 
   /**
@@ -370,7 +354,7 @@ public final class DelayQueue implements AutoCloseable {
    * A delay past the range of due times ({@link DueTime}) is refused.
    */
   public ChangeResult reschedule(String id, Duration delay) {
-    return change(id, DueChange.DELAY, DueTime.delayMs(delay), null);
+    return control.reschedule(id, delay);
   }
 
   /**
@@ -378,7 +362,7 @@ public final class DelayQueue implements AutoCloseable {
    * {@link #promote}. An instant outside the range of due times ({@link DueTime}) is refused.
    */
   public ChangeResult reschedule(String id, Instant at) {
-    return change(id, DueChange.AT, DueTime.atMs(at), null);
+    return control.reschedule(id, at);
   }
 
   /**
@@ -386,13 +370,7 @@ public final class DelayQueue implements AutoCloseable {
    * its due time and attempts stay. As {@link #promote} otherwise.
    */
   public ChangeResult editPayload(String id, Object payload) {
-    return change(id, DueChange.KEEP, 0, payloads.toJson(payload));
-  }
-
-  private ChangeResult change(String id, DueChange due, long amount, String payloadJson) {
-    Objects.requireNonNull(id, "id");
-    PendingChange c = broker.changePending(id, due, amount, payloadJson);
-    return ChangeResult.of(id, c.place(), c.dueAt());
+    return control.editPayload(id, payload);
   }
 
   /** Refuses an empty or malformed job type with a message naming it. */

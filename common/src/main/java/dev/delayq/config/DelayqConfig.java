@@ -35,45 +35,7 @@ public record DelayqConfig(
       Check.port("embeddedPort", embeddedPort);
       Check.positive("connectTimeout", connectTimeout);
       Check.positive("socketTimeout", socketTimeout);
-      if (!url.isEmpty() && !url.startsWith("redis://") && !url.startsWith("rediss://")) {
-        throw new IllegalArgumentException(
-            "url: must start with redis:// or rediss:// (or be empty for the embedded Redis)");
-      }
-      if (tlsCertFile.isEmpty() != tlsKeyFile.isEmpty()) {
-        throw new IllegalArgumentException((tlsCertFile.isEmpty() ? "tlsCertFile" : "tlsKeyFile")
-            + ": a client certificate needs both tlsCertFile and tlsKeyFile");
-      }
-      if (!url.startsWith("rediss://")) {
-        for (String[] key : new String[][] {{"tlsCaFile", tlsCaFile}, {"tlsCertFile", tlsCertFile}}) {
-          if (!key[1].isEmpty()) {
-            throw new IllegalArgumentException(key[0] + ": set, but TLS is off: the url must start "
-                + "with rediss:// (with sentinels too: rediss://[user:password@]MASTER_NAME)");
-          }
-        }
-      }
-      for (String node : sentinelList(sentinels)) {
-        if (!node.matches("[^\\s:,]+:\\d{1,5}")) {
-          throw new IllegalArgumentException("sentinels: '" + node + "' is not host:port "
-              + "(a comma-separated list, e.g. 10.0.0.1:26379,10.0.0.2:26379)");
-        }
-      }
-      if (!sentinels.isEmpty() && masterName.isEmpty()) {
-        throw new IllegalArgumentException("masterName: required with sentinels (the name the "
-            + "Sentinels monitor the master under, as in `sentinel monitor NAME host port quorum`)");
-      }
-      for (String node : sentinelList(cluster)) {
-        if (!node.matches("[^\\s:,]+:\\d{1,5}")) {
-          throw new IllegalArgumentException("cluster: '" + node + "' is not host:port "
-              + "(a comma-separated list of seed nodes, e.g. 10.0.0.1:7000,10.0.0.2:7000)");
-        }
-      }
-      if (!cluster.isEmpty() && !sentinels.isEmpty()) {
-        throw new IllegalArgumentException("cluster: set together with sentinels: a Redis Cluster "
-            + "fails over by itself, without Sentinels; give one of the two");
-      }
-      if (sentinels.isEmpty() && !masterName.isEmpty()) {
-        throw new IllegalArgumentException("masterName: set, but sentinels is empty");
-      }
+      RedisAddress.check(url, sentinels, masterName, cluster, tlsCaFile, tlsCertFile, tlsKeyFile);
       Check.between("replicaAcks", replicaAcks, 0, 100);
       Check.positive("replicaAcksTimeout", replicaAcksTimeout);
       if (replicaAcksTimeout.compareTo(socketTimeout) >= 0) {

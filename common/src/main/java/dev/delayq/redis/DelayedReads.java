@@ -1,6 +1,7 @@
 package dev.delayq.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,42 +128,74 @@ public final class DelayedReads {
     return one.isEmpty() ? null : one.get(0);
   }
 
-  /** How many are due in each step (fromMs + i·stepMs, fromMs + (i+1)·stepMs], i < steps. */
+  /**
+   * How many are due in each step (fromMs + i·stepMs, fromMs + (i+1)·stepMs], i < steps, counted
+   * {@value #BUCKETS_A_CALL} buckets a call (the forecast: a day of a large backlog is many
+   * thousand buckets).
+   */
   public List<Long> countsPerStep(Keys shard, long fromMs, long stepMs, long steps) {
-    Scripts.Call c = countsPerStepCall(shard, fromMs, stepMs, steps);
-    return counts(scripts.eval(Script.READ_DELAYED, c.keys(), c.args()));
+    return countsPerStepOfEachShard(List.of(shard), fromMs, stepMs, steps);
   }
 
   /**
-   * {@link #countsPerStep} of every shard of {@code keys}, sent in one pipeline (one round trip per
-   * master): shard 0's counts, then shard 1's, and so on, {@code steps} each.
+   * {@link #countsPerStep} of every shard of {@code keys}: shard 0's counts, then shard 1's, and so
+   * on, {@code steps} each. Each round is one pipeline of a bounded call per shard still counting
+   * (one round trip per master), so a shard of a few buckets is counted in the first.
    */
   public List<Long> countsPerStepOfEachShard(Keys keys, long fromMs, long stepMs, long steps) {
-    List<Scripts.Call> calls = new ArrayList<>(keys.shards());
-    for (Keys shard : keys.allShards()) {
-      calls.add(countsPerStepCall(shard, fromMs, stepMs, steps));
+    return countsPerStepOfEachShard(keys.allShards(), fromMs, stepMs, steps);
+  }
+
+  private List<Long> countsPerStepOfEachShard(List<Keys> shards, long fromMs, long stepMs, long steps) {
+    long[][] counts = new long[shards.size()][(int) steps];
+    // where each shard's count goes on: its step (-1 when done) and the bucket in it ("" from its start)
+    long[] step = new long[shards.size()];
+    String[] at = new String[shards.size()];
+    Arrays.fill(at, "");
+    List<Integer> counting = new ArrayList<>();
+    for (int i = 0; i < shards.size(); i++) {
+      counting.add(i);
     }
-    List<Long> out = new ArrayList<>();
-    for (Object reply : scripts.evalPipelined(Script.READ_DELAYED, calls)) {
-      out.addAll(counts(reply));
+    while (!counting.isEmpty()) {
+      List<Scripts.Call> calls = new ArrayList<>(counting.size());
+      for (int i : counting) {
+        calls.add(countsSomeCall(shards.get(i), fromMs, stepMs, steps, step[i], at[i]));
+      }
+      List<Object> replies = scripts.evalPipelined(Script.READ_DELAYED, calls);
+      List<Integer> goOn = new ArrayList<>();
+      for (int k = 0; k < counting.size(); k++) {
+        int i = counting.get(k);
+        List<?> r = (List<?>) replies.get(k);
+        int first = ((Long) r.get(2)).intValue();
+        for (int j = 3; j < r.size(); j++) {
+          counts[i][first + j - 3] += (Long) r.get(j);
+        }
+        step[i] = (Long) r.get(0);
+        at[i] = (String) r.get(1);
+        if (step[i] >= 0) {
+          goOn.add(i);
+        }
+      }
+      counting = goOn;
+    }
+    List<Long> out = new ArrayList<>((int) steps * shards.size());
+    for (long[] shard : counts) {
+      for (long n : shard) {
+        out.add(n);
+      }
     }
     return out;
   }
 
-  /** The call of {@link #countsPerStep}, to send in a pipeline beside others; {@link #counts} reads its reply. */
-  static Scripts.Call countsPerStepCall(Keys shard, long fromMs, long stepMs, long steps) {
-    return new Scripts.Call(List.of(shard.delayed()),
-        List.of("counts", Long.toString(fromMs), Long.toString(stepMs), Long.toString(steps)));
-  }
-
-  /** A counts call's reply: one count per step. */
-  static List<Long> counts(Object reply) {
-    List<?> r = (List<?>) reply;
-    List<Long> out = new ArrayList<>(r.size());
-    for (Object n : r) {
-      out.add((Long) n);
-    }
-    return out;
+  /**
+   * One bounded step of {@link #countsPerStep}: {@value #BUCKETS_A_CALL} looks (a ZCOUNT of a bucket
+   * in a step's range each) from step {@code step}'s bucket {@code start} ("" from the step's
+   * start). Its reply: the step and bucket to go on from (-1 when done), then the first step it
+   * counted and a count for each step from there.
+   */
+  static Scripts.Call countsSomeCall(Keys shard, long fromMs, long stepMs, long steps, long step, String start) {
+    return new Scripts.Call(List.of(shard.delayed()), List.of("countsSome", Long.toString(fromMs),
+        Long.toString(stepMs), Long.toString(steps), Long.toString(step), start, Integer.toString(BUCKETS_A_CALL)));
   }
 
   /**

@@ -11,9 +11,11 @@ final class JobWhereabouts {
   private final Keys keys;
   private final RedisBroker broker;
   private final Inspector inspector;
+  private final Scripts scripts;
 
   JobWhereabouts(UnifiedJedis redis, Keys keys, RedisBroker broker, Inspector inspector) {
     this.redis = redis;
+    this.scripts = new Scripts(redis);
     this.keys = keys;
     this.broker = broker;
     this.inspector = inspector;
@@ -49,8 +51,10 @@ final class JobWhereabouts {
         r = null;
       }
     }
-    if (state == Admin.State.ORPHAN && r != null && redis.lpos(keys.held(r.type()), id) != null) {
-      state = Admin.State.HELD; // flow control holds it: paused, or its type at its concurrency cap
+    if (state == Admin.State.ORPHAN && r != null && ListSearch.find(scripts, keys.held(r.type()), id, 0) != null) {
+      // flow control holds it: paused, or its type at its concurrency cap (held grows while its
+      // type is paused, so it is searched a bounded stretch a call)
+      state = Admin.State.HELD;
     } else if (state == Admin.State.ORPHAN && r != null && broker.handlerWait().isWaiting(id, r.type())) {
       state = Admin.State.WAITING_FOR_HANDLER; // no live worker it reached had its type's handler
     }

@@ -54,7 +54,8 @@ public enum Script {
   ENQUEUE_FLOW("enqueueFlow"),
   COMPLETE("complete"),
   BATCH("batch"),
-  REPAIR_WORKFLOW("repairWorkflow");
+  REPAIR_WORKFLOW("repairWorkflow"),
+  FIND_IN_LIST("findInList");
 
   private final String fileName;
   private final String source;

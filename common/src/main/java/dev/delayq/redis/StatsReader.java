@@ -78,7 +78,7 @@ final class StatsReader {
           + MAX_FORECAST_STEPS + ")");
     }
     long stepMs = step.toMillis();
-    // one pipeline over the shards: one round trip per master
+    // a pipeline over the shards a round of bounded calls: one round trip per master
     List<Long> counts = new DelayedReads(redis).countsPerStepOfEachShard(keys, nowMs, stepMs, steps);
     List<Long> out = new ArrayList<>((int) steps);
     for (int i = 0; i < counts.size(); i++) {

@@ -17,8 +17,13 @@
     "countSome", min, max, start, buckets: how many are due in [min, max] in at most buckets
       buckets from start (a position, inclusive; "" for min's bucket, and then the old ZSET's
       too): {n, the position to go on from, or "" when the window is counted}
-    "counts", from, step, steps: how many are due in each of (from + i·step, from + (i+1)·step],
-      i = 0 … steps − 1: {n0, n1, ...}
+    "countsSome", from, step, steps, step i, start, looks: how many are due in each of
+      (from + i·step, from + (i+1)·step], from step i (0-based) on, in at most looks looks (a ZCOUNT
+      of a bucket, or of the old ZSET once a step), from the bucket at start (a position,
+      inclusive; "" for the step's first bucket, and then the old ZSET's count of it too):
+      {the step to go on from (-1 when the window is counted), the position in it ("" from its
+      start), the first step counted, its count, the next step's, ...}: a step cut by the budget
+      is counted in part here and goes on in the next call
     "scan", after, most: the ids of whole buckets after the bucket after ("" from the first),
       at least most of them while there are more, those of them in a bucket their record's
       due time does not name (KEYS[2] jobs; a change by id would not find them), and those whose
@@ -30,9 +35,9 @@
       jobs), else nil
   Work: each bucket it reads holds at most 128 ids. range looks at the buckets of its window
   from its start (the caller skips a deep offset with "skip" first), skip and countSome at most
-  their buckets, scan at most most + 127 ids (one HMGET of records a bucket); count and counts
-  read every bucket of their window (the forecast's). While the old ZSET exists, range by offset
-  walks it too.
+  their buckets, countsSome at most its looks (a ZCOUNT each, and a bucket lookup a step), scan
+  at most most + 127 ids (one HMGET of records a bucket); count reads every bucket of its
+  window. While the old ZSET exists, range by offset walks it too.
   Invariant: none kept or broken: it reads.
 ]]
 --@include wheel
@@ -156,11 +161,40 @@ elseif mode == 'countSome' then
   return { n, at }
 elseif mode == 'count' then
   return count(ARGV[2], ARGV[3])
-elseif mode == 'counts' then
+elseif mode == 'countsSome' then
   local from, step, steps = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-  local out = {}
-  for i = 0, steps - 1 do
-    out[#out + 1] = count('(' .. (from + i * step), tostring(from + (i + 1) * step))
+  local i, at, most = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7])
+  local out = { -1, '', i }
+  local looked = 0
+  while i < steps do
+    local min, max = '(' .. numberText(from + i * step), numberText(from + (i + 1) * step)
+    local n = 0
+    if at == '' then
+      -- the old ZSET (until the forwarder has drained it) once a step, as its first look
+      n = redis.call('ZCOUNT', delayedKey, min, max)
+      looked = looked + 1
+    end
+    local stopped = nil
+    -- a bucket whose ids fall in two steps is counted in each (a ZCOUNT of the step's range)
+    eachBucket(min, max, function(bucket, position)
+      if looked >= most then
+        stopped = position
+        return true
+      end
+      looked = looked + 1
+      n = n + redis.call('ZCOUNT', bucket, min, max)
+      return false
+    end, at)
+    out[#out + 1] = n
+    if stopped then
+      out[1], out[2] = i, stopped
+      return out
+    end
+    i, at = i + 1, ''
+    if looked >= most and i < steps then
+      out[1] = i
+      return out
+    end
   end
   return out
 elseif mode == 'scan' then

@@ -101,6 +101,53 @@ class DelayedReadsBoundsTest {
   }
 
   @Test
+  void aForecastStepWalksAtMostItsBucketsAndTheForecastCountsEveryJobInItsStep() {
+    long base = fill();
+    List<String> buckets = redis.zrange(keys.delayedIndex(), 0, -1);
+    long from = base - 1;
+    long inFirstTen = 0;
+    for (int b = 0; b < 10; b++) {
+      inFirstTen += redis.zcard(keys.delayedBucket(buckets.get(b)));
+    }
+
+    // one step of a day: its first ten looks are the old ZSET's (empty) and nine buckets
+    List<?> r = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(keys.delayed()),
+        List.of("countsSome", Long.toString(from), "86400000", "1", "0", "", "10"));
+    assertEquals(List.of(0L, buckets.get(9), 0L), r.subList(0, 3), "stopped in step 0 at the tenth bucket");
+    long inFirstNine = inFirstTen - redis.zcard(keys.delayedBucket(buckets.get(9)));
+    assertEquals(inFirstNine, r.get(3), "the ids of the nine buckets looked at");
+    // going on from there: the rest of the step, ten looks at a time
+    long n = (Long) r.get(3);
+    String at = buckets.get(9);
+    int calls = 1;
+    while (!at.isEmpty()) {
+      List<?> more = (List<?>) scripts.eval(Script.READ_DELAYED, List.of(keys.delayed()),
+          List.of("countsSome", Long.toString(from), "86400000", "1", "0", at, "10"));
+      n += (Long) more.get(3);
+      at = (Long) more.get(0) < 0 ? "" : (String) more.get(1);
+      calls++;
+    }
+    assertEquals(JOBS, n, "the step's jobs, counted over " + calls + " calls");
+    assertEquals((buckets.size() + 1 + 9) / 10, calls, "ten looks a call");
+
+    // the whole forecast, over many calls: a thousand jobs fall due in each second
+    assertEquals(Collections.nCopies(40, 1_000L), reads.countsPerStep(keys, from, 1_000, 40));
+    // steps that cut buckets, and a window that ends before the last job: as one whole read says
+    long[] want = new long[300];
+    for (Tuple t : whole()) {
+      long i = (long) Math.ceil((t.getScore() - (base + 5)) / 7);
+      if (i >= 1 && i <= 300) {
+        want[(int) i - 1]++;
+      }
+    }
+    List<Long> got = reads.countsPerStep(keys, base + 5, 7, 300);
+    for (int i = 0; i < 300; i++) {
+      assertEquals(want[i], got.get(i), "step " + i + " of 7 ms");
+    }
+    assertEquals(List.of(0L, 0L), reads.countsPerStep(keys, base + JOBS + 10, 1_000, 2), "after the last job");
+  }
+
+  @Test
   void theCheckFindsAMisfiledIdAmongManyBucketsWhicheverSideItsDueTimeNames() {
     long base = fill();
     // their records say one is due before the first job, the other after the last: a change by id

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -61,14 +61,15 @@ final class BatchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = JobId.LABEL, description = "The batch's id.")
-    String id;
+    @Mixin
+    BatchId batchId;
 
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
     @Override
     public Integer call() {
+      String id = batchId.id;
       try (Session s = batch.parent.connect()) {
         Workflows.Batch b = s.admin.batch(id).orElseThrow(() -> CliException.notFound(
             "no batch " + id + " (never opened, or finished and forgotten) in queue " + s.keys.queue()));
@@ -123,21 +124,18 @@ final class BatchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "50",
-        description = "At most N batches (default: ${DEFAULT-VALUE}).")
-    int limit;
+    @Mixin
+    ListLimit limit;
 
     @Option(names = "--json", description = "Print one JSON object per line.")
     boolean json;
 
     @Override
     public Integer call() {
-      if (limit < 1) {
-        throw CliException.badInput("--limit must be at least 1, got " + limit);
-      }
+      int most = limit.value();
       PrintWriter out = spec.commandLine().getOut();
       try (Session s = batch.parent.connect()) {
-        List<Workflows.Batch> batches = s.admin.openBatches(limit);
+        List<Workflows.Batch> batches = s.admin.openBatches(most);
         if (json) {
           batches.forEach(b -> out.println(Formats.json(BatchJson.of(b))));
           return ExitCodes.OK;
@@ -176,15 +174,15 @@ final class BatchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = JobId.LABEL, description = "The batch's id.")
-    String id;
+    @Mixin
+    BatchId batchId;
 
     @Override
     public Integer call() {
       DelayqConfig config = batch.parent.loadConfig();
       BatchStatus after;
       try (DelayQueue queue = DelayQueue.connect(config, batch.parent.redisUrl(config))) {
-        after = queue.cancelBatch(id);
+        after = queue.cancelBatch(batchId.id);
       } catch (IllegalStateException e) {
         throw CliException.notFound(e.getMessage());
       }

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -50,21 +51,18 @@ final class DeadCommand implements Runnable {
     @Option(names = "--type", paramLabel = "TYPE", description = "Only jobs of this type.")
     String type;
 
-    @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "50",
-        description = "At most N jobs (default: ${DEFAULT-VALUE}).")
-    int limit;
+    @Mixin
+    ListLimit limit;
 
     @Option(names = "--json", description = "Print one JSON object per line, with the payload.")
     boolean json;
 
     @Override
     public Integer call() {
-      if (limit < 1) {
-        throw CliException.badInput("--limit must be at least 1, got " + limit);
-      }
+      int most = limit.value();
       PrintWriter out = spec.commandLine().getOut();
       try (Session s = dead.parent.connect()) {
-        List<Admin.DeadJob> jobs = s.admin.deadList(type, limit);
+        List<Admin.DeadJob> jobs = s.admin.deadList(type, most);
         if (json) {
           jobs.forEach(j -> out.println(Formats.json(j)));
           return ExitCodes.OK;

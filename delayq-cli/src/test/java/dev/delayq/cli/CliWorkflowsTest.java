@@ -183,4 +183,22 @@ class CliWorkflowsTest {
     assertEquals(1, again.exit(), again.toString());
     assertTrue(again.err().contains("batch b9 cannot be cancelled: it is cancelled"), again.err());
   }
+
+  /** A batch id is an id as a job's is: one that begins with '-' goes after "--", and a bare one is told so. */
+  @Test
+  void aBatchIdThatBeginsWithADashGoesAfterTwoDashes() {
+    flows.openBatch("-hB2x9LzA0b1c");
+
+    Cli.Result bare = cli.run("batch", "inspect", "-hB2x9LzA0b1c");
+    Cli.Result afterDashes = cli.run("batch", "inspect", "--json", "--", "-hB2x9LzA0b1c");
+    Cli.Result cancelled = cli.run("batch", "cancel", "--", "-hB2x9LzA0b1c");
+
+    assertEquals(2, bare.exit(), bare.toString());
+    assertTrue(bare.err().contains("; an id that begins with '-' goes after '--': delayq batch inspect -- ID"),
+        bare.err());
+    assertEquals(0, afterDashes.exit(), afterDashes.toString());
+    assertTrue(afterDashes.out().contains("\"state\":\"open\""), afterDashes.out());
+    assertEquals(0, cancelled.exit(), cancelled.toString());
+    assertTrue(cancelled.out().startsWith("cancelled batch -hB2x9LzA0b1c: "), cancelled.out());
+  }
 }

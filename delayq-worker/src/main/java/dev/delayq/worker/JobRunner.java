@@ -10,6 +10,7 @@ import dev.delayq.metrics.StatsRecorder;
 import dev.delayq.process.LogText;
 import dev.delayq.redis.Claimed;
 import dev.delayq.redis.JobRecord;
+import dev.delayq.redis.WorkflowHead;
 import dev.delayq.tracing.Tracing;
 import java.time.Duration;
 import java.time.Instant;
@@ -125,11 +126,13 @@ final class JobRunner {
     }
     Outcome outcome;
     boolean succeeded;
+    // the record's head looked at once: the context and the end both ask it
+    boolean inWorkflow = WorkflowHead.inWorkflow(claimed.rawRecord());
     try {
-      RunResult result = runHandler(slot, h, job, claimed.rawRecord());
+      RunResult result = runHandler(slot, h, job, claimed.rawRecord(), inWorkflow);
       succeeded = result instanceof RunResult.Returned;
       double random = ThreadLocalRandom.current().nextDouble();
-      outcome = workflowEnd.end(job, claimed.rawRecord(), result,
+      outcome = workflowEnd.end(job, inWorkflow, result,
           Outcome.decide(job, result, policyOf(h), random), policyOf(h), random);
     } catch (RuntimeException | Error e) {
       // outside the handler's own run: its time limit, or turning what it returned into an outcome
@@ -142,11 +145,11 @@ final class JobRunner {
     return outcome;
   }
 
-  private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job, String rawRecord) {
+  private RunResult runHandler(Watchdog.Slot slot, JobHandler h, JobRecord job, String rawRecord, boolean inWorkflow) {
     Duration limit = limitOf(h);
     JobContext context = workflowEnd.context(new JobContext(job.id(), job.type(), job.payloadJson(), job.attempt(),
         job.maxAttempts(), Instant.ofEpochMilli(job.createdAt()), Instant.ofEpochMilli(job.dueAt()),
-        job.headers(), slot::isCancelled, job.tickAt() > 0 ? Instant.ofEpochMilli(job.tickAt()) : null), rawRecord);
+        job.headers(), slot::isCancelled, job.tickAt() > 0 ? Instant.ofEpochMilli(job.tickAt()) : null), rawRecord, inWorkflow);
     Tracing.Run run = new Tracing.Run(queue, job.id(), job.type(), job.attempt(), job.headers());
     RunResult result;
     boolean timedOut;

@@ -31,9 +31,12 @@ final class WorkflowEnd {
     this.maxResultBytes = maxResultBytes;
   }
 
-  /** The handler's context, with the job's batch, waits and their results when it takes part in a workflow. */
-  JobContext context(JobContext plain, String rawRecord) {
-    if (!WorkflowHead.inWorkflow(rawRecord)) {
+  /**
+   * The handler's context, with the job's batch, waits and their results when it takes part in a
+   * workflow ({@code inWorkflow}, as {@link WorkflowHead#inWorkflow} said of {@code rawRecord}).
+   */
+  JobContext context(JobContext plain, String rawRecord, boolean inWorkflow) {
+    if (!inWorkflow) {
       return plain;
     }
     WorkflowHead head = WorkflowHead.of(rawRecord);
@@ -48,8 +51,9 @@ final class WorkflowEnd {
    * The end of a run whose outcome was decided: an acknowledgement becomes a complete when the
    * handler gave a result or the job takes part in a workflow; a result that cannot be written as
    * JSON, or is over queue.maxResultBytes, fails the attempt instead. Any other outcome stays.
+   * {@code inWorkflow}: as {@link WorkflowHead#inWorkflow} said of the job's record.
    */
-  Outcome end(JobRecord job, String rawRecord, RunResult run, Outcome decided, RetryPolicy policy, double random) {
+  Outcome end(JobRecord job, boolean inWorkflow, RunResult run, Outcome decided, RetryPolicy policy, double random) {
     if (!(decided instanceof Outcome.Ack ack)) {
       return decided;
     }
@@ -66,7 +70,7 @@ final class WorkflowEnd {
             + maxResultBytes + ")", policy, random);
       }
     }
-    if (json == null && !WorkflowHead.inWorkflow(rawRecord)) {
+    if (json == null && !inWorkflow) {
       return decided; // the hot path: acknowledged with the consumer's next call
     }
     return new Outcome.Complete(ack.cancelled(), json);
