@@ -158,6 +158,18 @@ local function wheelRange(indexKey, low, high, n)
   return redis.call('ZRANGE', indexKey, from and ('[' .. from) or '-', to, 'BYLEX')
 end
 
+-- The range of due times (DueTime in Java, which every producer's door applies): from the epoch
+-- to 9999-12-31T23:59:59.999Z. Every due time in it has a 16-digit position, exact in a double.
+-- A record outside it (written by an older version, or by hand) may have a position that sorts
+-- before every real one (17 digits, or '-9223372036854775808|...'); wheelTakeDue never stops at
+-- such a bucket: it takes it, and hands each id whose due time is out of range to its caller.
+local WHEEL_LATEST = 253402300799999
+local WHEEL_POSITION = '^' .. string.rep('%d', 16) .. '|'
+
+local function wheelDueInRange(due)
+  return due >= 0 and due <= WHEEL_LATEST
+end
+
 -- (due, id) is before the position whose due time (+ 5e15, as its 16 digits say) and id are
 -- start and name: position order without writing the position.
 local function wheelBeforeParsed(due, id, start, name)
@@ -191,12 +203,20 @@ local function wheelFill(key, at, size, list, dues, ids)
     return added
   end
   local split, lowerSize, upperSize = wheelSplit(key, at, size + added)
-  local bar = string.find(split, '|', 1, true)
-  local start, name = tonumber(string.sub(split, 1, bar - 1)), string.sub(split, bar + 1)
+  -- which half each of the others goes to, in the order a lookup sees: a 16-digit position and a
+  -- due time in range compare as numbers; else (see WHEEL_LATEST) by the positions' text
+  local start, name
+  if string.find(split, WHEEL_POSITION) then start, name = tonumber(string.sub(split, 1, 16)), string.sub(split, 18) end
   local lower, upper = {}, {}
   for g = fit + 1, #list do
     local i = list[g]
-    if wheelBeforeParsed(dues[i], ids[i], start, name) then
+    local below
+    if start and wheelDueInRange(dues[i]) then
+      below = wheelBeforeParsed(dues[i], ids[i], start, name)
+    else
+      below = wheelBefore(wheelPosition(dues[i], ids[i]), split)
+    end
+    if below then
       lower[#lower + 1] = i
     else
       upper[#upper + 1] = i
@@ -336,18 +356,6 @@ end
 -- The earliest due time in one ZSET (a bucket or the old delayed ZSET), or nil when it is gone.
 local function wheelFirstDue(key)
   return tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
-end
-
--- The range of due times (DueTime in Java, which every producer's door applies): from the epoch
--- to 9999-12-31T23:59:59.999Z. Every due time in it has a 16-digit position, exact in a double.
--- A record outside it (written by an older version, or by hand) may have a position that sorts
--- before every real one (17 digits, or '-9223372036854775808|...'); the take below never stops at
--- such a bucket: it takes it, and hands each id whose due time is out of range to its caller.
-local WHEEL_LATEST = 253402300799999
-local WHEEL_POSITION = '^' .. string.rep('%d', 16) .. '|'
-
-local function wheelDueInRange(due)
-  return due >= 0 and due <= WHEEL_LATEST
 end
 
 -- The text of the range, for the reason an out-of-range job is dead-lettered with.
