@@ -4,7 +4,9 @@
 // that each meets the same load. Per version: the median and quickest round trip per job of the
 // calls in the second half of the fill (the wheel is as deep as the bench's by then); on a
 // shared machine the interleaving makes the medians comparable, the ratio is the figure.
-// Scripts: files with the expanded source (ScriptSource.java).
+// Scripts: files with the expanded source (ScriptSource.java). Env ROUND (0): when set, the
+// delays of each ROUND jobs are sorted before they are cut into calls, as enqueueAll sends a
+// round trip (Enqueuer: due order).
 // Run: java -cp <tree>/bench/target/lib/'*' bench/scripts/EnqueueCost.java PORT N PER A.lua B.lua ...
 import dev.delayq.redis.Keys;
 import java.nio.file.Files;
@@ -38,6 +40,8 @@ public final class EnqueueCost {
       int calls = n / per;
       long[][] nanos = new long[versions][calls];
       double[] evalUs = new double[versions];
+      int round = Integer.parseInt(System.getenv().getOrDefault("ROUND", "0"));
+      long[][] delays = new long[versions][];
       for (int c = 0; c < calls; c++) {
         for (int v = 0; v < versions; v++) {
           if (c == calls / 2) {
@@ -45,11 +49,19 @@ public final class EnqueueCost {
           }
           List<String> argv = new ArrayList<>(per * 5 + 1);
           argv.add("1048576");
+          if (round > 0 && (c * per) % round == 0) {
+            delays[v] = new long[round];
+            for (int i = 0; i < round; i++) {
+              delays[v][i] = ThreadLocalRandom.current().nextLong(60_000) + 60_000;
+            }
+            Arrays.sort(delays[v]);
+          }
           for (int i = 0; i < per; i++) {
             argv.add(UUID.randomUUID().toString().replace("-", "").substring(0, 22));
             argv.add("{\"t\":\"noop\",\"m\":5");
             argv.add(payload);
-            argv.add(Long.toString(ThreadLocalRandom.current().nextLong(60_000) + 60_000));
+            argv.add(Long.toString(round > 0 ? delays[v][(c * per + i) % round]
+                : ThreadLocalRandom.current().nextLong(60_000) + 60_000));
             argv.add("delay");
           }
           if (c > calls / 2) {
@@ -74,6 +86,9 @@ public final class EnqueueCost {
         System.out.printf("%-28s n %d per %d, second half: redis cpu %.2f us/job (%.2fx); round trip per job: median %.2f us, quickest %.2f us; delayed %s, buckets %d%n",
             args[3 + v], n, per, evalUs[v] / (calls - calls / 2) / per, evalUs[v] / evalUs[0], median, late[0] / 1e3 / per,
             redis.get(keys.get(v).delayed() + ":count"), redis.zcard(keys.get(v).delayed() + ":index"));
+        if (System.getenv("KEEP") != null) {
+          continue;
+        }
         for (String k : redis.keys(keys.get(v).delayed() + "*")) {
           redis.del(k);
         }

@@ -46,11 +46,14 @@ local endedKey, expiryKey, deadKey = KEYS[6], KEYS[7], KEYS[8]
 local maxPayload = tonumber(ARGV[1])
 
 local now = nowMs()
+local nowText = numberText(now)
 local _, headBefore = wheelHead(delayedKey)
 -- Already-due jobs skip the scheduler's hop unless an older due job is still waiting for it.
 local straightToReady = headBefore == nil or headBefore > now
 local earliestAdded = nil
 local acceptedPerType = {}
+-- each record head's job type, read once a call (a call's jobs mostly share one head)
+local typeOfHead = {}
 local out = {}
 
 -- Commands take at most this many arguments from unpack (Lua's stack is bounded).
@@ -116,8 +119,8 @@ end
 
 -- The outcome pair of the job at k (1-based), writing it when it is accepted.
 local function enqueueOne(k, id, head, payload, when, mode)
-  local option
-  mode, option = string.match(mode, '^(%a+)(.*)$')
+  local option = ''
+  if mode ~= 'delay' and mode ~= 'at' then mode, option = string.match(mode, '^(%a+)(.*)$') end
   if #payload > maxPayload then return -2, #payload end
   local again = seen[id]
   seen[id] = true
@@ -128,7 +131,7 @@ local function enqueueOne(k, id, head, payload, when, mode)
   if freeAt then return 2, freeAt end
   local dueAt = when
   if mode == 'delay' then dueAt = now + when end
-  local record = newRecord(head, now, dueAt, payload)
+  local record = newRecord(head, now, dueAt, payload, nowText)
   local exists = existing[k]
   if again then exists = redis.call('HEXISTS', jobsKey, id) == 1 end
   if exists then
@@ -145,7 +148,11 @@ local function enqueueOne(k, id, head, payload, when, mode)
     wheelGather(adds, dueAt, id)
     if earliestAdded == nil or dueAt < earliestAdded then earliestAdded = dueAt end
   end
-  local jobType = recordType(head)
+  local jobType = typeOfHead[head]
+  if not jobType then
+    jobType = recordType(head)
+    typeOfHead[head] = jobType
+  end
   acceptedPerType[jobType] = (acceptedPerType[jobType] or 0) + 1
   return 1, dueAt
 end

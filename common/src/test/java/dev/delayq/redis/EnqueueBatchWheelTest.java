@@ -83,6 +83,11 @@ class EnqueueBatchWheelTest {
    * shows them: a marker ECHO before and after brackets the call.
    */
   private List<String> indexCommandsDuring(Runnable call) throws Exception {
+    return wheelCommandsDuring(call, "\"" + keys.delayedIndex() + "\"");
+  }
+
+  /** The same for the commands the scripts sent whose text holds {@code key}. */
+  private List<String> wheelCommandsDuring(Runnable call, String key) throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
     String marker = "index-commands-" + keys.queue();
     Jedis monitor = new Jedis(URI.create(RedisFixture.get().url()));
@@ -91,7 +96,7 @@ class EnqueueBatchWheelTest {
         monitor.monitor(new JedisMonitor() {
           @Override
           public void onCommand(String command) {
-            if (command.contains(marker) || command.contains("lua]") && command.contains("\"" + keys.delayedIndex() + "\"")) {
+            if (command.contains(marker) || command.contains("lua]") && command.contains(key)) {
               seen.add(command);
             }
           }
@@ -220,6 +225,35 @@ class EnqueueBatchWheelTest {
     assertTrue(lookups(indexCommands) >= few.size(), "a lookup for each add: " + indexCommands);
     List<Job> all = new ArrayList<>(wide);
     all.addAll(few);
+    assertWheelHolds(dues(all));
+  }
+
+  @Test
+  void addsPastTheirBucketsRoomSplitItAndGoInPerHalfNotOneByOne() throws Exception {
+    long base = probe.redisNowMs() + 3_600_000;
+    List<Job> first = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      first.add(new Job(String.format("a%03d", i), base + i * 1_000L));
+    }
+    enqueueInOneCall(first);
+    // 900 adds inside the one bucket's range and 100 before it: the bucket is counted once and
+    // its adds go in by a few multi-id ZADDs as it splits, not a ZADD (and a ZCARD) per add
+    List<Job> second = new ArrayList<>();
+    for (int i = 0; i < 900; i++) {
+      second.add(new Job(String.format("b%03d", i), base + (i * 7919L) % 100_000));
+    }
+    for (int i = 0; i < 100; i++) {
+      second.add(new Job(String.format("c%03d", i), base - 1 - i));
+    }
+    List<String> commands = wheelCommandsDuring(() -> enqueueInOneCall(shuffled(second, 5)),
+        "\"" + keys.delayed() + ":");
+    long zadds = commands.stream().filter(c -> c.contains("\"ZADD\"") && !c.contains(keys.delayedIndex())).count();
+
+    assertTrue(zadds < 60, zadds + " ZADDs to buckets for 1,000 adds");
+    long zcards = commands.stream().filter(c -> c.contains("\"ZCARD\"")).count();
+    assertTrue(zcards < 10, zcards + " ZCARDs: a bucket is counted once, its halves not again");
+    List<Job> all = new ArrayList<>(first);
+    all.addAll(second);
     assertWheelHolds(dues(all));
   }
 

@@ -52,10 +52,11 @@ end
 
 -- A new record: the producer's head (compact, {"t":...,"m":N[,"k":1][,"h":[...]] and the like,
 -- or one with full names from an older producer), when it was created, when it is due, and the
--- payload, in the head's format. The attempt (1) is left out: absent means 1.
-local function newRecord(head, createdAt, dueAt, payload)
+-- payload, in the head's format. The attempt (1) is left out: absent means 1. createdText, when
+-- given, is numberText(createdAt) (a caller writing many records at one time makes it once).
+local function newRecord(head, createdAt, dueAt, payload, createdText)
   if string.sub(head, 1, 5) == '{"t":' then
-    return head .. ',"c":' .. numberText(createdAt) .. ',"d":' .. numberText(dueAt - createdAt)
+    return head .. ',"c":' .. (createdText or numberText(createdAt)) .. ',"d":' .. numberText(dueAt - createdAt)
       .. ',"p":' .. payload .. '}'
   end
   return head .. ',"attempt":1,"createdAt":' .. numberText(createdAt) .. ',"dueAt":' .. numberText(dueAt)

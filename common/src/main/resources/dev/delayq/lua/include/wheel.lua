@@ -86,9 +86,27 @@ local function recordDue(raw)
   return tonumber(string.match(head, '"dueAt":(%-?[%d.eE+]+)'))
 end
 
+-- Splits the bucket at (index member) of size ids in halves before it grows past the listpack
+-- limit (a skiplist never turns back): a COPY of the bucket (its listpack's bytes) loses its lower
+-- half, the bucket its upper half. Adding the upper half's ids one by one to a new ZSET scans its
+-- listpack for each: that cost ten times more, a few µs per enqueued job. Returns the upper
+-- half's index member and the halves' sizes.
+local function wheelSplit(delayedKey, at, size)
+  local bucket = delayedKey .. ':' .. at
+  local half = math.floor(size / 2)
+  local upper = redis.call('ZRANGE', bucket, half, half, 'WITHSCORES')
+  local split = wheelPosition(tonumber(upper[2]), upper[1])
+  local upperKey = delayedKey .. ':' .. split
+  redis.call('COPY', bucket, upperKey, 'REPLACE')
+  redis.call('ZREMRANGEBYRANK', upperKey, 0, half - 1)
+  redis.call('ZREMRANGEBYRANK', bucket, half, -1)
+  redis.call('ZADD', delayedKey .. ':index', '0', split)
+  return split, half, size - half
+end
+
 -- Puts id, due at due, in the wheel, without counting it: returns 1 when it was not in its bucket
--- yet (the caller adds that to <delayed>:count), else 0. The caller has taken it out of every
--- other place.
+-- yet (the caller adds that to <delayed>:count), else 0, and the bucket's index member. The caller
+-- has taken it out of every other place.
 local function wheelPut(delayedKey, due, id)
   local indexKey = delayedKey .. ':index'
   local at = wheelBucket(delayedKey, due, id)
@@ -105,21 +123,13 @@ local function wheelPut(delayedKey, due, id)
   local bucket = delayedKey .. ':' .. at
   local size = redis.call('ZCARD', bucket)
   if size >= WHEEL_MOST then
-    -- split in halves before it grows past the listpack limit (a skiplist never turns back):
-    -- a COPY of the bucket (its listpack's bytes) loses its lower half, the bucket its upper
-    -- half. Adding the upper half's ids one by one to a new ZSET scans its listpack for each:
-    -- that cost ten times more, a few µs per enqueued job.
-    local half = math.floor(size / 2)
-    local upper = redis.call('ZRANGE', bucket, half, half, 'WITHSCORES')
-    local split = wheelPosition(tonumber(upper[2]), upper[1])
-    local upperKey = delayedKey .. ':' .. split
-    redis.call('COPY', bucket, upperKey, 'REPLACE')
-    redis.call('ZREMRANGEBYRANK', upperKey, 0, half - 1)
-    redis.call('ZREMRANGEBYRANK', bucket, half, -1)
-    redis.call('ZADD', indexKey, '0', split)
-    if not wheelBefore(wheelPosition(due, id), split) then bucket = delayedKey .. ':' .. split end
+    local split = wheelSplit(delayedKey, at, size)
+    if not wheelBefore(wheelPosition(due, id), split) then
+      at = split
+      bucket = delayedKey .. ':' .. split
+    end
   end
-  return redis.call('ZADD', bucket, numberText(due), id)
+  return redis.call('ZADD', bucket, numberText(due), id), at
 end
 
 -- Puts id, due at due, in the wheel. The caller has taken it out of every other place.
@@ -148,11 +158,81 @@ local function wheelRange(indexKey, low, high, n)
   return redis.call('ZRANGE', indexKey, from and ('[' .. from) or '-', to, 'BYLEX')
 end
 
+-- The range of due times (DueTime in Java, which every producer's door applies): from the epoch
+-- to 9999-12-31T23:59:59.999Z. Every due time in it has a 16-digit position, exact in a double.
+-- A record outside it (written by an older version, or by hand) may have a position that sorts
+-- before every real one (17 digits, or '-9223372036854775808|...'); wheelTakeDue never stops at
+-- such a bucket: it takes it, and hands each id whose due time is out of range to its caller.
+local WHEEL_LATEST = 253402300799999
+local WHEEL_POSITION = '^' .. string.rep('%d', 16) .. '|'
+
+local function wheelDueInRange(due)
+  return due >= 0 and due <= WHEEL_LATEST
+end
+
+-- (due, id) is before the position whose due time (+ 5e15, as its 16 digits say) and id are
+-- start and name: position order without writing the position.
+local function wheelBeforeParsed(due, id, start, name)
+  local s = math.floor(due) + 5e15
+  return s < start or (s == start and wheelBefore(id, name))
+end
+
+-- Puts the adds list (indexes into dues and ids) in the bucket at (index member), which holds
+-- size ids (nil: ask ZCARD) and whose range holds all of them: as many as it has room for in one
+-- ZADD; when they do not all fit, it splits the bucket, now full, and goes on with each half,
+-- whose sizes it knows. Returns how many ids it added.
+local function wheelFill(key, at, size, list, dues, ids)
+  local bucket = key .. ':' .. at
+  size = size or redis.call('ZCARD', bucket)
+  local fit = math.min(#list, WHEEL_MOST - size)
+  local added = 0
+  if fit > 0 then
+    local args = {}
+    for g = 1, fit do
+      local i = list[g]
+      args[#args + 1] = numberText(dues[i])
+      args[#args + 1] = ids[i]
+    end
+    added = redis.call('ZADD', bucket, unpack(args))
+  end
+  if fit == #list then return added end
+  if added < fit then
+    -- some were in the bucket already (no caller adds such ids): the size is not the one
+    -- reckoned, so the others go one by one
+    for g = fit + 1, #list do added = added + wheelPut(key, dues[list[g]], ids[list[g]]) end
+    return added
+  end
+  local split, lowerSize, upperSize = wheelSplit(key, at, size + added)
+  -- which half each of the others goes to, in the order a lookup sees: a 16-digit position and a
+  -- due time in range compare as numbers; else (see WHEEL_LATEST) by the positions' text
+  local start, name
+  if string.find(split, WHEEL_POSITION) then start, name = tonumber(string.sub(split, 1, 16)), string.sub(split, 18) end
+  local lower, upper = {}, {}
+  for g = fit + 1, #list do
+    local i = list[g]
+    local below
+    if start and wheelDueInRange(dues[i]) then
+      below = wheelBeforeParsed(dues[i], ids[i], start, name)
+    else
+      below = wheelBefore(wheelPosition(dues[i], ids[i]), split)
+    end
+    if below then
+      lower[#lower + 1] = i
+    else
+      upper[#upper + 1] = i
+    end
+  end
+  if #lower > 0 then added = added + wheelFill(key, at, lowerSize, lower, dues, ids) end
+  if #upper > 0 then added = added + wheelFill(key, split, upperSize, upper, dues, ids) end
+  return added
+end
+
 -- Puts the gathered adds in the wheel. Each add's bucket comes from one read of the index range
 -- they fall in (a binary search over it here) or, when that range is large, one lookup per add;
--- the adds of one bucket go in with one ZCARD and one ZADD while the bucket has room for them.
--- The others (before every bucket, or past a bucket's room) go in one by one (wheelPut), after:
--- they may split or rename buckets, which the grouped ones have not read any more.
+-- the adds of one bucket go in with one ZCARD and one ZADD while the bucket has room for them,
+-- and past its room the bucket splits and its halves take the rest (wheelFill). The adds before
+-- every bucket go in last: the earliest of them alone (wheelPut: it makes the first bucket start
+-- at it), then the others, which that bucket now holds, together.
 local function wheelFlush(adds)
   local n = #adds.ids
   if n == 0 then return end
@@ -171,18 +251,16 @@ local function wheelFlush(adds)
     local bar = string.find(m, '|', 1, true)
     starts[j], names[j] = tonumber(string.sub(m, 1, bar - 1)), string.sub(m, bar + 1)
   end
-  local groups, order, rest = {}, {}, {}
+  local groups, order, before = {}, {}, {}
   for i = 1, n do
     local due, id, at = dues[i], ids[i], nil
     if members then
       -- the last member not after (due, id), as wheelBucket's lookup finds it
-      local start = math.floor(due) + 5e15
       local lo, hi, found = 1, #members, 0
       while lo <= hi do
         local mid = math.floor((lo + hi) / 2)
         if not starts[mid] then parse(mid) end
-        local s = starts[mid]
-        if s < start or (s == start and not wheelBefore(id, names[mid])) then
+        if not wheelBeforeParsed(due, id, starts[mid], names[mid]) then
           found, lo = mid, mid + 1
         else
           hi = mid - 1
@@ -201,25 +279,30 @@ local function wheelFlush(adds)
       end
       group[#group + 1] = i
     else
-      rest[#rest + 1] = i
+      before[#before + 1] = i
     end
   end
   local added = 0
-  for _, at in ipairs(order) do
-    local group, bucket = groups[at], key .. ':' .. at
-    local room = WHEEL_MOST - redis.call('ZCARD', bucket)
-    local args = {}
-    for g, i in ipairs(group) do
-      if g <= room then
-        args[#args + 1] = numberText(dues[i])
-        args[#args + 1] = ids[i]
-      else
-        rest[#rest + 1] = i
-      end
+  for _, at in ipairs(order) do added = added + wheelFill(key, at, nil, groups[at], dues, ids) end
+  if #before > 0 then
+    local first = 1
+    for g = 2, #before do
+      local i, f = before[g], before[first]
+      if wheelBeforeParsed(dues[i], ids[i], math.floor(dues[f]) + 5e15, ids[f]) then first = g end
     end
-    if #args > 0 then added = added + redis.call('ZADD', bucket, unpack(args)) end
+    local i = before[first]
+    local one, at = wheelPut(key, dues[i], ids[i])
+    added = added + one
+    table.remove(before, first)
+    if at == wheelPosition(dues[i], ids[i]) then
+      -- the first bucket now starts at the earliest of them: it holds the others too
+      if #before > 0 then added = added + wheelFill(key, at, nil, before, dues, ids) end
+    else
+      -- it went in a bucket that starts before it (whose position is out of range and sorts
+      -- apart from its due time, see WHEEL_LATEST): the others find theirs one by one
+      for _, j in ipairs(before) do added = added + wheelPut(key, dues[j], ids[j]) end
+    end
   end
-  for _, i in ipairs(rest) do added = added + wheelPut(key, dues[i], ids[i]) end
   if added > 0 then wheelCount(key, added) end
 end
 
@@ -273,18 +356,6 @@ end
 -- The earliest due time in one ZSET (a bucket or the old delayed ZSET), or nil when it is gone.
 local function wheelFirstDue(key)
   return tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
-end
-
--- The range of due times (DueTime in Java, which every producer's door applies): from the epoch
--- to 9999-12-31T23:59:59.999Z. Every due time in it has a 16-digit position, exact in a double.
--- A record outside it (written by an older version, or by hand) may have a position that sorts
--- before every real one (17 digits, or '-9223372036854775808|...'); the take below never stops at
--- such a bucket: it takes it, and hands each id whose due time is out of range to its caller.
-local WHEEL_LATEST = 253402300799999
-local WHEEL_POSITION = '^' .. string.rep('%d', 16) .. '|'
-
-local function wheelDueInRange(due)
-  return due >= 0 and due <= WHEEL_LATEST
 end
 
 -- The text of the range, for the reason an out-of-range job is dead-lettered with.
