@@ -4,8 +4,9 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps the idle consumers of a worker (on a queue of one shard) from all waiting in Redis: one at
- * a time blocks in BLMOVE, the others park here. Redis hands a pushed id to each blocked client,
+ * Keeps the idle consumers of a worker on a queue of one shard from all waiting in Redis: one at
+ * a time blocks in BLMOVE, the others park here (on a worker of several queues, each queue has its
+ * gate, which the consumers whose home that queue is wait in). Redis hands a pushed id to each blocked client,
  * one id each, so eight consumers blocked on ready turn a forward of a dozen due ids into eight
  * wake-ups and eight claims; one blocked consumer takes them in its claim (see {@link ClaimPace})
  * while the others sleep on.
@@ -93,13 +94,15 @@ final class IdleGate {
 
   /**
    * Asks a parked consumer to run {@code handOff} (a consumer's {@link Consumer#handOffUnstarted});
-   * nothing when none is parked, for then no consumer is idle.
+   * false, and nothing asked, when none is parked (none that is not asked to run one already).
    */
-  synchronized void handOff(Runnable handOff) {
+  synchronized boolean handOff(Runnable handOff) {
     if (parked > handOffs.size()) {
       handOffs.add(handOff);
       notify();
+      return true;
     }
+    return false;
   }
 
   private void wake(int turns, long left) {
