@@ -14,6 +14,7 @@ import dev.delayq.redis.Requeued;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,7 +66,7 @@ public final class Worker implements AutoCloseable {
   /** Every consumer of every lane, once all are made (read by the announcers' threads). */
   private volatile List<Consumer> allConsumers = List.of();
   /** Its idle consumers' gates, one per queue of one shard. */
-  private final List<IdleGate> gates = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<IdleGate> gates = new CopyOnWriteArrayList<>();
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Watchdog watchdog;
