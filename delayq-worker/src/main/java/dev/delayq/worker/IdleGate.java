@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * to claim, so slow handlers still run side by side. And when a consumer's handler runs past
  * {@link #HAND_OFF_AFTER_NANOS} while it holds claimed jobs it has not started, a parked consumer
  * is woken to give those back to ready for the idle ones ({@link Consumer#handOffTicket}), so no
- * job waits behind a slow one while consumers sit idle. A parked consumer looks for itself at
- * least every poll timeout.
+ * job waits behind a slow one while consumers sit idle (with none parked but one blocking, the
+ * {@link HandOffRouter}'s own thread gives them back, which wakes the blocked one). A parked
+ * consumer looks for itself at least every poll timeout.
  */
 final class IdleGate {
   /** How long a handler runs before the jobs claimed behind it are handed to idle consumers. */

@@ -270,6 +270,16 @@ final class ShardWatch {
     }
   }
 
+  /** Whether a consumer blocks on {@code shard}'s ready list itself now ({@link Turn#block()}). */
+  boolean blockedOn(int shard) {
+    lock.lock();
+    try {
+      return blockedOn[shard];
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** How many consumers wait in {@link #await} now. */
   int idle() {
     lock.lock();

@@ -67,6 +67,8 @@ public final class Worker implements AutoCloseable {
   private volatile List<Consumer> allConsumers = List.of();
   /** Its idle consumers' gates, one per queue of one shard. */
   private final List<IdleGate> gates = new CopyOnWriteArrayList<>();
+  /** Sends its consumers' hand-offs behind slow handlers; null until its consumers start. */
+  private volatile HandOffRouter handOffRouter;
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Watchdog watchdog;
@@ -193,6 +195,9 @@ public final class Worker implements AutoCloseable {
     }
     awaitConsumers(System.nanoTime() + 2_000_000_000L);
     watchdog.close();
+    if (handOffRouter != null) {
+      handOffRouter.close();
+    }
     announcers.forEach(HandlerAnnouncer::close);
     lanes.forEach(QueueLane::closeCancels);
     // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
@@ -234,7 +239,8 @@ public final class Worker implements AutoCloseable {
     // strict priority: a later queue's jobs are claimed one at a time, so that each start comes
     // after a look at the earlier queues
     Consumer.Settings oneByOne = new Consumer.Settings(settings.pollSeconds(), settings.heartbeatTtlMs(), 1);
-    HandOffRouter handOffs = new HandOffRouter();
+    HandOffRouter handOffs = new HandOffRouter(name);
+    handOffRouter = handOffs;
     for (int q = 0; q < lanes.size(); q++) {
       QueueLane lane = lanes.get(q);
       Consumer.Settings laneSettings = config.worker().strict() && q > 0 ? oneByOne : settings;
@@ -260,7 +266,10 @@ public final class Worker implements AutoCloseable {
         ofLane.add(new Consumer(consumerIds.get(slot), slot, shared, laneSettings, quiet, () -> abandonResults));
       }
       consumers.add(ofLane);
-      handOffs.add(ofLane, gate != null ? gate::handOff : watch::handOff);
+      IdleGate g = gate;
+      ShardWatch w = watch;
+      handOffs.add(ofLane, g != null ? g::handOff : w::handOff, shard -> g != null ? g.blocking() > 0 : w.blockedOn(shard),
+          lane.broker.keys()::shardIndexOf);
     }
     // a handler that runs long while its consumer holds claimed jobs behind it: an idle consumer
     // hands those to the idle ones (the watchdog's thread only asks)

@@ -54,6 +54,26 @@ class HandOffRouterTest {
     }
   }
 
+  /**
+   * Two consumers on a queue of one shard: the idle one takes the gate's turn and blocks in Redis,
+   * so none parks in the worker to make the hand-off's call; the worker's own sender makes it, and
+   * the ids it gives back to ready wake the blocked one.
+   */
+  @Test
+  void whenTheOnlyIdleConsumerBlocksInRedisJobsClaimedBehindASlowHandlerStillRunMeanwhile() throws Exception {
+    String queue = RedisFixture.freshQueue();
+    DelayqConfig config = config(queue, Map.of("DELAYQ_WORKER_THREADS", "2"));
+    Keys keys = Keys.of(config);
+    try (RedisConnection redis = RedisConnector.connect(config, "hand-off-test", 16);
+        Worker worker = Worker.inApp(config, redis, handlers())) {
+      worker.start();
+      RedisBroker broker = new RedisBroker(redis, keys);
+      List<String> quick = enqueueSlowThenQuick(broker, shard -> 0, keys);
+      forwardAll(broker, 0, QUICK + 1);
+      assertQuickOnesStartedBeforeTheSlowOneEnded(quick);
+    }
+  }
+
   @Test
   void onAWorkerOfTwoQueuesJobsClaimedBehindASlowHandlerRunOnAnIdleConsumerMeanwhile() throws Exception {
     String busy = RedisFixture.freshQueue();
