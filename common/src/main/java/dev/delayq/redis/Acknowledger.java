@@ -232,7 +232,15 @@ public final class Acknowledger {
     if (keys.shards() != 1) {
       throw new IllegalStateException("handOffUnstarted is for a queue of one shard, not " + keys.shards());
     }
-    Keys keys = this.keys.shard(0);
+    return handOffUnstarted(consumerId, 0, unstarted);
+  }
+
+  /**
+   * As {@link #handOffUnstarted(String, List)} in {@code shard}, where the deliveries were claimed
+   * (a batch comes from one shard): its in-flight list and its ready list, one slot.
+   */
+  public int handOffUnstarted(String consumerId, int shard, List<Delivery> unstarted) {
+    Keys keys = this.keys.shard(shard);
     List<String> elements = unstarted.stream().map(Delivery::element).toList();
     return ((Long) scripts.eval(Script.HAND_OFF_UNSTARTED, List.of(keys.inFlight(consumerId), keys.ready()),
         elements)).intValue();

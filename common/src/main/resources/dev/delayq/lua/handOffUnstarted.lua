@@ -1,7 +1,8 @@
 --[[ handOffUnstarted: gives back to ready the deliveries a consumer claimed and has not started,
   because its handler runs long and idle consumers of its worker could run them now (the worker's
-  IdleGate). Another consumer of the same worker sends it; the owner has stopped short of them
-  (it starts none of them after this). Each element still in the owner's list leaves it and its
+  IdleGate, or ShardWatch on a queue of several shards: the keys are then the batch's shard's).
+  Another consumer of the same worker sends it; the owner has stopped short of them (it starts
+  none of them after this). Each element still in the owner's list leaves it and its
   id goes to ready's right end, to run next, in claim order, as releaseClaimed gives back: no
   attempt and no lost delivery counted, the records untouched. An element no longer in the list
   (taken back by recovery meanwhile) is passed over.

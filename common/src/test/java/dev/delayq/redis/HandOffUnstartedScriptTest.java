@@ -1,6 +1,7 @@
 package dev.delayq.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.delayq.testing.QueueProbe;
 import dev.delayq.testing.RedisFixture;
@@ -46,5 +47,33 @@ class HandOffUnstartedScriptTest {
 
     assertEquals(0, broker.acks().handOffUnstarted("c1", rest), "already given back: nothing twice");
     assertEquals(List.of("job-5", "job-4", "job-3", "job-2"), probe.readyIds());
+  }
+
+  /** On a queue of several shards the jobs go back to the ready list of the shard they were claimed in. */
+  @Test
+  void onAShardedQueueTheJobsGoBackToTheirOwnShardsReady() {
+    Keys keys = new Keys("delayq", RedisFixture.freshQueue(), 3, 0);
+    RedisBroker sharded = RedisFixture.get().broker(keys);
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; ids.size() < 3; i++) {
+      if (keys.shardIndexOf("job-" + i) == 2) {
+        ids.add("job-" + i);
+      }
+    }
+    for (String id : ids) { // already due: straight to their shard's ready
+      assertTrue(sharded.enqueue(QueueProbe.at(id, "{\"n\":1}", probe.redisNowMs() - 1_000)).accepted());
+    }
+    List<Claimed> batch = sharded.claims().claimReady("c1", TTL_MS, 3, null, 2, 1).jobs();
+    assertEquals(3, batch.size());
+
+    int n = sharded.acks().handOffUnstarted("c1", 2, batch.subList(1, 3).stream().map(Claimed::delivery).toList());
+
+    assertEquals(2, n);
+    assertEquals(List.of(batch.get(2).id(), batch.get(1).id()),
+        RedisFixture.get().redis().lrange(keys.shard(2).ready(), 0, -1), "the next to run at the right end");
+    assertEquals(1, RedisFixture.get().redis().llen(keys.shard(2).inFlight("c1")), "the running one stays");
+    for (int shard = 0; shard < 2; shard++) {
+      assertTrue(RedisFixture.get().redis().lrange(keys.shard(shard).ready(), 0, -1).isEmpty(), "nothing in shard " + shard);
+    }
   }
 }

@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * same handlers), so a consumer that has run little lately claims as the busy ones do.
  *
  * <p>A job slower than the pace sets it at once, so consumers of slow handlers take their fair
- * share and no more; quick jobs lower it an eighth of the way at a time. Only with the worker's
- * {@link IdleGate}, which hands the jobs claimed behind a handler that turns out slow to the idle
- * consumers. Any thread.
+ * share and no more; quick jobs lower it an eighth of the way at a time. One per queue of a worker
+ * (of one shard or several, alone or beside other queues), whose idle consumers, in its
+ * {@link IdleGate} or {@link ShardWatch}, hand the jobs claimed behind a handler that turns out
+ * slow to the idle consumers ({@link HandOffRouter}). Any thread.
  */
 final class ClaimPace {
   /** The handler time a batch taken beyond its fair share may add up to. */

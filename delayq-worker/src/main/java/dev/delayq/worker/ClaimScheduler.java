@@ -180,8 +180,9 @@ final class ClaimScheduler {
   }
 
   /**
-   * The fewest jobs a claim takes when they wait: the worker's pace, where its {@link IdleGate}
-   * hands off what waits behind a slow handler; 1 (the fair share alone) elsewhere.
+   * The fewest jobs a claim takes when they wait: its queue's pace in the worker, whose idle
+   * consumers (in its {@link IdleGate} or {@link ShardWatch}) hand off what waits behind a slow
+   * handler; 1 (the fair share alone) without one.
    */
   private int atLeast() {
     return shared.pace() != null ? shared.pace().atLeast() : 1;
@@ -218,8 +219,15 @@ final class ClaimScheduler {
    */
   private List<Claimed> awaitWatch() {
     ShardWatch.Turn turn;
+    long deadline = System.nanoTime() + (long) (settings.pollSeconds() * 1e9);
     try {
-      turn = shared.watch().await((long) (settings.pollSeconds() * 1e9));
+      turn = shared.watch().await(deadline - System.nanoTime());
+      while (turn.handOff() != null) {
+        // another consumer's jobs, behind its slow handler: given back to their shard's ready,
+        // which the watch then sends idle consumers to (this one among them)
+        turn.handOff().run();
+        turn = shared.watch().await(deadline - System.nanoTime());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return List.of();
@@ -247,7 +255,8 @@ final class ClaimScheduler {
     }
     Woken woken = null;
     try {
-      woken = broker.claims().claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard, settings.prefetch());
+      woken = broker.claims().claimWoken(id, settings.pollSeconds(), settings.heartbeatTtlMs(), shard,
+          settings.prefetch(), atLeast());
     } finally {
       shared.watch().unblocked(shard, woken == null ? -1 : woken.left());
     }

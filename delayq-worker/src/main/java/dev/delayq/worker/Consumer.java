@@ -47,10 +47,10 @@ final class Consumer {
   record Settings(double pollSeconds, long heartbeatTtlMs, int prefetch) {}
 
   /**
-   * What a consumer shares with the others of its worker; {@code watch} is null on a queue of one
-   * shard (and for a consumer that is driven without one: it blocks on its home shard then);
-   * {@code gate} and {@code pace} are null but on a worker of one queue of one shard (every idle
-   * consumer blocks in Redis then, and a claim takes its fair share).
+   * What a consumer shares with the others of its worker in its queue; {@code watch} is null on a
+   * queue of one shard (and for a consumer that is driven without one: it blocks on its home shard
+   * then), {@code gate} on a queue of several; {@code pace} null only for a consumer driven without
+   * either (a claim takes its fair share then).
    */
   record Shared(RedisBroker broker, JobRunner runner, Watchdog watchdog, Lease lease, AckSender acks,
       Finisher finisher, RunningFile crashRecord, StatsRecorder stats, FailoverResync resync, ShardWatch watch,
@@ -346,8 +346,8 @@ final class Consumer {
   /**
    * Gives back to ready the claimed jobs this consumer holds behind the one it ran when {@code ticket}
    * was taken, so that idle consumers run them, unless it has moved on since. Runs on another
-   * consumer's thread (its worker's {@link IdleGate} wakes one for it); this consumer starts none
-   * of them after this.
+   * consumer's thread (its worker's {@link IdleGate} or {@link ShardWatch} wakes one for it); this
+   * consumer starts none of them after this.
    */
   void handOffUnstarted(HandOffBook.Ticket ticket) {
     List<Claimed> rest = handOffs.takeForHandOff(ticket);
@@ -355,12 +355,16 @@ final class Consumer {
       return;
     }
     boolean sent = false;
+    int shard = shards == 1 ? 0 : broker.keys().shardIndexOf(rest.get(0).id()); // a batch is one shard's
     try {
-      int n = broker.acks().handOffUnstarted(id, rest.stream().map(Claimed::delivery).toList());
+      int n = broker.acks().handOffUnstarted(id, shard, rest.stream().map(Claimed::delivery).toList());
       sent = true;
       log.debug("{}: handed {} claimed job(s) to idle consumers while its handler ran long", id, n);
       if (shared.gate() != null) {
         shared.gate().leftWaiting(n);
+      }
+      if (shared.watch() != null) {
+        shared.watch().handedOff(shard, n);
       }
     } catch (RuntimeException e) {
       log.warn("{}: could not hand its claimed jobs to idle consumers ({}); it gives them back itself",

@@ -4,8 +4,9 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps the idle consumers of a worker (on a queue of one shard) from all waiting in Redis: one at
- * a time blocks in BLMOVE, the others park here. Redis hands a pushed id to each blocked client,
+ * Keeps the idle consumers of a worker on a queue of one shard from all waiting in Redis: one at
+ * a time blocks in BLMOVE, the others park here (on a worker of several queues, each queue has its
+ * gate, which the consumers whose home that queue is wait in). Redis hands a pushed id to each blocked client,
  * one id each, so eight consumers blocked on ready turn a forward of a dozen due ids into eight
  * wake-ups and eight claims; one blocked consumer takes them in its claim (see {@link ClaimPace})
  * while the others sleep on.
@@ -15,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * to claim, so slow handlers still run side by side. And when a consumer's handler runs past
  * {@link #HAND_OFF_AFTER_NANOS} while it holds claimed jobs it has not started, a parked consumer
  * is woken to give those back to ready for the idle ones ({@link Consumer#handOffTicket}), so no
- * job waits behind a slow one while consumers sit idle. A parked consumer looks for itself at
- * least every poll timeout.
+ * job waits behind a slow one while consumers sit idle (with none parked but one blocking, the
+ * {@link HandOffRouter}'s own thread gives them back, which wakes the blocked one). A parked
+ * consumer looks for itself at least every poll timeout.
  */
 final class IdleGate {
   /** How long a handler runs before the jobs claimed behind it are handed to idle consumers. */
@@ -93,13 +95,15 @@ final class IdleGate {
 
   /**
    * Asks a parked consumer to run {@code handOff} (a consumer's {@link Consumer#handOffUnstarted});
-   * nothing when none is parked, for then no consumer is idle.
+   * false, and nothing asked, when none is parked (none that is not asked to run one already).
    */
-  synchronized void handOff(Runnable handOff) {
+  synchronized boolean handOff(Runnable handOff) {
     if (parked > handOffs.size()) {
       handOffs.add(handOff);
       notify();
+      return true;
     }
+    return false;
   }
 
   private void wake(int turns, long left) {

@@ -9,9 +9,14 @@ import java.util.function.BooleanSupplier;
  * queue (each with its in-flight list in its own queue's slot) and decides which of them claims
  * next. It runs the batch in hand to its end, then asks its {@link QueuePicker} for the order of
  * the queues and claims, without blocking, from the first that has due jobs. When none has, it
- * blocks with BLMOVE on its home queue alone; the other queues are then served by the consumers
- * whose home they are, and by this one's next pass, at the latest after {@code worker.pollTimeout}
- * (the BLMOVE's timeout): one pass over the queues, then a block, never a poll loop.
+ * waits for its home queue alone, as a consumer of that queue alone would: in the queue's
+ * {@link IdleGate} (one of the consumers whose home it is blocks with BLMOVE, the others park, and
+ * one woken to claim makes its pass over the queues again) or, on a queue of several shards, in its
+ * {@link ShardWatch}; the other queues are then served by the consumers whose home they are, and by
+ * this one's next pass, at the latest after {@code worker.pollTimeout}: one pass over the queues,
+ * then a wait, never a poll loop. Its claims in each queue take at least that queue's
+ * {@link ClaimPace}, and while it idles it may run the hand-off of another consumer's jobs claimed
+ * behind a slow handler ({@link HandOffRouter}).
  *
  * <p>In strict order a job that the BLMOVE on a later home queue brought goes back unstarted when an
  * earlier queue has due jobs by then, so no job of a later queue starts while an earlier one has

@@ -7,6 +7,7 @@ import dev.delayq.process.ShardHealth;
 import dev.delayq.redis.Batch;
 import dev.delayq.redis.RedisBroker;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
@@ -49,6 +50,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * fail): its jobs wait there, seen, until it answers again, and the consumers serve the others.
  * A watcher whose own look fails holds its shard back too, and looks again on that shard's retry
  * time.
+ *
+ * <p>Its idle consumers also run the hand-off of the jobs a busy consumer claimed behind a handler
+ * that turns out slow ({@link #handOff}, as the {@link IdleGate}'s parked consumers do on one
+ * shard); the jobs handed back are then sent for as a claim's left ones.
  */
 final class ShardWatch {
   private final RedisBroker broker;
@@ -71,6 +76,8 @@ final class ShardWatch {
   private int idle;
   /** Where the next look for a shard with jobs starts, so that no shard waits behind another. */
   private int from;
+  /** Hand-offs asked for, guarded by lock: each is run by an idle consumer, on its thread. */
+  private final ArrayDeque<Runnable> handOffs = new ArrayDeque<>();
 
   ShardWatch(RedisBroker broker, double pollSeconds) {
     this(broker, pollSeconds, ShardHealth.unwatched(broker.shards()));
@@ -91,11 +98,16 @@ final class ShardWatch {
 
   /**
    * What an idle consumer does next: claim in {@code shard}, where jobs were seen; with
-   * {@code block}, block on {@code shard}'s ready list itself (then {@link #unblocked}); shard -1:
-   * nothing came within its wait.
+   * {@code block}, block on {@code shard}'s ready list itself (then {@link #unblocked}); with a
+   * {@code handOff}, run it (another consumer's, see {@link #handOff}) and wait again; shard -1
+   * and none: nothing came within its wait.
    */
-  record Turn(int shard, boolean block) {
-    static final Turn NONE = new Turn(-1, false);
+  record Turn(int shard, boolean block, Runnable handOff) {
+    static final Turn NONE = new Turn(-1, false, null);
+
+    Turn(int shard, boolean block) {
+      this(shard, block, null);
+    }
   }
 
   /** Starts a watcher per shard, each until {@code stopping} holds; their threads. */
@@ -165,6 +177,9 @@ final class ShardWatch {
       }
       long left = timeoutNanos;
       while (true) {
+        if (!handOffs.isEmpty()) {
+          return new Turn(-1, false, handOffs.poll());
+        }
         for (int i = 0; i < unserved.length; i++) {
           int shard = (from + i) % unserved.length;
           if (unserved[shard] > 0 && !health.failing(shard)) {
@@ -214,6 +229,52 @@ final class ShardWatch {
       record(shard, left, false);
       work.signal(); // an idle consumer may block there in its place
       look.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Asks an idle consumer to run {@code handOff} (a busy consumer's
+   * {@link Consumer#handOffUnstarted}); false when none idles here (none waits in {@link #await}
+   * that is not already asked to run one).
+   */
+  boolean handOff(Runnable handOff) {
+    lock.lock();
+    try {
+      if (idle <= handOffs.size()) {
+        return false;
+      }
+      handOffs.add(handOff);
+      work.signal();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A hand-off gave back {@code n} jobs to {@code shard}'s ready list: as many idle consumers are
+   * sent there, as for jobs a claim left.
+   */
+  void handedOff(int shard, long n) {
+    lock.lock();
+    try {
+      long before = unserved[shard];
+      unserved[shard] += n;
+      for (long i = before; i < unserved[shard] && i < before + idle; i++) {
+        work.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a consumer blocks on {@code shard}'s ready list itself now ({@link Turn#block()}). */
+  boolean blockedOn(int shard) {
+    lock.lock();
+    try {
+      return blockedOn[shard];
     } finally {
       lock.unlock();
     }

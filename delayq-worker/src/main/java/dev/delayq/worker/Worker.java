@@ -13,9 +13,8 @@ import dev.delayq.redis.RequeueMode;
 import dev.delayq.redis.Requeued;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -66,8 +65,10 @@ public final class Worker implements AutoCloseable {
   private final List<HandlerAnnouncer> announcers = new ArrayList<>();
   /** Every consumer of every lane, once all are made (read by the announcers' threads). */
   private volatile List<Consumer> allConsumers = List.of();
-  /** Its idle consumers' gate, on a worker of one queue of one shard; null otherwise. */
-  private volatile IdleGate gate;
+  /** Its idle consumers' gates, one per queue of one shard. */
+  private final List<IdleGate> gates = new CopyOnWriteArrayList<>();
+  /** Sends its consumers' hand-offs behind slow handlers; null until its consumers start. */
+  private volatile HandOffRouter handOffRouter;
   private final OutageLog outages;
   private final AtomicReference<Failure> failure = new AtomicReference<>();
   private Watchdog watchdog;
@@ -184,9 +185,7 @@ public final class Worker implements AutoCloseable {
     }
     log.info("{}: draining: no new claims; waiting up to {} ms for running jobs", name,
         config.worker().drainTimeout().toMillis());
-    if (gate != null) {
-      gate.wakeAll(); // parked consumers see that they are to be quiet now
-    }
+    gates.forEach(IdleGate::wakeAll); // parked consumers see that they are to be quiet now
     awaitConsumers(System.nanoTime() + config.worker().drainTimeout().toNanos());
     abandonResults = true;
     for (int i = 0; i < consumerThreads.size(); i++) {
@@ -196,6 +195,9 @@ public final class Worker implements AutoCloseable {
     }
     awaitConsumers(System.nanoTime() + 2_000_000_000L);
     watchdog.close();
+    if (handOffRouter != null) {
+      handOffRouter.close();
+    }
     announcers.forEach(HandlerAnnouncer::close);
     lanes.forEach(QueueLane::closeCancels);
     // acknowledgements of finished jobs land before the leftovers are taken back, or those jobs
@@ -237,33 +239,41 @@ public final class Worker implements AutoCloseable {
     // strict priority: a later queue's jobs are claimed one at a time, so that each start comes
     // after a look at the earlier queues
     Consumer.Settings oneByOne = new Consumer.Settings(settings.pollSeconds(), settings.heartbeatTtlMs(), 1);
+    HandOffRouter handOffs = new HandOffRouter(name);
+    handOffRouter = handOffs;
     for (int q = 0; q < lanes.size(); q++) {
       QueueLane lane = lanes.get(q);
+      Consumer.Settings laneSettings = config.worker().strict() && q > 0 ? oneByOne : settings;
       ShardWatch watch = null;
+      IdleGate gate = null;
       if (lane.broker.shards() > 1) {
         // idle consumers wait for the watch, which sends them to any shard with jobs
         watch = new ShardWatch(lane.broker, settings.pollSeconds(), lane.health);
         watch.start(name, () -> quiet.getAsBoolean() || drained.get(), outages, this::cannotGoOn);
-      }
-      // one queue of one shard: one idle consumer at a time waits in Redis, the others park in the
-      // worker (a consumer of several queues makes its rounds without blocking on any one of them)
-      ClaimPace pace = null;
-      if (lanes.size() == 1 && watch == null) {
+      } else {
+        // one idle consumer of the queue at a time waits in Redis, the others park in the worker
+        // (on a worker of several queues, those whose home queue it is: see MultiQueueConsumer)
         gate = new IdleGate();
-        pace = new ClaimPace(settings.prefetch());
+        gates.add(gate);
       }
+      // the idle consumers in the gate or the watch hand off what a claim of the pace's took
+      // behind a handler that turns out slow
+      ClaimPace pace = new ClaimPace(laneSettings.prefetch());
       Consumer.Shared shared = new Consumer.Shared(lane.broker, lane.runner(handlers), watchdog, lane.lease,
           lane.acks, lane.finisher, crashRecord, lane.stats, lane.resync, watch, gate, pace);
       List<Consumer> ofLane = new ArrayList<>();
       for (int slot = 0; slot < consumerIds.size(); slot++) {
-        ofLane.add(new Consumer(consumerIds.get(slot), slot, shared,
-            config.worker().strict() && q > 0 ? oneByOne : settings, quiet, () -> abandonResults));
+        ofLane.add(new Consumer(consumerIds.get(slot), slot, shared, laneSettings, quiet, () -> abandonResults));
       }
       consumers.add(ofLane);
-      if (shared.gate() != null) {
-        handOffBehindSlowRuns(shared.gate(), ofLane);
-      }
+      IdleGate g = gate;
+      ShardWatch w = watch;
+      handOffs.add(ofLane, g != null ? g::handOff : w::handOff, shard -> g != null ? g.blocking() > 0 : w.blockedOn(shard),
+          lane.broker.keys()::shardIndexOf);
     }
+    // a handler that runs long while its consumer holds claimed jobs behind it: an idle consumer
+    // hands those to the idle ones (the watchdog's thread only asks)
+    watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, handOffs::slowRun);
     allConsumers = consumers.stream().flatMap(List::stream).toList();
     List<Integer> weights = lanes.stream().map(l -> config.worker().queues().getOrDefault(l.queue, 1)).toList();
     for (int slot = 0; slot < consumerIds.size(); slot++) {
@@ -295,22 +305,6 @@ public final class Worker implements AutoCloseable {
       }
     }
     return (consumerIds.size() - busy.size()) * Math.max(1, config.worker().prefetch());
-  }
-
-  /**
-   * A handler that runs long while its consumer holds claimed jobs behind it: a parked consumer
-   * hands those to the idle ones (the watchdog's thread only asks the gate).
-   */
-  private void handOffBehindSlowRuns(IdleGate idle, List<Consumer> ofLane) {
-    Map<String, Consumer> byId = new HashMap<>();
-    ofLane.forEach(c -> byId.put(c.id(), c));
-    watchdog.onSlowRun(IdleGate.HAND_OFF_AFTER_NANOS, consumerId -> {
-      Consumer owner = byId.get(consumerId);
-      HandOffBook.Ticket ticket = owner == null ? null : owner.handOffTicket();
-      if (ticket != null) {
-        idle.handOff(() -> owner.handOffUnstarted(ticket));
-      }
-    });
   }
 
   /** Waits until every consumer not lost in a stuck handler has finished, or the deadline. */

@@ -132,6 +132,27 @@ class ShardWatchTest {
     }
   }
 
+  /**
+   * The jobs a busy consumer holds behind a slow handler are handed off by a consumer idle in the
+   * watch (none is asked while none idles: every consumer is busy), and what the hand-off gave
+   * back to a shard's ready list is sent for as a claim's left jobs.
+   */
+  @Test
+  void anIdleConsumerRunsTheHandOffAndIsThenSentToTheShardItGaveJobsBackTo() throws Exception {
+    ShardWatch watch = new ShardWatch(broker, 2.0);
+    assertTrue(!watch.handOff(() -> { }), "no consumer idles: nobody is asked");
+    CompletableFuture<ShardWatch.Turn> idle = CompletableFuture.supplyAsync(() -> awaitQuietly(watch));
+    await().atMost(Duration.ofSeconds(5)).until(() -> watch.idle() == 1);
+    Runnable handOff = () -> watch.handedOff(2, 2);
+    assertTrue(watch.handOff(handOff), "an idle consumer is asked");
+    assertTrue(!watch.handOff(() -> { }), "and no second hand-off while it is the only one idle");
+    ShardWatch.Turn turn = idle.get(5, TimeUnit.SECONDS);
+    assertEquals(handOff, turn.handOff(), "the idle consumer runs it");
+    turn.handOff().run();
+    assertEquals(sent(2), awaitQuietly(watch), "then it is sent where the jobs went back");
+    assertEquals(sent(2), awaitQuietly(watch), "and one more for the second job");
+  }
+
   @Test
   void watchersLookOnlyWhileAConsumerIdlesAndNotAgainWhereOneIsOnItsWay() throws Exception {
     ShardWatch watch = new ShardWatch(broker, 1.0);
