@@ -2,7 +2,8 @@
 # Runs `delayq bench all` and then the BullMQ anchor harness against the same throw-away Redis,
 # one after the other, so the ratios in the README are side by side and not across days.
 # Usage: bench/scripts/beside-anchors.sh [ANCHORS_DIR] (default ../shared/anchors)
-# Env: N (100000), RUNS (3), PORT (6390). Writes target/bench-beside-anchors/{delayq.json,bullmq.jsonl}.
+# Env: N (100000), RUNS (3), PORT (6390). Writes target/bench-beside-anchors/{delayq.json,bullmq.jsonl}
+# and prints the README's table from them (bench/scripts/beside-table.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 anchors="$(cd "${1:-$root/../shared/anchors}" && pwd)"
@@ -26,3 +27,4 @@ rm -f "$work/bullmq/results/bullmq.jsonl"
 (cd "$work/bullmq" && REDIS_PORT="$PORT" RUNS="$RUNS" N="$N" PREC_N=2000 ./run-all.sh)
 cp "$work/bullmq/results/bullmq.jsonl" "$out/bullmq.jsonl"
 echo "figures in $out"
+python3 "$root/bench/scripts/beside-table.py" "$out"
