@@ -154,14 +154,17 @@ final class BacklogRun {
    */
   private Map<String, Object> enqueue(Measures.Queue q, int n) throws Exception {
     List<JobRequest> jobs = spreadJobs("noop", n);
+    double cpu0 = redis.cpuSeconds();
     long t0 = System.nanoTime();
     q.producer().enqueueAll(jobs);
     double batched = n / ((System.nanoTime() - t0) / 1e9);
+    double batchedRedisUs = (redis.cpuSeconds() - cpu0) * 1e6 / n;
     int inFlight = 50;
     int perThread = Math.max(1, n / inFlight);
     ExecutorService pool = Executors.newFixedThreadPool(inFlight);
     try {
       List<Future<?>> futures = new ArrayList<>();
+      double cpu1 = redis.cpuSeconds();
       long t1 = System.nanoTime();
       for (int t = 0; t < inFlight; t++) {
         futures.add(pool.submit(() -> {
@@ -176,9 +179,13 @@ final class BacklogRun {
         f.get();
       }
       double single = (double) perThread * inFlight / ((System.nanoTime() - t1) / 1e9);
+      double singleRedisUs = (redis.cpuSeconds() - cpu1) * 1e6 / ((double) perThread * inFlight);
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("enqueue_batched_jobs_per_s", Math.round(batched));
       out.put("enqueue_one_by_one_jobs_per_s", Math.round(single));
+      // Redis's own CPU a job: whether the rate moved with Redis's work or with the client's
+      out.put("enqueue_batched_redis_cpu_us_per_job", Math.round(batchedRedisUs * 100) / 100.0);
+      out.put("enqueue_one_by_one_redis_cpu_us_per_job", Math.round(singleRedisUs * 100) / 100.0);
       return out;
     } finally {
       pool.shutdown();

@@ -125,6 +125,10 @@ final class Report {
     compare(out, "enqueue batched jobs/s", e.get("enqueue_batched_jobs_per_s"), f.get("enqueue_batched_jobs_per_s"));
     compare(out, "enqueue one by one, 50 in flight, jobs/s", e.get("enqueue_one_by_one_jobs_per_s"),
         f.get("enqueue_one_by_one_jobs_per_s"));
+    compare(out, "enqueue batched, Redis CPU us a job", e.get("enqueue_batched_redis_cpu_us_per_job"),
+        f.get("enqueue_batched_redis_cpu_us_per_job"));
+    compare(out, "enqueue one by one, Redis CPU us a job", e.get("enqueue_one_by_one_redis_cpu_us_per_job"),
+        f.get("enqueue_one_by_one_redis_cpu_us_per_job"));
     compare(out, "forward + drain of jobs due at one ms, jobs/s", e.get("drain_jobs_per_s"), f.get("drain_jobs_per_s"));
     Map<String, Object> le = (Map<String, Object>) e.get("lateness_ms");
     Map<String, Object> lb = (Map<String, Object>) f.get("lateness_ms");
